@@ -1,0 +1,130 @@
+// Package budget enforces the limits of a search: cancellation, wall time,
+// stored states and heap memory. Searches call Exceeded every few thousand
+// steps; it is cheap (a context poll, a clock read, and a runtime/metrics
+// sample at most every 50 ms).
+package budget
+
+import (
+	"context"
+	"runtime/metrics"
+	"time"
+)
+
+// Budget tracks one search. The zero Limits mean "no limit".
+type Budget struct {
+	ctx       context.Context
+	start     time.Time
+	deadline  time.Time
+	maxStates int
+	maxBytes  int64
+
+	lastSample time.Time
+	peak       int64
+	sample     []metrics.Sample
+}
+
+// New starts the clock of a search.
+func New(ctx context.Context, timeout time.Duration, maxStates int, maxBytes int64) *Budget {
+	b := &Budget{
+		ctx: ctx, start: time.Now(), maxStates: maxStates, maxBytes: maxBytes,
+		sample: []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}},
+	}
+	if timeout > 0 {
+		b.deadline = b.start.Add(timeout)
+	}
+	b.readHeap()
+	return b
+}
+
+// Exceeded reports a reason ("cancelled", "time limit 2s", "state limit 1000",
+// "memory limit 1.0 GiB") when the search must stop, or "".
+func (b *Budget) Exceeded(states int) string {
+	if b.ctx != nil {
+		select {
+		case <-b.ctx.Done():
+			if b.ctx.Err() == context.DeadlineExceeded {
+				return "time limit"
+			}
+			return "cancelled"
+		default:
+		}
+	}
+	if b.maxStates > 0 && states >= b.maxStates {
+		return "state limit " + itoa(int64(b.maxStates))
+	}
+	now := time.Now()
+	if !b.deadline.IsZero() && now.After(b.deadline) {
+		return "time limit " + b.deadline.Sub(b.start).String()
+	}
+	if now.Sub(b.lastSample) > 50*time.Millisecond {
+		b.lastSample = now
+		h := b.readHeap()
+		if b.maxBytes > 0 && h > b.maxBytes {
+			return "memory limit " + FormatBytes(b.maxBytes)
+		}
+	}
+	return ""
+}
+
+// Seconds since the start.
+func (b *Budget) Seconds() float64 { return time.Since(b.start).Seconds() }
+
+// Peak is the highest heap size sampled.
+func (b *Budget) Peak() int64 {
+	b.readHeap()
+	return b.peak
+}
+
+func (b *Budget) readHeap() int64 {
+	metrics.Read(b.sample)
+	var h int64
+	if b.sample[0].Value.Kind() == metrics.KindUint64 {
+		h = int64(b.sample[0].Value.Uint64())
+	}
+	if h > b.peak {
+		b.peak = h
+	}
+	return h
+}
+
+// FormatBytes renders n as "512 B", "3.2 MiB", "1.0 GiB".
+func FormatBytes(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return itoa(n) + " B"
+	}
+	div, exp := int64(unit), 0
+	for m := n / unit; m >= unit && exp < 4; m /= unit {
+		div *= unit
+		exp++
+	}
+	f := float64(n) / float64(div)
+	whole := int64(f)
+	tenth := int64((f-float64(whole))*10 + 0.5)
+	if tenth == 10 {
+		whole, tenth = whole+1, 0
+	}
+	return itoa(whole) + "." + itoa(tenth) + " " + string("KMGTP"[exp]) + "iB"
+}
+
+func itoa(n int64) string {
+	if n == 0 {
+		return "0"
+	}
+	neg := n < 0
+	if neg {
+		n = -n
+	}
+	var b [20]byte
+	i := len(b)
+	for n > 0 {
+		i--
+		b[i] = byte('0' + n%10)
+		n /= 10
+	}
+	if neg {
+		i--
+		b[i] = '-'
+	}
+	return string(b[i:])
+}
