@@ -1,0 +1,80 @@
+// Package run checks the assertions of a model file: it parses and checks the
+// model (lang), compiles it (lts), builds the specification side (lts,
+// relax), runs the matching check (lts for single-process properties, refine
+// for refinement and quasi refinement) and collects one result per
+// assertion. The CLI, the model-library tests and the paper reproduction all
+// go through it, so a verdict means the same thing everywhere.
+package run
+
+import (
+	"github.com/quasar-verify/quasar/lts"
+)
+
+// Options configure a run. The zero value checks every assertion with no
+// limits, one worker, and each assertion's own relaxation mode.
+type Options struct {
+	Limits  lts.Limits
+	Workers int
+	// Mode overrides the relaxation mode of quasi assertions: "", "exact"
+	// or "window".
+	Mode string
+	// Assert selects assertions: "" for all, a 1-based index ("2"), or a
+	// substring of the assertion's text ("Impl() refines").
+	Assert string
+	// Progress, if set, is called from the searching goroutine about every
+	// 100 ms with the stats so far.
+	Progress func(Progress)
+}
+
+// Progress is a snapshot of a running search.
+type Progress struct {
+	Assertion string
+	States    int64
+	Depth     int
+	Bytes     int64
+	Seconds   float64
+}
+
+// Report is the outcome of a run over one file.
+type Report struct {
+	File       string       `json:"file"`
+	Assertions []*Assertion `json:"assertions"`
+}
+
+// Assertion is the outcome of one #assert.
+type Assertion struct {
+	Line           int             `json:"line"`
+	Text           string          `json:"text"`
+	Kind           string          `json:"kind"`
+	Verdict        lts.Verdict     `json:"verdict"`
+	Reason         string          `json:"reason,omitempty"`
+	Stats          Stats           `json:"stats"`
+	Counterexample *Counterexample `json:"counterexample,omitempty"`
+	Value          *int64          `json:"value,omitempty"` // reaches ... with min/max
+}
+
+// Stats are the figures of one check.
+type Stats struct {
+	States      int64   `json:"states"`
+	Transitions int64   `json:"transitions"`
+	Seconds     float64 `json:"seconds"`
+	PeakBytes   int64   `json:"peak_bytes"`
+	Pairs       int64   `json:"pairs,omitempty"`       // refinement: product pairs
+	SpecStates  int64   `json:"spec_states,omitempty"` // refinement: spec macrostates
+}
+
+// Counterexample is a trace that violates an assertion, re-validated before
+// it is reported.
+type Counterexample struct {
+	Trace       []string `json:"trace"`                 // visible events, the last one is the violation
+	Steps       []Step   `json:"steps"`                 // every step, tau included
+	Offered     []string `json:"offered,omitempty"`     // refinement: what the spec could do instead
+	Explanation string   `json:"explanation,omitempty"` // quasi: the unjustified event or the obligation that ran out
+}
+
+// Step is one transition of a counterexample.
+type Step struct {
+	Event   string        `json:"event"`
+	Who     string        `json:"who,omitempty"`     // the component that moved
+	Changed []lts.Binding `json:"changed,omitempty"` // variables whose value changed
+}
