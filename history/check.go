@@ -4,14 +4,19 @@ import (
 	"context"
 
 	"github.com/quasar-verify/quasar/lts"
+	"github.com/quasar-verify/quasar/relax"
 )
 
 // Options configure a check. The zero value checks linearizability with no
 // limits, partitions in parallel on GOMAXPROCS workers.
 type Options struct {
 	// Quasi, if non-nil, checks quasi-linearizability (SEMANTICS.md §3)
-	// with these classes instead of linearizability.
-	Quasi *Quasi
+	// with this relaxation instead of linearizability: exact mode (the
+	// default) or window mode; open mode unless Complete. The model must be
+	// an AutomatonModel (queue, stack, pqueue, set, FromAutomaton); events
+	// are those of its Eventer (enq.3, deq.3, deq.0). Histories are not
+	// partitioned in quasi checks.
+	Quasi *relax.Config
 	// Limits: time, stored search states, heap bytes. Hitting one gives Unknown.
 	Limits lts.Limits
 	// Workers checks partitions in parallel; 0 = GOMAXPROCS, 1 = sequential.
@@ -22,23 +27,6 @@ type Options struct {
 	// AllPartitions checks every partition to the end; by default partitions
 	// after (in partition order) the first invalid one are cancelled.
 	AllPartitions bool
-}
-
-// Class is one relaxed class of events: a set of patterns ("deq") and the
-// bound of displacement (SEMANTICS.md §2.2).
-type Class struct {
-	Patterns []lts.Pattern
-	Bound    int
-}
-
-// Quasi configures a quasi-linearizability check (the exact automaton of
-// SEMANTICS.md §2.2). Events are those of the model's Eventer.
-type Quasi struct {
-	Classes  []Class
-	Barriers []lts.Pattern
-	// Complete: no obligation may remain at the end of the history (for
-	// histories that drain the object). Default: open mode.
-	Complete bool
 }
 
 // Result is the outcome of a check.

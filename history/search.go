@@ -1,10 +1,80 @@
 package history
 
 import (
+	"context"
 	"sort"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/quasar-verify/quasar/lts"
 
 	"github.com/quasar-verify/quasar/internal/budget"
 )
+
+// limiter is the budget of a search (internal/budget, possibly shared
+// between partitions under a lock).
+type limiter interface {
+	Exceeded(states int) string
+}
+
+// checkLimits is the limiter of a check, safe for concurrent use. It polls
+// the context and the clock itself and uses internal/budget (which samples
+// the heap) only when a memory limit is set, so small checks pay nothing.
+type checkLimits struct {
+	ctx       context.Context
+	deadline  time.Time
+	timeout   time.Duration
+	maxStates int
+	mu        sync.Mutex
+	mem       *budget.Budget // nil without a memory limit
+}
+
+func newLimits(ctx context.Context, l lts.Limits) *checkLimits {
+	c := &checkLimits{ctx: ctx, maxStates: l.MaxStates, timeout: l.Timeout}
+	if l.Timeout > 0 {
+		c.deadline = time.Now().Add(l.Timeout)
+	}
+	if l.MaxBytes > 0 {
+		c.mem = budget.New(nil, 0, 0, l.MaxBytes)
+	}
+	return c
+}
+
+func (c *checkLimits) Exceeded(states int) string {
+	if c.ctx != nil {
+		select {
+		case <-c.ctx.Done():
+			if c.ctx.Err() == context.DeadlineExceeded {
+				return "time limit"
+			}
+			return "cancelled"
+		default:
+		}
+	}
+	if c.maxStates > 0 && states >= c.maxStates {
+		return "state limit " + strconv.Itoa(c.maxStates)
+	}
+	if !c.deadline.IsZero() && time.Now().After(c.deadline) {
+		return "time limit " + c.timeout.String()
+	}
+	if c.mem != nil {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		return c.mem.Exceeded(0)
+	}
+	return ""
+}
+
+// peak is the heap peak sampled, 0 without a memory limit.
+func (c *checkLimits) peak() int64 {
+	if c.mem == nil {
+		return 0
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.mem.Peak()
+}
 
 // Finisher is implemented by machines with accepting states (quasi checks in
 // complete mode): a linearization is accepted only if it ends in one.
@@ -19,7 +89,8 @@ type search struct {
 	fin   Finisher
 	ops   []Op // local indices 0..n-1
 	n     int
-	bud   *budget.Budget
+	bud   limiter
+	rs    runState
 	steps int64
 
 	// Entries: call of op i is i, return of op i is n+i; head is 2n; -1 ends
@@ -28,6 +99,11 @@ type search struct {
 	head       int32
 
 	complete int // ops that must be linearized (not Info)
+	// twin[i] is the previous Info op identical to Info op i (same F, Key,
+	// Input; by call order), or -1. Identical Info ops are interchangeable
+	// and the earlier-called one can go wherever the later one can, so the
+	// search linearizes them in call order only (symmetry reduction).
+	twin []int32
 
 	// outcome
 	witness []int // local indices
@@ -44,7 +120,7 @@ type frame struct {
 	k     int32 // index of the successor taken
 }
 
-func newSearch(m Machine, ops []Op, bud *budget.Budget) *search {
+func newSearch(m Machine, ops []Op, bud limiter) *search {
 	n := len(ops)
 	s := &search{m: m, ops: ops, n: n, bud: bud, blocked: -1}
 	s.fin, _ = m.(Finisher)
@@ -72,6 +148,33 @@ func newSearch(m Machine, ops []Op, bud *budget.Budget) *search {
 		}
 		return x.op < y.op
 	})
+	s.twin = make([]int32, n)
+	for i := range s.twin {
+		s.twin[i] = -1
+	}
+	if s.complete == n {
+		goto list
+	}
+	{
+		lastTwin := map[string]int32{}
+		order := make([]int, n)
+		for i := range order {
+			order[i] = i
+		}
+		sort.SliceStable(order, func(a, b int) bool { return ops[order[a]].Call < ops[order[b]].Call })
+		for _, i := range order {
+			s.twin[i] = -1
+			if ops[i].Status != Info {
+				continue
+			}
+			k := ops[i].F + "\x00" + ops[i].Key + "\x00" + ops[i].Input.String()
+			if j, ok := lastTwin[k]; ok {
+				s.twin[i] = j
+			}
+			lastTwin[k] = int32(i)
+		}
+	}
+list:
 	s.next = make([]int32, 2*n+1)
 	s.prev = make([]int32, 2*n+1)
 	s.head = int32(2 * n)
@@ -134,116 +237,187 @@ func zobrist(n int) []uint64 {
 	return z
 }
 
-const pollEvery = 1 << 10
+const (
+	pollEvery = 1 << 10
+	// firstQuantum is the number of search steps a partition runs in the
+	// scheduler's first round; each round doubles it (see run.go).
+	firstQuantum = 1 << 12
+)
 
-// run searches for a linearization. It returns true if one was found (in
-// s.witness), false if none exists (s.longest, s.blocked) or a limit was hit
-// (s.reason).
+const reasonCancelled = "cancelled: another partition is invalid"
+
+// outcome of a (slice of a) search.
+type outcome uint8
+
+const (
+	found   outcome = iota // a linearization, in s.witness
+	none                   // no linearization: s.longest, s.blocked
+	limited                // a limit was hit: s.reason
+	paused                 // the step quota was used: call step again
+)
+
+// runState is the search's loop state, kept between slices.
+type runState struct {
+	started bool
+	set     []uint64
+	z       []uint64
+	mm      *memo
+	h       uint64
+	stack   []frame
+	buf     []State
+	inits   []State
+	initIdx int
+	state   State
+	e       int32
+	resume  int32
+}
+
+// run searches to the end.
 func (s *search) run() bool {
-	n := s.n
-	words := (n + 63) / 64
-	if words == 0 {
-		words = 1
-	}
-	set := make([]uint64, words)
-	z := zobrist(n)
-	mm := newMemo(words)
-	var h uint64
-	stack := make([]frame, 0, n)
-	buf := make([]State, 0, 8)
-	inits := s.m.Init(nil)
-	var poll int
-
-	for _, init := range inits {
-		state := init
-		if s.complete == 0 && (s.fin == nil || s.fin.Final(state)) {
-			s.witness = []int{}
+	for {
+		switch s.step(-1) {
+		case found:
 			return true
+		case none, limited:
+			return false
 		}
-		e := s.next[s.head]
-		resume := int32(0) // first successor index to try at e
-		for {
-			poll++
-			if poll == pollEvery {
-				poll = 0
-				s.steps += pollEvery
-				if s.bud != nil {
-					if r := s.bud.Exceeded(mm.len()); r != "" {
-						s.reason = r
-						s.states = mm.len()
-						return false
-					}
+	}
+}
+
+// step continues the search for at most quota steps (quota < 0: no quota).
+func (s *search) step(quota int64) outcome {
+	r := &s.rs
+	n := s.n
+	if !r.started {
+		r.started = true
+		words := (n + 63) / 64
+		if words == 0 {
+			words = 1
+		}
+		r.set = make([]uint64, words)
+		r.z = zobrist(n)
+		r.mm = newMemo(words)
+		r.stack = make([]frame, 0, n)
+		r.buf = make([]State, 0, 8)
+		r.inits = s.m.Init(nil)
+		r.initIdx = -1
+		r.e = -2 // start the next initial state
+	}
+	set, z, mm, stack, buf := r.set, r.z, r.mm, r.stack, r.buf
+	h, state, e, resume := r.h, r.state, r.e, r.resume
+	defer func() {
+		r.stack, r.buf = stack, buf
+		r.h, r.state, r.e, r.resume = h, state, e, resume
+		s.states = mm.len()
+	}()
+	var poll int64
+	for {
+		if e == -2 {
+			// Start from the next initial state.
+			r.initIdx++
+			if r.initIdx >= len(r.inits) {
+				return none
+			}
+			state = r.inits[r.initIdx]
+			if s.complete == 0 && (s.fin == nil || s.fin.Final(state)) {
+				s.witness = []int{}
+				return found
+			}
+			e = s.next[s.head]
+			resume = 0
+		}
+		poll++
+		if poll&(pollEvery-1) == 0 {
+			s.steps += pollEvery
+			if s.bud != nil {
+				if reason := s.bud.Exceeded(mm.len()); reason != "" {
+					s.reason = reason
+					return limited
 				}
 			}
-			if e >= 0 && int(e) < n {
-				// A call entry: try to linearize op e now.
-				op := e
-				buf = s.m.Step(state, int(op), buf[:0])
-				placed := false
-				w, bit := op>>6, uint64(1)<<(uint(op)&63)
-				for k := resume; int(k) < len(buf); k++ {
-					ns := buf[k]
-					set[w] |= bit
-					nh := h ^ z[op]
-					if mm.insert(nh, ns, set) {
-						stack = append(stack, frame{entry: op, prev: state, k: k})
-						state, h = ns, nh
-						s.lift(op)
-						placed = true
-						break
-					}
-					set[w] &^= bit
-				}
-				resume = 0
-				if !placed {
+			if quota >= 0 && poll >= quota {
+				return paused
+			}
+		}
+		if e >= 0 && int(e) < n {
+			// A call entry: try to linearize op e now.
+			op := e
+			info := s.ops[op].Status == Info
+			if info {
+				if t := s.twin[op]; t >= 0 && set[t>>6]&(uint64(1)<<(uint(t)&63)) == 0 {
 					e = s.next[e]
+					resume = 0
 					continue
 				}
-				if s.ops[op].Status != Info {
-					s.complete--
+			}
+			buf = s.m.Step(state, int(op), buf[:0])
+			placed := false
+			w, bit := op>>6, uint64(1)<<(uint(op)&63)
+			for k := resume; int(k) < len(buf); k++ {
+				ns := buf[k]
+				if info && ns == state {
+					// An Info op without effect here is dominated by
+					// never linearizing it.
+					continue
 				}
-				if s.complete == 0 && (s.fin == nil || s.fin.Final(state)) {
-					s.witness = make([]int, len(stack))
-					for i, f := range stack {
-						s.witness[i] = int(f.entry)
-					}
-					s.states = mm.len()
-					return true
+				set[w] |= bit
+				nh := h ^ z[op]
+				if mm.insert(nh, ns, set) {
+					stack = append(stack, frame{entry: op, prev: state, k: k})
+					state, h = ns, nh
+					s.lift(op)
+					placed = true
+					break
 				}
-				e = s.next[s.head]
+				set[w] &^= bit
+			}
+			resume = 0
+			if !placed {
+				e = s.next[e]
 				continue
 			}
-			// A return entry (or the end): some op must be linearized before
-			// this point and none can: backtrack.
-			if len(stack) > len(s.longest) || s.longest == nil {
-				s.longest = s.longest[:0]
-				for _, f := range stack {
-					s.longest = append(s.longest, int(f.entry))
+			if !info {
+				s.complete--
+			}
+			if s.complete == 0 && (s.fin == nil || s.fin.Final(state)) {
+				s.witness = make([]int, len(stack))
+				for i, f := range stack {
+					s.witness[i] = int(f.entry)
 				}
-				s.lstate = state
-				if e >= 0 {
-					s.blocked = int(e) - n
-				} else {
-					s.blocked = -1
-				}
+				return found
 			}
-			if len(stack) == 0 {
-				break
-			}
-			f := stack[len(stack)-1]
-			stack = stack[:len(stack)-1]
-			op := f.entry
-			s.unlift(op)
-			if s.ops[op].Status != Info {
-				s.complete++
-			}
-			set[op>>6] &^= uint64(1) << (uint(op) & 63)
-			h ^= z[op]
-			state = f.prev
-			e = op
-			resume = f.k + 1
+			e = s.next[s.head]
+			continue
 		}
+		// A return entry (or the end): some op must be linearized before
+		// this point and none can: backtrack.
+		if len(stack) > len(s.longest) || s.longest == nil {
+			s.longest = s.longest[:0]
+			for _, f := range stack {
+				s.longest = append(s.longest, int(f.entry))
+			}
+			s.lstate = state
+			if e >= 0 {
+				s.blocked = int(e) - n
+			} else {
+				s.blocked = -1
+			}
+		}
+		if len(stack) == 0 {
+			e = -2
+			continue
+		}
+		f := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		op := f.entry
+		s.unlift(op)
+		if s.ops[op].Status != Info {
+			s.complete++
+		}
+		set[op>>6] &^= uint64(1) << (uint(op) & 63)
+		h ^= z[op]
+		state = f.prev
+		e = op
+		resume = f.k + 1
 	}
-	s.states = mm.len()
-	return false
 }

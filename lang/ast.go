@@ -49,8 +49,15 @@ type Node interface {
 // replace the include, each keeping its own file in its positions).
 type Model struct {
 	Span
-	File  string
-	Decls []Decl
+	File     string
+	Decls    []Decl
+	Comments []*Comment // added: comments of the main file in order, kept for Format
+}
+
+// Comment is a `// ...` or `/* ... */` comment (added for the printer).
+type Comment struct {
+	Span
+	Text string
 }
 
 // Ident is a name, in declarations and in uses.
@@ -75,7 +82,8 @@ type DefineDecl struct {
 	Span
 	Name   *Ident
 	Params []*Ident // macro parameters; nil if none
-	Value  Expr
+	Value  Expr     // nil when Block is set
+	Block  *Block   // added: PAT's statement-block body `#define f(i) { ... };`
 }
 
 // EnumDecl is `enum {a, b, c};`: constants 0, 1, 2 in order.

@@ -23,6 +23,7 @@ type normaliser struct {
 	macros *intern.Set
 	memo   map[uint64]uint32
 	sizes  []uint32 // sizes[m] = number of states in macrostate m
+	sigs   []uint64 // sigs[m] has bit s%64 set for each state s of m
 	buf    []lts.State
 	key    []byte
 }
@@ -73,7 +74,12 @@ func (n *normaliser) intern(states []lts.State) uint32 {
 	}
 	id, added := n.macros.Intern(n.key)
 	if added {
+		var sig uint64
+		for _, s := range states {
+			sig |= 1 << (s & 63)
+		}
 		n.sizes = append(n.sizes, uint32(len(states)))
+		n.sigs = append(n.sigs, sig)
 	}
 	return id
 }
@@ -92,7 +98,8 @@ func (n *normaliser) subset(a, b uint32) bool {
 	if a == b {
 		return true
 	}
-	if n.sizes[a] > n.sizes[b] {
+	// A state of a outside b shows in the signatures most of the time.
+	if n.sizes[a] > n.sizes[b] || n.sigs[a]&^n.sigs[b] != 0 {
 		return false
 	}
 	x, y := n.macros.Get(a), n.macros.Get(b)

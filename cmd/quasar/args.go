@@ -1,0 +1,36 @@
+package main
+
+import (
+	"fmt"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+)
+
+// Argument validators that report usage errors (exit code 2) in our words.
+
+func noArgs(cmd *cobra.Command, args []string) error {
+	if len(args) > 0 {
+		return &usageError{cmd, fmt.Errorf("unexpected argument %q", args[0])}
+	}
+	return nil
+}
+
+func rangeArgs(lo, hi int) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		switch {
+		case len(args) < lo && lo == 1:
+			return &usageError{cmd, fmt.Errorf("missing argument")}
+		case len(args) < lo:
+			return &usageError{cmd, fmt.Errorf("expected at least %d arguments, found %d", lo, len(args))}
+		case hi >= 0 && len(args) > hi:
+			return &usageError{cmd, fmt.Errorf("unexpected argument %q", args[hi])}
+		}
+		return nil
+	}
+}
+
+// splitPath splits a path into its directory ("." if none) and base name.
+func splitPath(p string) (dir, base string) {
+	return filepath.Dir(p), filepath.Base(p)
+}

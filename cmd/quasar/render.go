@@ -1,0 +1,196 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/quasar-verify/quasar/internal/budget"
+	"github.com/quasar-verify/quasar/internal/run"
+	"github.com/quasar-verify/quasar/lts"
+)
+
+// writeReport prints one verdict line per assertion, each followed by its
+// counterexample, if any:
+//
+//	queue.csp:12: valid   Impl() refines Spec()  (1234 states, 5678 transitions, 12ms, 3.1 MiB)
+func writeReport(w io.Writer, rep *run.Report) {
+	for _, a := range rep.Assertions {
+		writeAssertion(w, rep.File, a)
+	}
+}
+
+func writeAssertion(w io.Writer, file string, a *run.Assertion) {
+	verdict := a.Verdict.String()
+	if a.Verdict == lts.Unknown && a.Reason != "" {
+		verdict += " (" + a.Reason + ")"
+	}
+	fmt.Fprintf(w, "%s:%d: %-7s %s", file, a.Line, verdict, a.Text)
+	if a.Value != nil {
+		fmt.Fprintf(w, " = %d", *a.Value)
+	}
+	fmt.Fprintf(w, "  (%s)\n", formatStats(a.Stats))
+	if a.Verdict != lts.Unknown && a.Reason != "" {
+		fmt.Fprintf(w, "  %s\n", a.Reason)
+	}
+	if a.Counterexample != nil {
+		writeCounterexample(w, a.Counterexample)
+	}
+}
+
+// formatStats is "1234 states, 5678 transitions, 12ms, 3.1 MiB".
+func formatStats(s run.Stats) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d states, %d transitions", s.States, s.Transitions)
+	if s.Pairs > 0 {
+		fmt.Fprintf(&b, ", %d pairs", s.Pairs)
+	}
+	fmt.Fprintf(&b, ", %s", formatSeconds(s.Seconds))
+	if s.PeakBytes > 0 {
+		fmt.Fprintf(&b, ", %s", budget.FormatBytes(s.PeakBytes))
+	}
+	return b.String()
+}
+
+// formatSeconds rounds to what a reader can use: "850µs", "12ms", "2.31s".
+func formatSeconds(sec float64) string {
+	d := time.Duration(sec * float64(time.Second))
+	switch {
+	case d < time.Millisecond:
+		return d.Round(time.Microsecond).String()
+	case d < time.Second:
+		return d.Round(time.Millisecond).String()
+	default:
+		return d.Round(10 * time.Millisecond).String()
+	}
+}
+
+// writeCounterexample prints the trace, then one step per line: the event
+// (tau for internal steps), who performed it, and the variables it changed.
+//
+//	counterexample: enq.1 enq.2 deq.2
+//	  1  enq.1  Enq(1)  q[0]=1 tail=1
+//	  2  deq.2  Deq()   head=1
+//	the specification offers instead: deq.1
+func writeCounterexample(w io.Writer, c *run.Counterexample) {
+	trace := strings.Join(c.Trace, " ")
+	if trace == "" {
+		trace = "(the empty trace)"
+	}
+	fmt.Fprintf(w, "  counterexample: %s\n", trace)
+	if len(c.Steps) > 0 {
+		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+		for i, s := range c.Steps {
+			ev := s.Event
+			if ev == "" {
+				ev = "tau"
+			}
+			var changed []string
+			for _, b := range s.Changed {
+				changed = append(changed, b.Name+"="+b.Value)
+			}
+			// An empty last cell would leave trailing blanks.
+			fmt.Fprintf(tw, "    %d\t%s\t%s", i+1, ev, s.Who)
+			if len(changed) > 0 {
+				fmt.Fprintf(tw, "\t%s", strings.Join(changed, " "))
+			}
+			fmt.Fprintln(tw)
+		}
+		tw.Flush()
+	}
+	if len(c.Offered) > 0 {
+		fmt.Fprintf(w, "  the specification offers instead: %s\n", strings.Join(c.Offered, " "))
+	}
+	if c.Explanation != "" {
+		fmt.Fprintf(w, "  %s\n", c.Explanation)
+	}
+}
+
+// writeJSON prints the report as one JSON document. The schema is part of
+// quasar's interface (docs/cli.md): it is written out here, field by field,
+// so that a change in an internal type cannot change it unnoticed.
+func writeJSON(w io.Writer, rep *run.Report) error {
+	doc := jsonReport{File: rep.File, Assertions: []jsonAssertion{}}
+	for _, a := range rep.Assertions {
+		ja := jsonAssertion{
+			Line: a.Line, Text: a.Text, Kind: a.Kind, Verdict: a.Verdict, Reason: a.Reason,
+			Stats: a.Stats, Value: a.Value,
+		}
+		if c := a.Counterexample; c != nil {
+			jc := &jsonCounterexample{Trace: c.Trace, Steps: []jsonStep{}, Offered: c.Offered, Explanation: c.Explanation}
+			if jc.Trace == nil {
+				jc.Trace = []string{}
+			}
+			for _, s := range c.Steps {
+				js := jsonStep{Event: s.Event, Who: s.Who}
+				for _, b := range s.Changed {
+					js.Changed = append(js.Changed, jsonBinding{b.Name, b.Value})
+				}
+				jc.Steps = append(jc.Steps, js)
+			}
+			ja.Counterexample = jc
+		}
+		doc.Assertions = append(doc.Assertions, ja)
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(doc)
+}
+
+type jsonReport struct {
+	File       string          `json:"file"`
+	Assertions []jsonAssertion `json:"assertions"`
+}
+
+type jsonAssertion struct {
+	Line           int                 `json:"line"`
+	Text           string              `json:"text"`
+	Kind           string              `json:"kind"`
+	Verdict        lts.Verdict         `json:"verdict"`
+	Reason         string              `json:"reason,omitempty"`
+	Stats          run.Stats           `json:"stats"`
+	Counterexample *jsonCounterexample `json:"counterexample,omitempty"`
+	Value          *int64              `json:"value,omitempty"`
+}
+
+type jsonCounterexample struct {
+	Trace       []string   `json:"trace"`
+	Steps       []jsonStep `json:"steps"`
+	Offered     []string   `json:"offered,omitempty"`
+	Explanation string     `json:"explanation,omitempty"`
+}
+
+type jsonStep struct {
+	Event   string        `json:"event"` // "" is tau
+	Who     string        `json:"who,omitempty"`
+	Changed []jsonBinding `json:"changed,omitempty"`
+}
+
+type jsonBinding struct {
+	Name  string `json:"name"`
+	Value string `json:"value"`
+}
+
+// reportCode is the exit code of a report: 1 if some assertion is violated,
+// else 3 if some verdict is unknown, else 0.
+func reportCode(rep *run.Report) int {
+	code := exitOK
+	for _, a := range rep.Assertions {
+		switch a.Verdict {
+		case lts.Invalid:
+			return exitInvalid
+		case lts.Unknown:
+			code = exitUnknown
+		}
+	}
+	return code
+}
+
+// runStats converts the stats of an lts search to the report's.
+func runStats(s lts.Stats) run.Stats {
+	return run.Stats{States: s.States, Transitions: s.Transitions, Seconds: s.Seconds, PeakBytes: s.PeakBytes}
+}

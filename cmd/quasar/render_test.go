@@ -1,0 +1,129 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/quasar-verify/quasar/internal/run"
+	"github.com/quasar-verify/quasar/lts"
+)
+
+// sampleReport exercises every part of the text and JSON renderings. Its
+// figures are made up: this tests the printing, not the checking.
+func sampleReport() *run.Report {
+	v := int64(3)
+	return &run.Report{
+		File: "queue.csp",
+		Assertions: []*run.Assertion{
+			{Line: 10, Text: "Impl() refines Spec()", Kind: "refines", Verdict: lts.Valid,
+				Stats: run.Stats{States: 1503, Transitions: 3892, Seconds: 0.0091, PeakBytes: 2 << 20, Pairs: 1503, SpecStates: 7}},
+			{Line: 12, Text: "Seg() refines Spec()", Kind: "refines", Verdict: lts.Invalid,
+				Stats: run.Stats{States: 210, Transitions: 388, Seconds: 1.23456},
+				Counterexample: &run.Counterexample{
+					Trace: []string{"enq.1", "enq.2", "deq.2"},
+					Steps: []run.Step{
+						{Event: "enq.1", Who: "Thread(0)", Changed: []lts.Binding{{Name: "slot[0]", Value: "1"}, {Name: "filled", Value: "1"}}},
+						{Event: "enq.2", Who: "Thread(1)", Changed: []lts.Binding{{Name: "slot[1]", Value: "2"}, {Name: "filled", Value: "2"}}},
+						{Event: "", Who: "Thread(0)", Changed: []lts.Binding{{Name: "pick[0]", Value: "1"}}},
+						{Event: "deq.2", Who: "Thread(0)"},
+					},
+					Offered: []string{"deq.1", "enq.1"},
+				}},
+			{Line: 14, Text: "Seg() refines<quasi 1> Spec()", Kind: "refines", Verdict: lts.Invalid,
+				Stats: run.Stats{States: 5, Transitions: 4, Seconds: 0.0000042},
+				Counterexample: &run.Counterexample{
+					Trace:       []string{},
+					Explanation: "the obligation deq.1 ran out of slack",
+				}},
+			{Line: 16, Text: "Big() deadlockfree", Kind: "deadlockfree", Verdict: lts.Unknown, Reason: "time limit 2s",
+				Stats: run.Stats{States: 1234567, Transitions: 7654321, Seconds: 2.0004, PeakBytes: 3 << 30}},
+			{Line: 18, Text: "P() reaches goal with max(x)", Kind: "reaches", Verdict: lts.Valid, Value: &v,
+				Stats: run.Stats{States: 9, Transitions: 12, Seconds: 0.5}},
+		},
+	}
+}
+
+func TestRender(t *testing.T) {
+	var text, js bytes.Buffer
+	writeReport(&text, sampleReport())
+	if err := writeJSON(&js, sampleReport()); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "render.txt", text.Bytes())
+	golden(t, "render.json", js.Bytes())
+
+	// The JSON document has the documented shape (docs/cli.md).
+	var doc struct {
+		File       string `json:"file"`
+		Assertions []map[string]any
+	}
+	if err := json.Unmarshal(js.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc.File != "queue.csp" || len(doc.Assertions) != 5 {
+		t.Fatalf("file %q with %d assertions", doc.File, len(doc.Assertions))
+	}
+	for _, key := range []string{"line", "text", "kind", "verdict", "stats"} {
+		if _, ok := doc.Assertions[0][key]; !ok {
+			t.Errorf("assertion without %q", key)
+		}
+	}
+	if got := doc.Assertions[3]["verdict"]; got != "unknown" {
+		t.Errorf("verdict %v, want unknown", got)
+	}
+	stats := doc.Assertions[0]["stats"].(map[string]any)
+	for _, key := range []string{"states", "transitions", "seconds", "peak_bytes"} {
+		if _, ok := stats[key]; !ok {
+			t.Errorf("stats without %q", key)
+		}
+	}
+}
+
+func TestReportCode(t *testing.T) {
+	rep := func(vs ...lts.Verdict) *run.Report {
+		r := &run.Report{}
+		for _, v := range vs {
+			r.Assertions = append(r.Assertions, &run.Assertion{Verdict: v})
+		}
+		return r
+	}
+	for _, tc := range []struct {
+		name string
+		rep  *run.Report
+		want int
+	}{
+		{"none", rep(), exitOK},
+		{"valid", rep(lts.Valid, lts.Valid), exitOK},
+		{"invalid", rep(lts.Valid, lts.Invalid), exitInvalid},
+		{"unknown", rep(lts.Unknown, lts.Valid), exitUnknown},
+		{"invalid beats unknown", rep(lts.Unknown, lts.Invalid, lts.Unknown), exitInvalid},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := reportCode(tc.rep); got != tc.want {
+				t.Errorf("reportCode = %d, want %d", got, tc.want)
+			}
+		})
+	}
+}
+
+// golden compares got with testdata/NAME, or rewrites it with -update.
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, got, 0o666); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs (go test -update rewrites it):\ngot:\n%s\nwant:\n%s", name, got, want)
+	}
+}

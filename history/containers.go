@@ -1,0 +1,434 @@
+package history
+
+import (
+	"encoding/binary"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/quasar-verify/quasar/lts"
+)
+
+// containerKind selects the sequential object of a containerModel.
+type containerKind uint8
+
+const (
+	cQueue containerKind = iota
+	cStack
+	cPQueue
+	cSet
+)
+
+type containerModel struct{ kind containerKind }
+
+// Queue is a FIFO queue of integers, initially empty: enq(x), deq() -> x,
+// deq() -> null when empty. Events: enq.x, deq.x, deq.0 (empty; so 0 must
+// not be enqueued when events are used, as in the papers' models).
+func Queue() Model { return containerModel{cQueue} }
+
+// Stack is a LIFO stack of integers: push(x), pop() -> x or null (events
+// push.x, pop.x, pop.0).
+func Stack() Model { return containerModel{cStack} }
+
+// PriorityQueue is a min-priority queue of integers (a multiset):
+// insert(x), deleteMin() -> the least element or null (events insert.x,
+// deleteMin.x, deleteMin.0).
+func PriorityQueue() Model { return containerModel{cPQueue} }
+
+// Set is a set of integers: add(x) -> true if it was absent, remove(x) ->
+// true if it was present, contains(x) -> bool. A null result of add or
+// remove is not checked. Events add.x.r, remove.x.r, contains.x.r with r 1
+// or 0.
+func Set() Model { return containerModel{cSet} }
+
+func (m containerModel) Name() string {
+	return [...]string{"queue", "stack", "pqueue", "set"}[m.kind]
+}
+
+// Operation codes: put (enq/push/insert/add), take (deq/pop/deleteMin),
+// remove, contains.
+const (
+	coPut = iota
+	coTake
+	coRemove
+	coContains
+)
+
+func (m containerModel) opCode(f string) (int, bool) {
+	switch m.kind {
+	case cQueue:
+		switch f {
+		case "enq", "enqueue", "offer":
+			return coPut, true
+		case "deq", "dequeue", "poll":
+			return coTake, true
+		}
+	case cStack:
+		switch f {
+		case "push":
+			return coPut, true
+		case "pop":
+			return coTake, true
+		}
+	case cPQueue:
+		switch f {
+		case "insert", "add":
+			return coPut, true
+		case "deleteMin", "deletemin", "removeMin", "poll":
+			return coTake, true
+		}
+	case cSet:
+		switch f {
+		case "add", "insert":
+			return coPut, true
+		case "remove", "delete":
+			return coRemove, true
+		case "contains", "has":
+			return coContains, true
+		}
+	}
+	return 0, false
+}
+
+func (m containerModel) wantOps() string {
+	return [...]string{"enq or deq", "push or pop", "insert or deleteMin", "add, remove or contains"}[m.kind]
+}
+
+type cOp struct {
+	code  uint8
+	info  bool
+	arg   int64
+	res   int64 // take: the value; set: 1/0
+	empty bool  // take returned null
+	check bool  // set: result known
+}
+
+// containerMachine: a state is the content (queue/stack in order; pqueue
+// and set sorted) encoded as bytes and interned; steps are cached.
+type containerMachine struct {
+	kind  containerKind
+	ops   []cOp
+	ids   map[string]State
+	strs  [][]int64
+	cache map[uint64]State // (state<<32|op) -> next+1; 0 = disallowed
+	tmp   []int64
+	key   []byte
+}
+
+func (m containerModel) compileOps(ops []Op) ([]cOp, error) {
+	out := make([]cOp, len(ops))
+	for i := range ops {
+		o := &ops[i]
+		code, ok := m.opCode(o.F)
+		if !ok {
+			return nil, opError(o, "unknown operation for model %s (want %s)", m.Name(), m.wantOps())
+		}
+		r := cOp{code: uint8(code), info: o.Status == Info}
+		if code != coTake {
+			n, ok := o.Input.Int()
+			if !ok {
+				if l, isl := o.Input.List(); isl && len(l) == 1 {
+					n, ok = l[0].Int()
+				}
+			}
+			if !ok {
+				return nil, opError(o, "expected an integer argument, found %s", o.Input)
+			}
+			r.arg = n
+		}
+		if !r.info {
+			switch code {
+			case coTake:
+				if o.Output.IsNil() {
+					r.empty = true
+				} else if n, ok := o.Output.Int(); ok {
+					r.res = n
+				} else {
+					return nil, opError(o, "expected an integer result or null, found %s", o.Output)
+				}
+			case coRemove, coContains, coPut:
+				if m.kind != cSet {
+					break
+				}
+				if b, ok := o.Output.Bool(); ok {
+					r.check = true
+					if b {
+						r.res = 1
+					}
+				} else if code == coContains {
+					return nil, opError(o, "expected result true or false, found %s", o.Output)
+				}
+			}
+		}
+		out[i] = r
+	}
+	return out, nil
+}
+
+func (m containerModel) Compile(ops []Op) (Machine, error) {
+	cops, err := m.compileOps(ops)
+	if err != nil {
+		return nil, err
+	}
+	mc := newContainerMachine(m.kind)
+	mc.ops = cops
+	return mc, nil
+}
+
+func newContainerMachine(k containerKind) *containerMachine {
+	mc := &containerMachine{kind: k, ids: map[string]State{}, cache: map[uint64]State{}}
+	mc.intern(nil)
+	return mc
+}
+
+func (mc *containerMachine) intern(c []int64) State {
+	mc.key = mc.key[:0]
+	for _, x := range c {
+		mc.key = binary.AppendVarint(mc.key, x)
+	}
+	if id, ok := mc.ids[string(mc.key)]; ok {
+		return id
+	}
+	id := State(len(mc.strs))
+	mc.ids[string(mc.key)] = id
+	mc.strs = append(mc.strs, append([]int64(nil), c...))
+	return id
+}
+
+func (mc *containerMachine) Init(buf []State) []State { return append(buf, 0) }
+
+func (mc *containerMachine) Step(s State, i int, buf []State) []State {
+	ck := uint64(s)<<32 | uint64(i)
+	if n, ok := mc.cache[ck]; ok {
+		if n == 0 {
+			return buf
+		}
+		return append(buf, n-1)
+	}
+	n, ok := mc.apply(s, &mc.ops[i])
+	if !ok {
+		mc.cache[ck] = 0
+		return buf
+	}
+	mc.cache[ck] = n + 1
+	return append(buf, n)
+}
+
+// apply runs one operation; an Info op takes its natural result.
+func (mc *containerMachine) apply(s State, r *cOp) (State, bool) {
+	c := mc.strs[s]
+	switch r.code {
+	case coPut:
+		switch mc.kind {
+		case cQueue, cStack:
+			mc.tmp = append(append(mc.tmp[:0], c...), r.arg)
+		case cPQueue:
+			j := sort.Search(len(c), func(k int) bool { return c[k] > r.arg })
+			mc.tmp = append(append(append(mc.tmp[:0], c[:j]...), r.arg), c[j:]...)
+		case cSet:
+			j := sort.Search(len(c), func(k int) bool { return c[k] >= r.arg })
+			present := j < len(c) && c[j] == r.arg
+			if r.check && (r.res == 1) == present {
+				return 0, false
+			}
+			if present {
+				return s, true
+			}
+			mc.tmp = append(append(append(mc.tmp[:0], c[:j]...), r.arg), c[j:]...)
+		}
+		return mc.intern(mc.tmp), true
+	case coTake:
+		if len(c) == 0 {
+			if r.info || r.empty {
+				return s, true
+			}
+			return 0, false
+		}
+		var v int64
+		var rest []int64
+		switch mc.kind {
+		case cQueue, cPQueue:
+			v, rest = c[0], c[1:]
+		case cStack:
+			v, rest = c[len(c)-1], c[:len(c)-1]
+		}
+		if !r.info && (r.empty || v != r.res) {
+			return 0, false
+		}
+		return mc.intern(rest), true
+	case coRemove, coContains:
+		j := sort.Search(len(c), func(k int) bool { return c[k] >= r.arg })
+		present := j < len(c) && c[j] == r.arg
+		if r.check && (r.res == 1) != present {
+			return 0, false
+		}
+		if r.code == coContains || !present {
+			return s, true
+		}
+		mc.tmp = append(append(mc.tmp[:0], c[:j]...), c[j+1:]...)
+		return mc.intern(mc.tmp), true
+	}
+	return 0, false
+}
+
+func (mc *containerMachine) Describe(s State) string {
+	c := mc.strs[s]
+	parts := make([]string, len(c))
+	for i, x := range c {
+		parts[i] = fmt.Sprint(x)
+	}
+	return "[" + strings.Join(parts, " ") + "]"
+}
+
+// Event names an operation as an event of the modelling language.
+func (m containerModel) Event(o *Op) (string, []int, bool, error) {
+	cops, err := m.compileOps([]Op{*o})
+	if err != nil {
+		return "", nil, false, err
+	}
+	r := cops[0]
+	switch r.code {
+	case coPut:
+		if m.kind == cSet {
+			if r.check {
+				return o.F, []int{int(r.arg), int(r.res)}, true, nil
+			}
+			return o.F, []int{int(r.arg)}, !r.info, nil
+		}
+		return o.F, []int{int(r.arg)}, true, nil
+	case coTake:
+		if r.info {
+			return o.F, nil, false, nil
+		}
+		if r.empty {
+			return o.F, []int{0}, true, nil
+		}
+		if r.res == 0 {
+			return "", nil, false, opError(o, "value 0 is reserved for the empty result in events")
+		}
+		return o.F, []int{int(r.res)}, true, nil
+	default:
+		if r.check {
+			return o.F, []int{int(r.arg), int(r.res)}, true, nil
+		}
+		return o.F, []int{int(r.arg)}, false, nil
+	}
+}
+
+// Automaton is the model as an lts.Automaton over the events of Event,
+// restricted to the values that occur in ops (their universe).
+func (m containerModel) Automaton(ops []Op) (lts.Automaton, error) {
+	a := &containerAutomaton{mc: newContainerMachine(m.kind), table: lts.NewEventTable(), kind: m.kind}
+	vals := map[int64]bool{}
+	for i := range ops {
+		base, data, complete, err := m.Event(&ops[i])
+		if err != nil {
+			return nil, err
+		}
+		code, _ := m.opCode(ops[i].F)
+		if code != coTake {
+			vals[int64(data[0])] = true
+		}
+		if complete {
+			a.table.Intern(base, data...)
+		}
+		a.names[code] = base
+	}
+	for v := range vals {
+		a.universe = append(a.universe, v)
+	}
+	sort.Slice(a.universe, func(i, j int) bool { return a.universe[i] < a.universe[j] })
+	for code, base := range a.names {
+		if base == "" {
+			continue
+		}
+		// Intern every event the automaton may enable, so Enabled never
+		// grows the table while the checker runs.
+		switch code {
+		case coPut:
+			for _, v := range a.universe {
+				if m.kind == cSet {
+					a.table.Intern(base, int(v), 0)
+					a.table.Intern(base, int(v), 1)
+				} else {
+					a.table.Intern(base, int(v))
+				}
+			}
+		case coTake:
+			a.table.Intern(base, 0)
+			for _, v := range a.universe {
+				a.table.Intern(base, int(v))
+			}
+		default:
+			for _, v := range a.universe {
+				a.table.Intern(base, int(v), 0)
+				a.table.Intern(base, int(v), 1)
+			}
+		}
+	}
+	return a, nil
+}
+
+type containerAutomaton struct {
+	mc       *containerMachine
+	table    *lts.EventTable
+	kind     containerKind
+	names    [4]string // event base per op code, as used by the history
+	universe []int64
+}
+
+func (a *containerAutomaton) Events() *lts.EventTable           { return a.table }
+func (a *containerAutomaton) Start(buf []lts.State) []lts.State { return append(buf, 0) }
+
+func (a *containerAutomaton) opOf(e lts.Event) (cOp, bool) {
+	base, data := a.table.Base(e), a.table.Data(e)
+	for code, b := range a.names {
+		if b != base || b == "" {
+			continue
+		}
+		r := cOp{code: uint8(code)}
+		switch code {
+		case coTake:
+			if len(data) != 1 {
+				return r, false
+			}
+			r.empty = data[0] == 0
+			r.res = int64(data[0])
+		default:
+			if len(data) == 0 {
+				return r, false
+			}
+			r.arg = int64(data[0])
+			if len(data) > 1 {
+				r.check, r.res = true, int64(data[1])
+			}
+		}
+		return r, true
+	}
+	return cOp{}, false
+}
+
+func (a *containerAutomaton) Step(s lts.State, e lts.Event, buf []lts.State) ([]lts.State, error) {
+	r, ok := a.opOf(e)
+	if !ok {
+		return buf, nil
+	}
+	if n, ok := a.mc.apply(State(s), &r); ok {
+		buf = append(buf, lts.State(n))
+	}
+	return buf, nil
+}
+
+func (a *containerAutomaton) Enabled(s lts.State, buf []lts.Event) ([]lts.Event, error) {
+	n := a.table.Len()
+	for e := lts.Event(1); int(e) < n; e++ {
+		r, ok := a.opOf(e)
+		if !ok {
+			continue
+		}
+		if _, ok := a.mc.apply(State(s), &r); ok {
+			buf = append(buf, e)
+		}
+	}
+	return buf, nil
+}

@@ -1,0 +1,339 @@
+package history
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// ModelByName returns a built-in model: "register", "cas-register" (alias
+// "etcd"), "kv", "queue", "stack", "pqueue", "set".
+func ModelByName(name string) (Model, error) {
+	switch name {
+	case "register":
+		return Register(), nil
+	case "cas-register", "etcd":
+		return CASRegister(), nil
+	case "kv", "kv-append":
+		return KV(), nil
+	case "queue":
+		return Queue(), nil
+	case "stack":
+		return Stack(), nil
+	case "pqueue", "priority-queue":
+		return PriorityQueue(), nil
+	case "set":
+		return Set(), nil
+	}
+	return nil, fmt.Errorf("unknown model %q (want register, cas-register, kv, queue, stack, pqueue or set)", name)
+}
+
+// ModelNames lists the built-in models.
+func ModelNames() []string {
+	return []string{"register", "cas-register", "kv", "queue", "stack", "pqueue", "set"}
+}
+
+func opError(o *Op, format string, args ...any) error {
+	return fmt.Errorf("%s: %s: %s", lineOf(o), o.F, fmt.Sprintf(format, args...))
+}
+
+// ---- registers ----
+
+type registerModel struct{ cas bool }
+
+// Register is a read/write register that starts as nil: read() -> v,
+// write(v). Values are any Value.
+func Register() Model { return registerModel{} }
+
+// CASRegister is the etcd model: a register starting as nil with read,
+// write and cas([from, to]) -> true/false. A cas that returned false
+// happened with no effect (the state differs from `from`); an Info cas may
+// have taken effect (state == from: becomes to) or never happened.
+func CASRegister() Model { return registerModel{cas: true} }
+
+func (m registerModel) Name() string {
+	if m.cas {
+		return "cas-register"
+	}
+	return "register"
+}
+
+const (
+	rRead = iota
+	rWrite
+	rCas
+)
+
+type regOp struct {
+	kind      uint8
+	info      bool
+	a, b, out State // interned values; for cas out 1 = true, 0 = false
+}
+
+type registerMachine struct {
+	ops    []regOp
+	values []Value
+}
+
+func (m registerModel) Compile(ops []Op) (Machine, error) {
+	mc := &registerMachine{values: []Value{Nil()}}
+	ids := map[string]State{"null": 0}
+	intern := func(v Value) State {
+		k := v.String()
+		if id, ok := ids[k]; ok {
+			return id
+		}
+		id := State(len(mc.values))
+		ids[k] = id
+		mc.values = append(mc.values, v)
+		return id
+	}
+	mc.ops = make([]regOp, len(ops))
+	for i := range ops {
+		o := &ops[i]
+		r := regOp{info: o.Status == Info}
+		switch o.F {
+		case "read", "get":
+			r.kind = rRead
+			if !r.info {
+				r.out = intern(o.Output)
+			}
+		case "write", "put":
+			r.kind = rWrite
+			r.a = intern(o.Input)
+		case "cas":
+			if !m.cas {
+				return nil, opError(o, "unknown operation for model register (want read or write; use cas-register)")
+			}
+			r.kind = rCas
+			l, ok := o.Input.List()
+			if !ok || len(l) != 2 {
+				return nil, opError(o, "expected arguments [from, to], found %s", o.Input)
+			}
+			r.a, r.b = intern(l[0]), intern(l[1])
+			if !r.info {
+				b, ok := o.Output.Bool()
+				if !ok {
+					return nil, opError(o, "expected result true or false, found %s", o.Output)
+				}
+				if b {
+					r.out = 1
+				}
+			}
+		default:
+			return nil, opError(o, "unknown operation for model %s (want read, write%s)", m.Name(), map[bool]string{true: " or cas", false: ""}[m.cas])
+		}
+		mc.ops[i] = r
+	}
+	return mc, nil
+}
+
+func (mc *registerMachine) Init(buf []State) []State { return append(buf, 0) }
+
+func (mc *registerMachine) Step(s State, i int, buf []State) []State {
+	r := &mc.ops[i]
+	switch r.kind {
+	case rRead:
+		if r.info || r.out == s {
+			return append(buf, s)
+		}
+	case rWrite:
+		return append(buf, r.a)
+	case rCas:
+		if s == r.a {
+			if r.info || r.out == 1 {
+				return append(buf, r.b)
+			}
+		} else if r.info || r.out == 0 {
+			return append(buf, s)
+		}
+	}
+	return buf
+}
+
+func (mc *registerMachine) Describe(s State) string { return mc.values[s].String() }
+
+// ---- key-value store ----
+
+type kvModel struct{}
+
+// KV is a key-value store of strings, every key initially "": get(k) -> v,
+// put(k, v), append(k, v) (concatenation). It is P-compositional: checked
+// per key.
+func KV() Model { return kvModel{} }
+
+func (kvModel) Name() string { return "kv" }
+
+func (kvModel) Partition(ops []Op) ([][]int, []string) {
+	idx := map[string]int{}
+	var names []string
+	for _, o := range ops {
+		if _, ok := idx[o.Key]; !ok {
+			idx[o.Key] = 0
+			names = append(names, o.Key)
+		}
+	}
+	sort.Strings(names)
+	for i, n := range names {
+		idx[n] = i
+	}
+	groups := make([][]int, len(names))
+	for i, o := range ops {
+		g := idx[o.Key]
+		groups[g] = append(groups[g], i)
+	}
+	return groups, names
+}
+
+const (
+	kvGet = iota
+	kvPut
+	kvAppend
+)
+
+type kvOp struct {
+	kind uint8
+	info bool
+	key  int32
+	arg  int32 // string id of the argument
+	out  int32 // string id of the result of get
+}
+
+// kvMachine: a state is a tuple of string ids, one per key, interned; steps
+// are cached per (state, op).
+type kvMachine struct {
+	ops     []kvOp
+	nkeys   int
+	strs    *ropes
+	tuples  [][]int32
+	tupIDs  map[string]State
+	cache   map[uint64]State // (state<<32 | op) -> next
+	keyName []string
+	single  bool // one key: a state is the string id itself
+}
+
+func (kvModel) Compile(ops []Op) (Machine, error) {
+	mc := &kvMachine{strs: newRopes(), tupIDs: map[string]State{}, cache: map[uint64]State{}}
+	str := mc.strs.leafID
+	keys := map[string]int32{}
+	text := func(v Value) (string, bool) {
+		if v.IsNil() {
+			return "", true
+		}
+		s, ok := v.Str()
+		return s, ok
+	}
+	mc.ops = make([]kvOp, len(ops))
+	for i := range ops {
+		o := &ops[i]
+		k, ok := keys[o.Key]
+		if !ok {
+			k = int32(len(keys))
+			keys[o.Key] = k
+			mc.keyName = append(mc.keyName, o.Key)
+		}
+		r := kvOp{key: k, info: o.Status == Info}
+		switch o.F {
+		case "get", "read":
+			r.kind = kvGet
+			if !r.info {
+				s, ok := text(o.Output)
+				if !ok {
+					return nil, opError(o, "expected a string result, found %s", o.Output)
+				}
+				r.out = str(s)
+			}
+		case "put", "write", "append":
+			r.kind = kvPut
+			if o.F == "append" {
+				r.kind = kvAppend
+			}
+			s, ok := text(o.Input)
+			if !ok {
+				return nil, opError(o, "expected a string argument, found %s", o.Input)
+			}
+			r.arg = str(s)
+		default:
+			return nil, opError(o, "unknown operation for model kv (want get, put or append)")
+		}
+		mc.ops[i] = r
+	}
+	mc.nkeys = len(keys)
+	mc.single = mc.nkeys <= 1
+	mc.tuple(make([]int32, mc.nkeys)) // state 0: every key ""
+	return mc, nil
+}
+
+func (mc *kvMachine) tuple(t []int32) State {
+	var sb strings.Builder
+	for _, x := range t {
+		sb.WriteString(strconv.Itoa(int(x)))
+		sb.WriteByte(',')
+	}
+	k := sb.String()
+	if id, ok := mc.tupIDs[k]; ok {
+		return id
+	}
+	id := State(len(mc.tuples))
+	mc.tuples = append(mc.tuples, append([]int32(nil), t...))
+	mc.tupIDs[k] = id
+	return id
+}
+
+func (mc *kvMachine) Init(buf []State) []State { return append(buf, 0) }
+
+// concat returns the id of string a + string b.
+func (mc *kvMachine) concat(a, b int32) int32 { return mc.strs.concat(a, b) }
+
+func (mc *kvMachine) Step(s State, i int, buf []State) []State {
+	r := &mc.ops[i]
+	if mc.single {
+		switch r.kind {
+		case kvGet:
+			if r.info || State(r.out) == s {
+				return append(buf, s)
+			}
+			return buf
+		case kvPut:
+			return append(buf, State(r.arg))
+		default:
+			return append(buf, State(mc.concat(int32(s), r.arg)))
+		}
+	}
+	if r.kind == kvGet {
+		if r.info || mc.tuples[s][r.key] == r.out {
+			return append(buf, s)
+		}
+		return buf
+	}
+	ck := uint64(s)<<32 | uint64(i)
+	if n, ok := mc.cache[ck]; ok {
+		return append(buf, n)
+	}
+	t := append([]int32(nil), mc.tuples[s]...)
+	if r.kind == kvPut {
+		t[r.key] = r.arg
+	} else {
+		t[r.key] = mc.concat(t[r.key], r.arg)
+	}
+	n := mc.tuple(t)
+	mc.cache[ck] = n
+	return append(buf, n)
+}
+
+func (mc *kvMachine) Describe(s State) string {
+	if mc.single {
+		return strconv.Quote(mc.strs.str(int32(s)))
+	}
+	var sb strings.Builder
+	sb.WriteByte('{')
+	for k, id := range mc.tuples[s] {
+		if k > 0 {
+			sb.WriteString(", ")
+		}
+		fmt.Fprintf(&sb, "%q: %q", mc.keyName[k], mc.strs.str(id))
+	}
+	sb.WriteByte('}')
+	return sb.String()
+}

@@ -1,0 +1,398 @@
+package history
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+)
+
+// ParseJSONL reads our JSON Lines format (docs/history.md): one object per
+// line with Jepsen's vocabulary,
+//
+//	{"process": 0, "type": "invoke", "f": "enq", "value": 3, "time": 1200}
+//	{"process": 0, "type": "ok", "f": "enq", "value": 3, "time": 1500}
+//
+// "key" is optional (partitioned models); "time" is optional (ns) but then
+// on every line; "value" is the arguments on invoke and the result on ok.
+func ParseJSONL(name string, r io.Reader) (*History, error) {
+	b := newBuilder(name)
+	err := lines(r, func(n int, line string) error {
+		p := &lineReader{file: name, line: n, s: line, json: true}
+		p.skipSpace()
+		obj, err := p.value()
+		if err != nil {
+			return err
+		}
+		p.skipSpace()
+		if p.i < len(p.s) {
+			return p.errf("expected end of line after the object, found %s", p.found())
+		}
+		if obj.kind != jObject {
+			return p.errAt(obj.col, "expected a JSON object, found %s", obj.describe())
+		}
+		e, err := eventFromFields(p, obj, map[string]string{"process": "process", "type": "type", "f": "f", "key": "key", "value": "value", "time": "time"})
+		if err != nil {
+			return err
+		}
+		return b.add(e)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return b.done(), nil
+}
+
+// jval is a parsed JSON or EDN datum with its column.
+type jval struct {
+	kind  jkind
+	col   int
+	n     int64
+	s     string // string, keyword name (without ':') or symbol
+	b     bool
+	elems []jval
+	keys  []jval // object/map keys, parallel to elems
+}
+
+type jkind uint8
+
+const (
+	jNull jkind = iota
+	jInt
+	jString
+	jKeyword
+	jSymbol
+	jBool
+	jArray
+	jObject
+)
+
+func (v *jval) describe() string {
+	switch v.kind {
+	case jNull:
+		return "null"
+	case jInt:
+		return strconv.FormatInt(v.n, 10)
+	case jString:
+		return strconv.Quote(v.s)
+	case jKeyword:
+		return ":" + v.s
+	case jSymbol:
+		return v.s
+	case jBool:
+		return strconv.FormatBool(v.b)
+	case jArray:
+		return "a list"
+	case jObject:
+		return "a map"
+	}
+	return "?"
+}
+
+// toValue converts a datum to a Value: keywords and symbols become strings,
+// maps are not values.
+func (v *jval) toValue(p *lineReader) (Value, error) {
+	switch v.kind {
+	case jNull:
+		return Nil(), nil
+	case jInt:
+		return Int(v.n), nil
+	case jString, jKeyword, jSymbol:
+		return Str(v.s), nil
+	case jBool:
+		return Bool(v.b), nil
+	case jArray:
+		l := make([]Value, len(v.elems))
+		for i := range v.elems {
+			x, err := v.elems[i].toValue(p)
+			if err != nil {
+				return Value{}, err
+			}
+			l[i] = x
+		}
+		return List(l...), nil
+	}
+	return Value{}, p.errAt(v.col, "expected null, an integer, a string, a boolean or a list, found %s", v.describe())
+}
+
+// eventFromFields reads the fields of one line's object/map. names maps the
+// field names of the format to ours.
+func eventFromFields(p *lineReader, obj jval, names map[string]string) (*event, error) {
+	e := &event{line: p.line, col: obj.col}
+	seen := map[string]bool{}
+	for i := range obj.keys {
+		k := &obj.keys[i]
+		v := &obj.elems[i]
+		field, ok := names[k.s]
+		if !ok || (k.kind != jString && k.kind != jKeyword) {
+			continue // unknown fields are allowed (Jepsen adds :index, :error, ...)
+		}
+		if seen[field] {
+			return nil, p.errAt(k.col, "duplicate field %s", k.describe())
+		}
+		seen[field] = true
+		switch field {
+		case "process":
+			if v.kind != jInt {
+				return nil, p.errAt(v.col, "expected an integer process, found %s", v.describe())
+			}
+			e.process = int(v.n)
+		case "type", "f":
+			if v.kind != jString && v.kind != jKeyword {
+				return nil, p.errAt(v.col, "expected a string %s, found %s", field, v.describe())
+			}
+			if field == "type" {
+				e.typ = v.s
+				if e.typ != "invoke" && e.typ != "ok" && e.typ != "fail" && e.typ != "info" {
+					return nil, p.errAt(v.col, "expected type invoke, ok, fail or info, found %s", v.describe())
+				}
+			} else {
+				e.f = v.s
+			}
+		case "key":
+			switch v.kind {
+			case jString, jKeyword:
+				e.key = v.s
+			case jInt:
+				e.key = strconv.FormatInt(v.n, 10)
+			case jNull:
+			default:
+				return nil, p.errAt(v.col, "expected a string key, found %s", v.describe())
+			}
+		case "value":
+			x, err := v.toValue(p)
+			if err != nil {
+				return nil, err
+			}
+			e.value = x
+		case "time":
+			if v.kind != jInt {
+				return nil, p.errAt(v.col, "expected an integer time, found %s", v.describe())
+			}
+			e.hasTime, e.time = true, v.n
+		}
+	}
+	for _, f := range []string{"process", "type", "f"} {
+		if !seen[f] {
+			return nil, p.errAt(obj.col, "missing field %q", f)
+		}
+	}
+	return e, nil
+}
+
+// lineReader reads one line of JSON (json=true) or EDN.
+type lineReader struct {
+	file  string
+	line  int
+	s     string
+	i     int
+	json  bool
+	depth int
+}
+
+func (p *lineReader) errAt(col int, format string, args ...any) error {
+	return &Error{p.file, p.line, col, fmt.Sprintf(format, args...)}
+}
+
+func (p *lineReader) errf(format string, args ...any) error {
+	return p.errAt(p.i+1, format, args...)
+}
+
+func (p *lineReader) found() string {
+	if p.i >= len(p.s) {
+		return "end of line"
+	}
+	return quoteStart([]byte(p.s[p.i:]))
+}
+
+func (p *lineReader) skipSpace() {
+	for p.i < len(p.s) {
+		c := p.s[p.i]
+		if c == ' ' || c == '\t' || c == '\r' || (!p.json && c == ',') {
+			p.i++
+			continue
+		}
+		if !p.json && c == ';' { // EDN comment to end of line
+			p.i = len(p.s)
+		}
+		break
+	}
+}
+
+const maxDepth = 100
+
+func (p *lineReader) value() (jval, error) {
+	p.skipSpace()
+	if p.i >= len(p.s) {
+		return jval{}, p.errf("expected a value, found end of line")
+	}
+	col := p.i + 1
+	c := p.s[p.i]
+	switch {
+	case c == '{' || c == '[' || (!p.json && c == '('):
+		if p.depth >= maxDepth {
+			return jval{}, p.errf("nesting too deep")
+		}
+		p.depth++
+		defer func() { p.depth-- }()
+		return p.compound(col)
+	case !p.json && c == '#' && p.i+1 < len(p.s) && p.s[p.i+1] == '{':
+		p.i++
+		if p.depth >= maxDepth {
+			return jval{}, p.errf("nesting too deep")
+		}
+		p.depth++
+		defer func() { p.depth-- }()
+		v, err := p.compound(col)
+		v.kind = jArray // a set: kept as a list
+		return v, err
+	case c == '"':
+		s, err := p.str()
+		return jval{kind: jString, col: col, s: s}, err
+	case c == '-' || (c >= '0' && c <= '9'):
+		return p.number(col)
+	case !p.json && c == ':':
+		p.i++
+		w := p.word()
+		if w == "" {
+			return jval{}, p.errf("expected a keyword name, found %s", p.found())
+		}
+		return jval{kind: jKeyword, col: col, s: w}, nil
+	}
+	w := p.word()
+	switch w {
+	case "null":
+		if p.json {
+			return jval{kind: jNull, col: col}, nil
+		}
+	case "nil":
+		if !p.json {
+			return jval{kind: jNull, col: col}, nil
+		}
+	case "true", "false":
+		return jval{kind: jBool, col: col, b: w == "true"}, nil
+	case "":
+	default:
+		if !p.json {
+			return jval{kind: jSymbol, col: col, s: w}, nil
+		}
+	}
+	p.i = col - 1
+	return jval{}, p.errf("expected a value, found %s", p.found())
+}
+
+func isWordByte(c byte) bool {
+	return c > ' ' && c < 0x7f && c != ',' && c != '{' && c != '}' && c != '[' && c != ']' && c != '(' && c != ')' && c != '"' && c != ';' && c != ':' || c >= 0x80
+}
+
+func (p *lineReader) word() string {
+	start := p.i
+	for p.i < len(p.s) && (isWordByte(p.s[p.i]) || (p.i > start && p.s[p.i] == ':')) {
+		p.i++
+	}
+	return p.s[start:p.i]
+}
+
+func (p *lineReader) number(col int) (jval, error) {
+	start := p.i
+	if p.s[p.i] == '-' {
+		p.i++
+	}
+	for p.i < len(p.s) && p.s[p.i] >= '0' && p.s[p.i] <= '9' {
+		p.i++
+	}
+	if p.i < len(p.s) && (p.s[p.i] == '.' || p.s[p.i] == 'e' || p.s[p.i] == 'E') {
+		p.i = start
+		return jval{}, p.errf("expected an integer, found %s", p.found())
+	}
+	if !p.json && p.i < len(p.s) && (p.s[p.i] == 'N' || p.s[p.i] == 'M') {
+		p.i++ // EDN bigint/bigdec suffix
+	}
+	n, err := strconv.ParseInt(p.s[start:p.i], 10, 64)
+	if err != nil {
+		p.i = start
+		return jval{}, p.errf("expected a 64-bit integer, found %s", p.found())
+	}
+	return jval{kind: jInt, col: col, n: n}, nil
+}
+
+func (p *lineReader) str() (string, error) {
+	start := p.i
+	p.i++
+	for p.i < len(p.s) {
+		switch p.s[p.i] {
+		case '\\':
+			p.i += 2
+			continue
+		case '"':
+			p.i++
+			raw := p.s[start:p.i]
+			var s string
+			if err := json.Unmarshal([]byte(raw), &s); err != nil {
+				p.i = start
+				return "", p.errf("malformed string %s", p.found())
+			}
+			return s, nil
+		}
+		p.i++
+	}
+	p.i = start
+	return "", p.errf("unterminated string")
+}
+
+func (p *lineReader) compound(col int) (jval, error) {
+	open := p.s[p.i]
+	close := map[byte]byte{'{': '}', '[': ']', '(': ')'}[open]
+	p.i++
+	v := jval{kind: jArray, col: col}
+	if open == '{' {
+		v.kind = jObject
+	}
+	first := true
+	for {
+		p.skipSpace()
+		if p.i < len(p.s) && p.s[p.i] == close {
+			p.i++
+			return v, nil
+		}
+		if p.json && !first {
+			if p.i >= len(p.s) || p.s[p.i] != ',' {
+				return v, p.errf("expected ',' or '%c', found %s", close, p.found())
+			}
+			p.i++
+			p.skipSpace()
+		}
+		first = false
+		if p.i >= len(p.s) {
+			return v, p.errf("expected '%c', found end of line", close)
+		}
+		if v.kind == jObject {
+			k, err := p.value()
+			if err != nil {
+				return v, err
+			}
+			if p.json && k.kind != jString {
+				return v, p.errAt(k.col, "expected a string key, found %s", k.describe())
+			}
+			p.skipSpace()
+			if p.json {
+				if p.i >= len(p.s) || p.s[p.i] != ':' {
+					return v, p.errf("expected ':', found %s", p.found())
+				}
+				p.i++
+			}
+			x, err := p.value()
+			if err != nil {
+				return v, err
+			}
+			v.keys = append(v.keys, k)
+			v.elems = append(v.elems, x)
+			continue
+		}
+		x, err := p.value()
+		if err != nil {
+			return v, err
+		}
+		v.elems = append(v.elems, x)
+	}
+}

@@ -1,0 +1,307 @@
+package history
+
+import (
+	"context"
+	"math/rand"
+	"strconv"
+	"testing"
+
+	"github.com/quasar-verify/quasar/lts"
+	"github.com/quasar-verify/quasar/relax"
+)
+
+// randomQueueHistory makes a small concurrent queue history: procs
+// processes each run a few operations one after the other at random
+// times; enqueued values are distinct; dequeue results are random (often
+// wrong); some operations are pending (Info) when withInfo.
+func randomQueueHistory(r *rand.Rand, nops, procs int, withInfo bool) *History {
+	h := &History{}
+	clock := make([]int64, procs)
+	next := 1
+	for i := 0; i < nops; i++ {
+		p := r.Intn(procs)
+		call := clock[p] + int64(r.Intn(4))
+		ret := call + 1 + int64(r.Intn(6))
+		clock[p] = ret + 1
+		o := Op{Process: p, Status: Ok, Call: call, Return: ret}
+		if r.Intn(2) == 0 {
+			o.F, o.Input = "enq", Int(int64(next))
+			next++
+		} else {
+			o.F = "deq"
+			if v := r.Intn(next + 1); v > 0 && v < next {
+				o.Output = Int(int64(v))
+			}
+		}
+		if withInfo && r.Intn(6) == 0 {
+			o.Status, o.Return = Info, Pending
+			clock[p] = 1 << 40 // a crashed process does nothing more
+		}
+		h.Ops = append(h.Ops, o)
+	}
+	// Invocation order and IDs.
+	sortOpsByCall(h.Ops)
+	for i := range h.Ops {
+		h.Ops[i].ID = i
+	}
+	return h
+}
+
+func sortOpsByCall(ops []Op) {
+	for i := 1; i < len(ops); i++ {
+		for j := i; j > 0 && ops[j].Call < ops[j-1].Call; j-- {
+			ops[j], ops[j-1] = ops[j-1], ops[j]
+		}
+	}
+}
+
+// bruteForce enumerates every order of every set of operations (all
+// completed ones plus any subset of the pending ones) that respects real
+// time, and runs accept on each: an enumeration, the oracle of the
+// memoised search.
+func bruteForce(ops []Op, accept func(order []int) bool) bool {
+	n := len(ops)
+	var pend []int
+	for i, o := range ops {
+		if o.Status == Info {
+			pend = append(pend, i)
+		}
+	}
+	for mask := 0; mask < 1<<len(pend); mask++ {
+		in := make([]bool, n)
+		for i, o := range ops {
+			in[i] = o.Status != Info
+		}
+		for b, i := range pend {
+			if mask&(1<<b) != 0 {
+				in[i] = true
+			}
+		}
+		placed := make([]bool, n)
+		var order []int
+		var rec func() bool
+		rec = func() bool {
+			done := true
+			for i := 0; i < n; i++ {
+				if in[i] && !placed[i] {
+					done = false
+				}
+			}
+			if done {
+				return accept(order)
+			}
+			for i := 0; i < n; i++ {
+				if !in[i] || placed[i] {
+					continue
+				}
+				ok := true
+				for j := 0; j < n; j++ {
+					if in[j] && !placed[j] && j != i && ops[j].Return < ops[i].Call {
+						ok = false
+						break
+					}
+				}
+				if !ok {
+					continue
+				}
+				placed[i] = true
+				order = append(order, i)
+				if rec() {
+					return true
+				}
+				order = order[:len(order)-1]
+				placed[i] = false
+			}
+			return false
+		}
+		if rec() {
+			return true
+		}
+	}
+	return false
+}
+
+// refQueue runs a sequential FIFO queue (an independent reference).
+func refQueue(ops []Op, order []int) bool {
+	var q []int64
+	for _, i := range order {
+		o := ops[i]
+		if o.F == "enq" {
+			n, _ := o.Input.Int()
+			q = append(q, n)
+			continue
+		}
+		if o.Status == Info {
+			if len(q) > 0 {
+				q = q[1:]
+			}
+			continue
+		}
+		if len(q) == 0 {
+			if !o.Output.IsNil() {
+				return false
+			}
+			continue
+		}
+		if n, ok := o.Output.Int(); !ok || n != q[0] {
+			return false
+		}
+		q = q[1:]
+	}
+	return true
+}
+
+// explicitQueue is an lts.Explicit FIFO queue over values 1..n (each
+// enqueued at most once), written independently of the container models:
+// events enq.v, deq.v, deq.0 (empty).
+func explicitQueue(n int) *lts.Explicit {
+	x := lts.NewExplicit(nil)
+	ids := map[string]lts.State{"": 0}
+	work := []string{""}
+	key := func(q []int) string {
+		s := ""
+		for _, v := range q {
+			s += strconv.Itoa(v) + ","
+		}
+		return s
+	}
+	parse := func(s string) []int {
+		var q []int
+		cur := ""
+		for _, c := range s {
+			if c == ',' {
+				v, _ := strconv.Atoi(cur)
+				q = append(q, v)
+				cur = ""
+			} else {
+				cur += string(c)
+			}
+		}
+		return q
+	}
+	state := func(q []int) lts.State {
+		k := key(q)
+		if id, ok := ids[k]; ok {
+			return id
+		}
+		id := x.AddState()
+		ids[k] = id
+		work = append(work, k)
+		return id
+	}
+	for len(work) > 0 {
+		k := work[0]
+		work = work[1:]
+		q := parse(k)
+		from := ids[k]
+		for v := 1; v <= n; v++ {
+			present := false
+			for _, w := range q {
+				present = present || w == v
+			}
+			if !present {
+				x.Add(from, "enq."+strconv.Itoa(v), state(append(append([]int(nil), q...), v)))
+			}
+		}
+		if len(q) == 0 {
+			x.Add(from, "deq.0", from)
+		} else {
+			x.Add(from, "deq."+strconv.Itoa(q[0]), state(q[1:]))
+		}
+	}
+	return x
+}
+
+func queueTrace(t *lts.EventTable, ops []Op, order []int) []lts.Event {
+	var tr []lts.Event
+	for _, i := range order {
+		o := ops[i]
+		if o.F == "enq" {
+			n, _ := o.Input.Int()
+			tr = append(tr, t.Intern("enq", int(n)))
+		} else if o.Output.IsNil() {
+			tr = append(tr, t.Intern("deq", 0))
+		} else {
+			n, _ := o.Output.Int()
+			tr = append(tr, t.Intern("deq", int(n)))
+		}
+	}
+	return tr
+}
+
+// TestSearchAgainstBruteForce compares the memoised search with the
+// enumeration of all linearizations on random small queue histories, for
+// the native queue model and for FromAutomaton of an explicit queue.
+func TestSearchAgainstBruteForce(t *testing.T) {
+	r := rand.New(rand.NewSource(1))
+	counts := map[bool]int{}
+	for it := 0; it < 400; it++ {
+		h := randomQueueHistory(r, 3+r.Intn(5), 2+r.Intn(2), true)
+		want := bruteForce(h.Ops, func(order []int) bool { return refQueue(h.Ops, order) })
+		counts[want]++
+		nvals := 0
+		for _, o := range h.Ops {
+			if o.F == "enq" {
+				nvals++
+			}
+		}
+		for _, m := range []Model{Queue(), FromAutomaton(explicitQueue(nvals))} {
+			res, err := Check(context.Background(), h, m, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if (res.Verdict == lts.Valid) != want || res.Verdict == lts.Unknown {
+				t.Fatalf("history %d (%s): search %v, brute force %v\n%s", it, m.Name(), res.Verdict, want, dumpOps(h.Ops))
+			}
+		}
+	}
+	if counts[true] < 40 || counts[false] < 40 {
+		t.Fatalf("unbalanced sample: %v", counts)
+	}
+}
+
+// TestQuasiAgainstBruteForce compares the quasi search with the
+// enumeration of all linearizations, each judged by relax.Admits (an
+// independent re-validator of the exact relaxation) on an explicit queue.
+func TestQuasiAgainstBruteForce(t *testing.T) {
+	r := rand.New(rand.NewSource(2))
+	counts := map[bool]int{}
+	for it := 0; it < 300; it++ {
+		h := randomQueueHistory(r, 3+r.Intn(4), 2, false)
+		nvals := 0
+		for _, o := range h.Ops {
+			if o.F == "enq" {
+				nvals++
+			}
+		}
+		spec := explicitQueue(nvals)
+		k := r.Intn(3)
+		cfg := deqClass(k, r.Intn(2) == 0)
+		want := bruteForce(h.Ops, func(order []int) bool {
+			ok, err := relax.Admits(spec, *cfg, queueTrace(spec.Table, h.Ops, order))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return ok
+		})
+		counts[want]++
+		res, err := Check(context.Background(), h, Queue(), Options{Quasi: cfg})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if (res.Verdict == lts.Valid) != want || res.Verdict == lts.Unknown {
+			t.Fatalf("history %d (k=%d complete=%v): search %v, brute force %v\n%s", it, k, cfg.Complete, res.Verdict, want, dumpOps(h.Ops))
+		}
+	}
+	if counts[true] < 30 || counts[false] < 30 {
+		t.Fatalf("unbalanced sample: %v", counts)
+	}
+}
+
+func dumpOps(ops []Op) string {
+	s := ""
+	for _, o := range ops {
+		s += "  " + o.String() + " [" + strconv.FormatInt(o.Call, 10) + ", " + strconv.FormatInt(o.Return, 10) + "]\n"
+	}
+	return s
+}

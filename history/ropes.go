@@ -1,0 +1,118 @@
+package history
+
+// ropes interns strings built by concatenation without materialising them:
+// a string is a leaf or (parent, arg) with its length and a polynomial hash
+// (h(a+b) = h(a)·B^len(b) + h(b) mod 2^64), so appending costs O(1). Ids are
+// canonical: a new string is looked up by (length, hash); a candidate with
+// the same derivation is the same string, any other candidate is compared
+// by contents (never by the hash alone), so equal strings share an id.
+type ropes struct {
+	nodes []rope
+	leaf  map[int32]string
+	table []int32 // open addressing over (length, hash): id+1, 0 empty
+	mask  uint64
+}
+
+type rope struct {
+	parent, arg int32 // arg < 0: a leaf
+	n           int64
+	h, p        uint64 // hash, ropeBase^n
+}
+
+const ropeBase = 0x100000001B3
+
+func newRopes() *ropes {
+	r := &ropes{leaf: map[int32]string{}, table: make([]int32, 1024), mask: 1023}
+	r.leafID("")
+	return r
+}
+
+func ropeSlot(n int64, h uint64) uint64 {
+	k := h ^ uint64(n)*0x9E3779B97F4A7C15
+	k ^= k >> 29
+	k *= 0xBF58476D1CE4E5B9
+	return k ^ k>>32
+}
+
+func (r *ropes) add(parent, arg int32, leaf string, n int64, h, p uint64) int32 {
+	i := ropeSlot(n, h) & r.mask
+	for ; r.table[i] != 0; i = (i + 1) & r.mask {
+		id := r.table[i] - 1
+		c := &r.nodes[id]
+		if c.n != n || c.h != h {
+			continue
+		}
+		if arg >= 0 && c.parent == parent && c.arg == arg || r.equalTo(id, parent, arg, leaf) {
+			return id
+		}
+	}
+	id := int32(len(r.nodes))
+	r.nodes = append(r.nodes, rope{parent: parent, arg: arg, n: n, h: h, p: p})
+	if arg < 0 {
+		r.leaf[id] = leaf
+	}
+	r.table[i] = id + 1
+	if uint64(len(r.nodes))*2 > r.mask {
+		r.table = make([]int32, 2*len(r.table))
+		r.mask = uint64(len(r.table) - 1)
+		for id := range r.nodes {
+			c := &r.nodes[id]
+			j := ropeSlot(c.n, c.h) & r.mask
+			for r.table[j] != 0 {
+				j = (j + 1) & r.mask
+			}
+			r.table[j] = int32(id) + 1
+		}
+	}
+	return id
+}
+
+// equalTo compares string id with the candidate (parent+arg, or leaf).
+func (r *ropes) equalTo(id, parent, arg int32, leaf string) bool {
+	if arg < 0 {
+		return r.str(id) == leaf
+	}
+	return r.str(id) == r.str(parent)+r.str(arg)
+}
+
+func (r *ropes) leafID(s string) int32 {
+	var h uint64
+	p := uint64(1)
+	for i := 0; i < len(s); i++ {
+		h = h*ropeBase + uint64(s[i])
+		p *= ropeBase
+	}
+	return r.add(-1, -1, s, int64(len(s)), h, p)
+}
+
+func (r *ropes) concat(a, b int32) int32 {
+	x, y := &r.nodes[a], &r.nodes[b]
+	if y.n == 0 {
+		return a
+	}
+	if x.n == 0 {
+		return b
+	}
+	return r.add(a, b, "", x.n+y.n, x.h*y.p+y.h, x.p*y.p)
+}
+
+// str materialises string id.
+func (r *ropes) str(id int32) string {
+	if r.nodes[id].arg < 0 {
+		return r.leaf[id]
+	}
+	buf := make([]byte, r.nodes[id].n)
+	r.fill(id, buf)
+	return string(buf)
+}
+
+func (r *ropes) fill(id int32, buf []byte) {
+	for r.nodes[id].arg >= 0 {
+		c := r.nodes[id]
+		pn := r.nodes[c.parent].n
+		copy(buf[pn:], r.str(c.arg))
+		buf = buf[:pn]
+		id = c.parent
+	}
+	copy(buf, r.leaf[id])
+}

@@ -1,0 +1,332 @@
+package history
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/quasar-verify/quasar/lts"
+)
+
+type part struct {
+	name string
+	ops  []Op  // renumbered: local index = position
+	ids  []int // caller's op IDs
+}
+
+func check(ctx context.Context, all []Op, m Model, opt Options) (res *Result, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			res, err = nil, panicError(r)
+		}
+	}()
+	// Drop failed ops (they did not happen); normalise pending ones.
+	ops := make([]Op, 0, len(all))
+	for _, o := range all {
+		if o.Status == Fail {
+			continue
+		}
+		if o.Return == Pending {
+			o.Status = Info
+		}
+		if o.Status == Info {
+			o.Return = Pending
+		}
+		if o.Return < o.Call {
+			return nil, fmt.Errorf("%s: operation %d returns at %d before its call at %d", lineOf(&o), o.ID, o.Return, o.Call)
+		}
+		ops = append(ops, o)
+	}
+	var parts []part
+	p, isPart := m.(Partitioner)
+	if isPart && !opt.NoPartition && opt.Quasi == nil {
+		groups, names := p.Partition(ops)
+		for gi, g := range groups {
+			pt := part{name: names[gi]}
+			for _, i := range g {
+				pt.ops = append(pt.ops, ops[i])
+				pt.ids = append(pt.ids, ops[i].ID)
+			}
+			parts = append(parts, pt)
+		}
+	} else {
+		pt := part{ops: ops}
+		for _, o := range ops {
+			pt.ids = append(pt.ids, o.ID)
+		}
+		parts = []part{pt}
+	}
+	machines := make([]Machine, len(parts))
+	for i := range parts {
+		mc, err := compile(m, parts[i].ops, opt)
+		if err != nil {
+			return nil, err
+		}
+		machines[i] = mc
+	}
+
+	start := time.Now()
+	lim := newLimits(ctx, opt.Limits)
+	results := make([]PartitionResult, len(parts))
+	cancelled := make([]bool, len(parts))
+	workers := opt.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	searches := make([]*search, len(parts))
+	if len(ops) < 1000 {
+		// Small histories: goroutines cost more than they save.
+		workers = 1
+	}
+	for i := range parts {
+		searches[i] = newSearch(machines[i], parts[i].ops, lim)
+	}
+	if len(parts) == 1 {
+		searches[0].run()
+	} else {
+		schedule(searches, opt, workers, cancelled)
+	}
+	for i := range parts {
+		results[i] = partitionResult(machines[i], parts[i], searches[i], cancelled[i])
+	}
+
+	res = &Result{Verdict: lts.Valid, Partitions: results}
+	for i, r := range results {
+		res.Stats.States += r.Stats.States
+		res.Stats.Transitions += r.Stats.Transitions
+		if r.Stats.Depth > res.Stats.Depth {
+			res.Stats.Depth = r.Stats.Depth
+		}
+		switch r.Verdict {
+		case lts.Invalid:
+			if res.Verdict != lts.Invalid {
+				res.Verdict = lts.Invalid
+				res.Failure = r.Failure
+				res.Reason = r.Reason
+				if len(parts) > 1 {
+					res.Reason = fmt.Sprintf("partition %q: %s", r.Name, r.Reason)
+				}
+			}
+		case lts.Unknown:
+			if res.Verdict == lts.Valid && !cancelled[i] {
+				res.Verdict = lts.Unknown
+				res.Reason = r.Reason
+				if len(parts) > 1 {
+					res.Reason = fmt.Sprintf("partition %q: %s", r.Name, r.Reason)
+				}
+			}
+		}
+	}
+	if res.Verdict == lts.Valid && len(results) == 1 {
+		res.Witness = results[0].Witness
+	}
+	res.Stats.Seconds = time.Since(start).Seconds()
+	res.Stats.PeakBytes = lim.peak()
+	return res, nil
+}
+
+// panicError turns a panic of the search into an error: an automaton's
+// run-time error, or an internal error.
+func panicError(r any) error {
+	if ae, ok := r.(automatonError); ok {
+		return ae.err
+	}
+	return fmt.Errorf("history: internal error: %v", r)
+}
+
+func lineOf(o *Op) string {
+	if o.Line > 0 {
+		return fmt.Sprintf("line %d", o.Line)
+	}
+	return fmt.Sprintf("op %d", o.ID)
+}
+
+// compile builds the machine of one partition: the model's own, or for a
+// quasi check the relaxed automaton of the model's events.
+func compile(m Model, ops []Op, opt Options) (Machine, error) {
+	if opt.Quasi != nil {
+		return compileQuasi(m, ops, opt.Quasi)
+	}
+	return m.Compile(ops)
+}
+
+// schedule runs the partitions in rounds: in round k every unfinished
+// partition runs a slice of firstQuantum·2^k search steps (on at most
+// workers goroutines). Unless opt.AllPartitions, after the first round in
+// which some partition is found invalid the others are cancelled. A
+// partition's progress after k slices does not depend on timing, so the
+// set of partitions decided (and the reported failure, the lowest invalid
+// one in partition order) is deterministic, while a hard partition cannot
+// delay the discovery of an easy invalid one by more than a factor of
+// about two in steps.
+func schedule(searches []*search, opt Options, workers int, cancelled []bool) {
+	n := len(searches)
+	active := make([]int, n)
+	for i := range active {
+		active[i] = i
+	}
+	outcomes := make([]outcome, n)
+	quota := int64(firstQuantum)
+	for len(active) > 0 {
+		if workers == 1 || len(active) == 1 {
+			for _, i := range active {
+				outcomes[i] = searches[i].step(quota)
+			}
+		} else {
+			var next atomic.Int64
+			var wg sync.WaitGroup
+			var mu sync.Mutex
+			var perr error
+			for w := 0; w < workers && w < len(active); w++ {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					defer func() {
+						if r := recover(); r != nil {
+							mu.Lock()
+							if perr == nil {
+								perr = panicError(r)
+							}
+							mu.Unlock()
+						}
+					}()
+					for {
+						k := int(next.Add(1) - 1)
+						if k >= len(active) {
+							return
+						}
+						i := active[k]
+						outcomes[i] = searches[i].step(quota)
+					}
+				}()
+			}
+			wg.Wait()
+			if perr != nil {
+				panic(automatonError{perr}) // re-raised in the caller's goroutine, recovered by check
+			}
+		}
+		bad := false
+		rest := active[:0]
+		for _, i := range active {
+			switch outcomes[i] {
+			case paused:
+				rest = append(rest, i)
+			case none:
+				bad = true
+			}
+		}
+		active = rest
+		if bad && !opt.AllPartitions {
+			for _, i := range active {
+				cancelled[i] = true
+				searches[i].reason = reasonCancelled
+			}
+			return
+		}
+		quota *= 2
+	}
+}
+
+func partitionResult(mc Machine, pt part, s *search, cancelled bool) PartitionResult {
+	r := PartitionResult{Name: pt.name, Ops: pt.ids}
+	r.Stats = lts.Stats{States: int64(s.states), Transitions: s.steps, Depth: len(s.longest)}
+	switch {
+	case s.witness != nil:
+		if err := verifyWitness(mc, pt.ops, s.witness, s.fin); err != nil {
+			r.Verdict = lts.Unknown
+			r.Reason = "internal error: witness rejected: " + err.Error()
+			return r
+		}
+		r.Verdict = lts.Valid
+		r.Witness = make([]int, len(s.witness))
+		for i, j := range s.witness {
+			r.Witness[i] = pt.ids[j]
+		}
+		r.Stats.Depth = len(s.witness)
+	case s.reason != "":
+		r.Verdict = lts.Unknown
+		r.Reason = s.reason
+	default:
+		r.Verdict = lts.Invalid
+		f := &Failure{Partition: pt.name, Blocked: -1, State: mc.Describe(s.lstate)}
+		for _, j := range s.longest {
+			f.Longest = append(f.Longest, pt.ids[j])
+		}
+		if s.blocked >= 0 {
+			f.Blocked = pt.ids[s.blocked]
+			o := pt.ops[s.blocked]
+			r.Reason = fmt.Sprintf("no linearization: after at most %d operations, %s (%s) cannot take effect", len(s.longest), o.String(), lineOf(&o))
+		} else {
+			r.Reason = "no linearization"
+		}
+		r.Failure = f
+	}
+	return r
+}
+
+// verifyWitness replays a linearization (local indices) on the machine and
+// checks real-time order and that every completed op is present once.
+func verifyWitness(mc Machine, ops []Op, w []int, fin Finisher) error {
+	seen := make([]bool, len(ops))
+	for _, i := range w {
+		if i < 0 || i >= len(ops) || seen[i] {
+			return fmt.Errorf("op %d repeated or out of range", i)
+		}
+		seen[i] = true
+	}
+	for i, o := range ops {
+		if !seen[i] && o.Status != Info {
+			return fmt.Errorf("completed op %d missing", o.ID)
+		}
+	}
+	// Real time: no later op in w may precede an earlier one. Sorting by
+	// call time makes this O(n log n): the max call seen so far must not
+	// exceed... simply compare each op with the minimum return of the ops after it.
+	minRet := make([]int64, len(w)+1)
+	minRet[len(w)] = Pending
+	for k := len(w) - 1; k >= 0; k-- {
+		minRet[k] = min(minRet[k+1], ops[w[k]].Return)
+	}
+	for k := range w {
+		if minRet[k+1] < ops[w[k]].Call {
+			return fmt.Errorf("op %d placed after an op that returned before its call", ops[w[k]].ID)
+		}
+	}
+	cur := mc.Init(nil)
+	var next []State
+	for _, i := range w {
+		next = next[:0]
+		for _, s := range cur {
+			next = mc.Step(s, i, next)
+		}
+		sort.Slice(next, func(a, b int) bool { return next[a] < next[b] })
+		next = dedup(next)
+		if len(next) == 0 {
+			return fmt.Errorf("model rejects %s", ops[i].String())
+		}
+		cur, next = next, cur
+	}
+	if fin != nil {
+		for _, s := range cur {
+			if fin.Final(s) {
+				return nil
+			}
+		}
+		return fmt.Errorf("linearization ends with obligations")
+	}
+	return nil
+}
+
+func dedup(s []State) []State {
+	out := s[:0]
+	for i, x := range s {
+		if i == 0 || x != s[i-1] {
+			out = append(out, x)
+		}
+	}
+	return out
+}

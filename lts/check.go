@@ -1,0 +1,553 @@
+package lts
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"sync"
+
+	"github.com/quasar-verify/quasar/internal/budget"
+	"github.com/quasar-verify/quasar/lang"
+)
+
+// Options configure a check. The zero value explores sequentially without
+// limits.
+type Options struct {
+	Limits
+	// Workers > 1 expands each BFS level in parallel; the verdict, the
+	// state count and the counterexample are the same as sequentially.
+	Workers int
+}
+
+// Step is one step of a counterexample: the event (its name, "tau" for
+// invisible steps), the component that made it, and the variables (and
+// control states) after it.
+type Step struct {
+	Event string    `json:"event"`
+	Who   string    `json:"who,omitempty"`
+	State State     `json:"-"`
+	Vars  []Binding `json:"vars,omitempty"`
+}
+
+// Result is the outcome of a check.
+type Result struct {
+	Verdict Verdict `json:"verdict"`
+	Reason  string  `json:"reason,omitempty"`
+	Stats   Stats   `json:"stats"`
+	// Trace leads from the initial state (Trace[0] has no event and shows
+	// the initial variables) to the witness or counterexample state.
+	Trace []Step `json:"trace,omitempty"`
+	// Loop, for a divergence, is the cycle of tau steps from the last
+	// state of Trace back to it.
+	Loop []Step `json:"loop,omitempty"`
+	// Value is the optimum of a reaches … with min/max check.
+	Value    int64 `json:"value,omitempty"`
+	HasValue bool  `json:"has_value,omitempty"`
+	// Err is the run-time error of the model that stopped the search (the
+	// trace leads to the state whose step failed).
+	Err *RuntimeError `json:"error,omitempty"`
+}
+
+// visitor is called for every state in BFS order with its transitions; it
+// returns true to stop the search.
+type visitor func(s State, ts []Transition) bool
+
+// bfs is a breadth-first exploration that records a parent tree, so any
+// visited state has a shortest path from the initial state.
+type bfs struct {
+	sys    System
+	opt    Options
+	b      *budget.Budget
+	parent []State // parent[s] = predecessor; unseen = noState
+	pev    []Event
+	seen   int64
+	trans  int64
+	depth  int
+	err    error
+	errAt  State
+	reason string
+}
+
+const noState = ^State(0)
+
+func newBFS(ctx context.Context, sys System, opt Options) *bfs {
+	return &bfs{sys: sys, opt: opt, b: budget.New(ctx, opt.Timeout, opt.MaxStates, opt.MaxBytes)}
+}
+
+func (x *bfs) mark(s, from State, e Event) bool {
+	for int(s) >= len(x.parent) {
+		n := max(1024, 2*len(x.parent))
+		for len(x.parent) < n {
+			x.parent = append(x.parent, noState)
+			x.pev = append(x.pev, Tau)
+		}
+	}
+	if x.parent[s] != noState {
+		return false
+	}
+	x.parent[s] = from
+	x.pev[s] = e
+	x.seen++
+	return true
+}
+
+// run explores from the initial state, calling visit on each state in BFS
+// order. It stops when visit returns true, on a limit (reason set) or on a
+// model error (err set).
+func (x *bfs) run(visit visitor) {
+	init := x.sys.Initial()
+	x.mark(init, init, Tau)
+	frontier := []State{init}
+	if x.opt.Workers > 1 {
+		x.runParallel(frontier, visit)
+		return
+	}
+	var buf []Transition
+	var next []State
+	for len(frontier) > 0 {
+		next = next[:0]
+		for i, s := range frontier {
+			if i&255 == 0 {
+				if r := x.b.Exceeded(int(x.seen)); r != "" {
+					x.reason = r
+					return
+				}
+			}
+			var err error
+			buf, err = x.sys.Successors(s, buf[:0])
+			if err != nil {
+				x.err, x.errAt = err, s
+				return
+			}
+			x.trans += int64(len(buf))
+			if visit(s, buf) {
+				return
+			}
+			for _, t := range buf {
+				if x.mark(t.Target, s, t.Event) {
+					next = append(next, t.Target)
+				}
+			}
+		}
+		if len(next) > 0 {
+			x.depth++
+		}
+		frontier, next = next, frontier
+	}
+}
+
+// runParallel expands each level with several workers, then merges in the
+// frontier's order, which makes the visit order, the parent tree and hence
+// the counterexamples identical to the sequential search.
+func (x *bfs) runParallel(frontier []State, visit visitor) {
+	w := x.opt.Workers
+	type result struct {
+		ts  []Transition
+		err error
+	}
+	var res []result
+	var next []State
+	for len(frontier) > 0 {
+		if r := x.b.Exceeded(int(x.seen)); r != "" {
+			x.reason = r
+			return
+		}
+		if cap(res) < len(frontier) {
+			res = make([]result, len(frontier))
+		}
+		res = res[:len(frontier)]
+		var wg sync.WaitGroup
+		chunk := (len(frontier) + w - 1) / w
+		for k := 0; k < w; k++ {
+			lo, hi := k*chunk, min((k+1)*chunk, len(frontier))
+			if lo >= hi {
+				break
+			}
+			wg.Add(1)
+			go func(lo, hi int) {
+				defer wg.Done()
+				for i := lo; i < hi; i++ {
+					ts, err := x.sys.Successors(frontier[i], res[i].ts[:0])
+					res[i] = result{ts: ts, err: err}
+				}
+			}(lo, hi)
+		}
+		wg.Wait()
+		next = next[:0]
+		for i, s := range frontier {
+			if res[i].err != nil {
+				x.err, x.errAt = res[i].err, s
+				return
+			}
+			ts := res[i].ts
+			x.trans += int64(len(ts))
+			if visit(s, ts) {
+				return
+			}
+			for _, t := range ts {
+				if x.mark(t.Target, s, t.Event) {
+					next = append(next, t.Target)
+				}
+			}
+		}
+		if len(next) > 0 {
+			x.depth++
+		}
+		frontier, next = next, frontier[:0]
+		if i := x.seen; i > 0 && x.opt.MaxStates > 0 && int(i) >= x.opt.MaxStates {
+			x.reason = fmt.Sprintf("state limit %d", x.opt.MaxStates)
+			return
+		}
+	}
+}
+
+// path returns the states and events from the initial state to s.
+func (x *bfs) path(s State) ([]State, []Event) {
+	var ss []State
+	var es []Event
+	for {
+		ss = append(ss, s)
+		es = append(es, x.pev[s])
+		p := x.parent[s]
+		if p == s {
+			break
+		}
+		s = p
+	}
+	for i, j := 0, len(ss)-1; i < j; i, j = i+1, j-1 {
+		ss[i], ss[j] = ss[j], ss[i]
+		es[i], es[j] = es[j], es[i]
+	}
+	return ss, es
+}
+
+// whoer is implemented by systems that can name the component that made a
+// transition (*Proc does).
+type whoer interface {
+	Who(t State, e Event, u State) string
+}
+
+// Trace renders the path of states (events[i] leads into states[i];
+// events[0] is ignored) as steps.
+func Trace(sys System, states []State, events []Event) []Step {
+	d, _ := sys.(Describer)
+	w, _ := sys.(whoer)
+	out := make([]Step, len(states))
+	for i, s := range states {
+		st := Step{State: s}
+		if i > 0 {
+			st.Event = sys.Events().Name(events[i])
+			if w != nil {
+				st.Who = w.Who(states[i-1], events[i], s)
+			}
+		}
+		if d != nil {
+			st.Vars = d.Describe(s)
+		}
+		out[i] = st
+	}
+	return out
+}
+
+func (x *bfs) finish(r *Result) *Result {
+	r.Stats = Stats{States: x.seen, Transitions: x.trans, Seconds: x.b.Seconds(), PeakBytes: x.b.Peak(), Depth: x.depth}
+	if x.err != nil {
+		r.Verdict = Unknown
+		if re, ok := x.err.(*RuntimeError); ok {
+			r.Err = re
+		} else {
+			r.Err = &RuntimeError{Msg: x.err.Error()}
+		}
+		r.Reason = "run-time error: " + x.err.Error()
+		ss, es := x.path(x.errAt)
+		r.Trace = Trace(x.sys, ss, es)
+		return r
+	}
+	if x.reason != "" && r.Verdict == Valid {
+		r.Verdict = Unknown
+		r.Reason = x.reason
+	}
+	return r
+}
+
+func (x *bfs) witness(r *Result, s State) {
+	ss, es := x.path(s)
+	r.Trace = Trace(x.sys, ss, es)
+}
+
+// Explore visits every reachable state and reports the counts (verdict
+// Valid when complete, Unknown on a limit).
+func Explore(ctx context.Context, sys System, opt Options) (*Result, error) {
+	x := newBFS(ctx, sys, opt)
+	x.run(func(State, []Transition) bool { return false })
+	r := x.finish(&Result{Verdict: Valid})
+	return r, resultErr(r)
+}
+
+func resultErr(r *Result) error {
+	if r.Err != nil {
+		return r.Err
+	}
+	return nil
+}
+
+// DeadlockFree checks that no reachable state is stuck: without
+// transitions and not successfully terminated.
+func DeadlockFree(ctx context.Context, sys System, opt Options) (*Result, error) {
+	term, _ := sys.(Terminator)
+	x := newBFS(ctx, sys, opt)
+	r := &Result{Verdict: Valid}
+	x.run(func(s State, ts []Transition) bool {
+		if len(ts) == 0 && (term == nil || !term.Terminated(s)) {
+			r.Verdict, r.Reason = Invalid, "deadlock"
+			x.witness(r, s)
+			return true
+		}
+		return false
+	})
+	x.finish(r)
+	return r, resultErr(r)
+}
+
+// NonTerminating checks that every reachable state has a transition: the
+// process neither deadlocks nor terminates.
+func NonTerminating(ctx context.Context, sys System, opt Options) (*Result, error) {
+	term, _ := sys.(Terminator)
+	x := newBFS(ctx, sys, opt)
+	r := &Result{Verdict: Valid}
+	x.run(func(s State, ts []Transition) bool {
+		if len(ts) == 0 {
+			r.Verdict, r.Reason = Invalid, "deadlock"
+			if term != nil && term.Terminated(s) {
+				r.Reason = "terminates"
+			}
+			x.witness(r, s)
+			return true
+		}
+		return false
+	})
+	x.finish(r)
+	return r, resultErr(r)
+}
+
+// Deterministic checks that no reachable state has two transitions with
+// the same label (tau included) to different states.
+func Deterministic(ctx context.Context, sys System, opt Options) (*Result, error) {
+	x := newBFS(ctx, sys, opt)
+	r := &Result{Verdict: Valid}
+	x.run(func(s State, ts []Transition) bool {
+		for i := range ts {
+			for j := i + 1; j < len(ts); j++ {
+				if ts[i].Event == ts[j].Event && ts[i].Target != ts[j].Target {
+					r.Verdict = Invalid
+					r.Reason = "nondeterministic on " + sys.Events().Name(ts[i].Event)
+					x.witness(r, s)
+					return true
+				}
+			}
+		}
+		return false
+	})
+	x.finish(r)
+	return r, resultErr(r)
+}
+
+// DivergenceFree checks that no reachable state lies on a cycle of tau
+// steps. The reachable states are explored first (BFS), then the tau
+// subgraph is searched for a cycle in state order; the counterexample is
+// the shortest path to the first state found on a cycle, and the cycle.
+func DivergenceFree(ctx context.Context, sys System, opt Options) (*Result, error) {
+	x := newBFS(ctx, sys, opt)
+	var order []State
+	x.run(func(s State, _ []Transition) bool {
+		order = append(order, s)
+		return false
+	})
+	r := &Result{Verdict: Valid}
+	if x.err != nil || x.reason != "" {
+		x.finish(r)
+		return r, resultErr(r)
+	}
+	// Iterative DFS over tau edges with colours: 1 on stack, 2 done.
+	color := make(map[State]uint8, len(order))
+	type frame struct {
+		s  State
+		ts []Transition
+		i  int
+	}
+	for _, root := range order {
+		if color[root] != 0 {
+			continue
+		}
+		stack := []frame{{s: root}}
+		color[root] = 1
+		first := true
+		for len(stack) > 0 {
+			f := &stack[len(stack)-1]
+			if first || f.ts == nil {
+				ts, err := sys.Successors(f.s, nil)
+				if err != nil {
+					x.err, x.errAt = err, f.s
+					x.finish(r)
+					return r, resultErr(r)
+				}
+				f.ts = append(ts[:0:0], ts...)
+				if f.ts == nil {
+					f.ts = []Transition{}
+				}
+				first = false
+			}
+			if f.i >= len(f.ts) {
+				color[f.s] = 2
+				stack = stack[:len(stack)-1]
+				continue
+			}
+			t := f.ts[f.i]
+			f.i++
+			if t.Event != Tau {
+				continue
+			}
+			switch color[t.Target] {
+			case 1:
+				// Cycle: from t.Target through the stack back to it.
+				k := len(stack) - 1
+				for stack[k].s != t.Target {
+					k--
+				}
+				cyc := []State{t.Target}
+				evs := []Event{Tau}
+				for _, fr := range stack[k+1:] {
+					cyc = append(cyc, fr.s)
+					evs = append(evs, Tau)
+				}
+				cyc = append(cyc, t.Target)
+				evs = append(evs, Tau)
+				r.Verdict, r.Reason = Invalid, "divergence (a cycle of tau steps)"
+				x.witness(r, t.Target)
+				r.Loop = Trace(sys, cyc, evs)[1:]
+				x.finish(r)
+				return r, nil
+			case 0:
+				color[t.Target] = 1
+				stack = append(stack, frame{s: t.Target})
+				first = true
+			}
+		}
+	}
+	x.finish(r)
+	return r, nil
+}
+
+// Reaches searches (BFS) for a state where cond holds: Valid with the
+// shortest witness, Invalid if no reachable state satisfies it. With opt
+// OptMin/OptMax, every reachable state is visited and Value is the least
+// (greatest) value of value over the states where cond holds; the witness
+// is the first such state found in BFS order.
+func Reaches(ctx context.Context, sys System, cond func(State) (bool, error), optKind lang.OptKind, value func(State) (int64, error), opt Options) (*Result, error) {
+	x := newBFS(ctx, sys, opt)
+	r := &Result{Verdict: Invalid, Reason: "no reachable state satisfies the condition"}
+	best := noState
+	var evalErr error
+	x.run(func(s State, _ []Transition) bool {
+		ok, err := cond(s)
+		if err != nil {
+			evalErr, x.errAt = err, s
+			return true
+		}
+		if !ok {
+			return false
+		}
+		if optKind == lang.OptNone {
+			best = s
+			return true
+		}
+		v, err := value(s)
+		if err != nil {
+			evalErr, x.errAt = err, s
+			return true
+		}
+		if best == noState || (optKind == lang.OptMin && v < r.Value) || (optKind == lang.OptMax && v > r.Value) {
+			best, r.Value, r.HasValue = s, v, true
+		}
+		return false
+	})
+	if evalErr != nil {
+		x.err = evalErr
+	}
+	if best != noState {
+		r.Verdict, r.Reason = Valid, ""
+		x.witness(r, best)
+	}
+	if x.reason != "" {
+		// An incomplete search proves nothing negative, and an optimum
+		// found so far may not be the optimum.
+		if r.Verdict == Invalid || optKind != lang.OptNone {
+			r.Verdict = Unknown
+			r.Reason = x.reason
+		}
+	}
+	x.finish(r)
+	return r, resultErr(r)
+}
+
+// Condition compiles a boolean (or integer) expression over the global
+// variables into a function of the states of s.
+func (s *Proc) Condition(e lang.Expr) (func(State) (int64, error), error) {
+	c, err := s.p.expr(e, &scope{})
+	if err != nil {
+		return nil, err
+	}
+	f := c.f
+	return func(t State) (int64, error) {
+		_, vars := s.decode(s.raw(t, nil), nil, nil)
+		m := machine{vars: vars}
+		v := f(&m)
+		if m.err != nil {
+			return 0, m.err
+		}
+		return v, nil
+	}, nil
+}
+
+// CheckAssertion runs a single-process assertion of the model:
+// deadlockfree, divergencefree, nonterminating, deterministic, reaches.
+func CheckAssertion(ctx context.Context, prog *Program, a *lang.AssertDecl, opt Options) (*Result, error) {
+	sys, err := prog.Process(a.Left)
+	if err != nil {
+		return nil, err
+	}
+	switch a.Kind {
+	case lang.KindDeadlockFree:
+		return DeadlockFree(ctx, sys, opt)
+	case lang.KindDivergenceFree:
+		return DivergenceFree(ctx, sys, opt)
+	case lang.KindNonTerminating:
+		return NonTerminating(ctx, sys, opt)
+	case lang.KindDeterministic:
+		return Deterministic(ctx, sys, opt)
+	case lang.KindReaches:
+		goal := a.Goal
+		cf, err := sys.Condition(goal)
+		if err != nil {
+			return nil, err
+		}
+		cond := func(s State) (bool, error) {
+			v, err := cf(s)
+			return v != 0, err
+		}
+		var value func(State) (int64, error)
+		if a.Opt != lang.OptNone {
+			if a.OptExpr == nil {
+				return nil, errAt(a, "missing expression to optimise")
+			}
+			if value, err = sys.Condition(a.OptExpr); err != nil {
+				return nil, err
+			}
+		}
+		return Reaches(ctx, sys, cond, a.Opt, value, opt)
+	}
+	return nil, errAt(a, "assertion %s is not a single-process check", a.Kind)
+}
+
+// DefaultWorkers is the number of workers that uses every available CPU.
+func DefaultWorkers() int { return runtime.GOMAXPROCS(0) }

@@ -1,0 +1,788 @@
+package lts
+
+import (
+	"fmt"
+
+	"github.com/quasar-verify/quasar/lang"
+)
+
+// This file compiles expressions and event-block statements into closures.
+// A closure reads the machine: the global variables (vars), the environment
+// of the process term it belongs to (env: parameters, index variables,
+// channel inputs) and the locals of the block being executed. Errors are
+// sticky in the machine, so the closures return plain values and callers
+// check m.err once.
+
+// machine is the scratch state of one successor computation. Each call of
+// Successors has its own (pooled), so closures need no locking.
+type machine struct {
+	vars   []int64
+	env    []int64
+	locals []int64
+	err    *RuntimeError
+}
+
+func (m *machine) fail(pos lang.Pos, format string, args ...any) {
+	if m.err == nil {
+		m.err = &RuntimeError{Pos: pos.String(), Msg: fmt.Sprintf(format, args...)}
+	}
+}
+
+type evalFn func(m *machine) int64
+
+type execFn func(m *machine)
+
+// cexpr is a compiled expression: dyn reports whether it reads variables or
+// locals (otherwise it depends only on the environment and can be evaluated
+// when a term is built); konst whether it is a compile-time constant.
+type cexpr struct {
+	f     evalFn
+	dyn   bool
+	konst bool
+	val   int64
+}
+
+func constExpr(v int64) cexpr {
+	return cexpr{f: func(*machine) int64 { return v }, konst: true, val: v}
+}
+
+// scope maps the names visible in a process body or block to their storage.
+type scope struct {
+	env    map[*lang.Symbol]int   // env slot of parameters, index and input variables
+	locals map[*lang.Symbol]int   // local slot of block variables
+	subst  map[*lang.Symbol]cexpr // macro parameters and unrolled index variables
+	nloc   *int                   // next free local slot
+	rec    *uint64                // if set, collects the env slots read
+}
+
+func (s *scope) with(sym *lang.Symbol, e cexpr) *scope {
+	n := *s
+	n.subst = make(map[*lang.Symbol]cexpr, len(s.subst)+1)
+	for k, v := range s.subst {
+		n.subst[k] = v
+	}
+	n.subst[sym] = e
+	return &n
+}
+
+// compileError is a positioned error found while compiling.
+type compileError struct {
+	pos lang.Pos
+	msg string
+}
+
+func (e *compileError) Error() string { return e.pos.String() + ": " + e.msg }
+
+func errAt(n lang.Node, format string, args ...any) error {
+	return &compileError{pos: n.Pos(), msg: fmt.Sprintf(format, args...)}
+}
+
+func boolInt(b bool) int64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func (p *Program) symOf(id *lang.Ident) *lang.Symbol {
+	if s := p.info.Uses[id]; s != nil {
+		return s
+	}
+	return p.info.Defs[id]
+}
+
+// expr compiles e in scope sc.
+func (p *Program) expr(e lang.Expr, sc *scope) (cexpr, error) {
+	if v, ok := p.info.Consts[e]; ok {
+		return constExpr(v), nil
+	}
+	switch e := e.(type) {
+	case *lang.IntLit:
+		return constExpr(e.Value), nil
+	case *lang.BoolLit:
+		return constExpr(boolInt(e.Value)), nil
+	case *lang.Ident:
+		return p.ident(e, sc)
+	case *lang.IndexExpr:
+		return p.index(e, sc)
+	case *lang.UnaryExpr:
+		x, err := p.expr(e.X, sc)
+		if err != nil {
+			return x, err
+		}
+		xf := x.f
+		var f evalFn
+		switch e.Op {
+		case "!":
+			f = func(m *machine) int64 { return boolInt(xf(m) == 0) }
+		case "-":
+			f = func(m *machine) int64 { return -xf(m) }
+		case "+":
+			f = xf
+		default:
+			return cexpr{}, errAt(e, "unsupported operator %s", e.Op)
+		}
+		return p.fold(cexpr{f: f, dyn: x.dyn}, x.konst), nil
+	case *lang.BinaryExpr:
+		return p.binary(e, sc)
+	case *lang.CondExpr:
+		c, err := p.expr(e.Cond, sc)
+		if err != nil {
+			return c, err
+		}
+		x, err := p.expr(e.X, sc)
+		if err != nil {
+			return x, err
+		}
+		y, err := p.expr(e.Y, sc)
+		if err != nil {
+			return y, err
+		}
+		cf, xf, yf := c.f, x.f, y.f
+		f := func(m *machine) int64 {
+			if cf(m) != 0 {
+				return xf(m)
+			}
+			return yf(m)
+		}
+		return p.fold(cexpr{f: f, dyn: c.dyn || x.dyn || y.dyn}, c.konst && x.konst && y.konst), nil
+	case *lang.CallExpr:
+		def := p.info.Macros[e.Func.Name]
+		if def == nil {
+			return cexpr{}, errAt(e, "undefined macro %s", e.Func.Name)
+		}
+		if len(def.Params) != len(e.Args) {
+			return cexpr{}, errAt(e, "macro %s takes %d arguments, found %d", e.Func.Name, len(def.Params), len(e.Args))
+		}
+		inner := sc
+		for i, prm := range def.Params {
+			a, err := p.expr(e.Args[i], sc)
+			if err != nil {
+				return a, err
+			}
+			sym := p.info.Defs[prm]
+			if sym == nil {
+				return cexpr{}, errAt(prm, "unresolved macro parameter %s", prm.Name)
+			}
+			inner = inner.with(sym, a)
+		}
+		return p.expr(def.Value, inner)
+	case *lang.IndexedBoolExpr:
+		vals, sym, err := p.indexValues(e.Index, sc)
+		if err != nil {
+			return cexpr{}, err
+		}
+		and := e.Op == "&&"
+		var parts []evalFn
+		dyn, konst := false, true
+		for _, v := range vals {
+			b, err := p.expr(e.Body, sc.with(sym, constExpr(v)))
+			if err != nil {
+				return b, err
+			}
+			parts = append(parts, b.f)
+			dyn = dyn || b.dyn
+			konst = konst && b.konst
+		}
+		f := func(m *machine) int64 {
+			for _, g := range parts {
+				if (g(m) != 0) != and {
+					return boolInt(!and)
+				}
+			}
+			return boolInt(and)
+		}
+		return p.fold(cexpr{f: f, dyn: dyn}, konst), nil
+	}
+	return cexpr{}, errAt(e, "unsupported expression")
+}
+
+// fold evaluates a constant expression now.
+func (p *Program) fold(c cexpr, konst bool) cexpr {
+	if !konst {
+		return c
+	}
+	var m machine
+	v := c.f(&m)
+	if m.err != nil {
+		return c // keep the error for run time, where it carries the trace
+	}
+	return constExpr(v)
+}
+
+// indexValues evaluates a single index variable's set, which must not
+// depend on variables (it is unrolled at compile time).
+func (p *Program) indexValues(ivs []*lang.IndexVar, sc *scope) ([]int64, *lang.Symbol, error) {
+	if len(ivs) != 1 || ivs[0].Var == nil {
+		if len(ivs) > 0 {
+			return nil, nil, errAt(ivs[0], "only one index variable is supported here")
+		}
+		return nil, nil, fmt.Errorf("missing index")
+	}
+	iv := ivs[0]
+	vals, err := p.setValues(iv.Set, sc, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	sym := p.info.Defs[iv.Var]
+	if sym == nil {
+		return nil, nil, errAt(iv.Var, "unresolved index variable %s", iv.Var.Name)
+	}
+	return vals, sym, nil
+}
+
+// setValues evaluates an index set with the given environment (nil: it
+// must be constant).
+func (p *Program) setValues(s *lang.IndexSet, sc *scope, env []int64) ([]int64, error) {
+	eval := func(e lang.Expr) (int64, error) {
+		c, err := p.expr(e, sc)
+		if err != nil {
+			return 0, err
+		}
+		if c.dyn {
+			return 0, errAt(e, "index set must not depend on variables")
+		}
+		m := machine{env: env}
+		v := c.f(&m)
+		if m.err != nil {
+			return 0, m.err
+		}
+		return v, nil
+	}
+	var out []int64
+	if s.Range != nil {
+		lo, err := eval(s.Range.Lo)
+		if err != nil {
+			return nil, err
+		}
+		hi, err := eval(s.Range.Hi)
+		if err != nil {
+			return nil, err
+		}
+		if hi-lo > 1<<16 {
+			return nil, errAt(s, "index set too large")
+		}
+		for v := lo; v <= hi; v++ {
+			out = append(out, v)
+		}
+		return out, nil
+	}
+	for _, e := range s.Elems {
+		v, err := eval(e)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+func (p *Program) ident(id *lang.Ident, sc *scope) (cexpr, error) {
+	sym := p.symOf(id)
+	if sym == nil {
+		if def := p.info.Macros[id.Name]; def != nil && len(def.Params) == 0 {
+			return p.expr(def.Value, sc)
+		}
+		return cexpr{}, errAt(id, "unresolved name %s", id.Name)
+	}
+	if c, ok := sc.subst[sym]; ok {
+		return c, nil
+	}
+	switch sym.Kind {
+	case lang.SymConst, lang.SymEnum:
+		return constExpr(sym.Value), nil
+	case lang.SymProp:
+		def := p.info.Macros[sym.Name]
+		if def == nil {
+			return cexpr{}, errAt(id, "undefined proposition %s", sym.Name)
+		}
+		return p.expr(def.Value, sc)
+	case lang.SymVar:
+		vi := p.info.Vars[sym.Slot]
+		if vi.Dims != nil {
+			return cexpr{}, errAt(id, "array %s used without an index", id.Name)
+		}
+		off := p.varBase[sym.Slot]
+		return cexpr{f: func(m *machine) int64 { return m.vars[off] }, dyn: true}, nil
+	case lang.SymLocal:
+		slot, ok := sc.locals[sym]
+		if !ok {
+			return cexpr{}, errAt(id, "local %s used outside its block", id.Name)
+		}
+		return cexpr{f: func(m *machine) int64 { return m.locals[slot] }, dyn: true}, nil
+	case lang.SymParam, lang.SymIndex, lang.SymInput:
+		slot, ok := sc.env[sym]
+		if !ok {
+			return cexpr{}, errAt(id, "%s is not bound here", id.Name)
+		}
+		if sc.rec != nil && slot < 64 {
+			*sc.rec |= 1 << slot
+		}
+		return cexpr{f: func(m *machine) int64 { return m.env[slot] }}, nil
+	}
+	return cexpr{}, errAt(id, "%s cannot be used as a value", id.Name)
+}
+
+// lvalue locates a variable element: a global (vars) or a local (locals),
+// with a flattened offset computed at run time.
+type lvalue struct {
+	local  bool
+	base   int
+	offset evalFn // nil for a scalar
+	slot   int    // Info.Vars index for globals (range checks, names)
+	dyn    bool
+}
+
+// access resolves a[i][j] or x into its storage.
+func (p *Program) access(e lang.Expr, sc *scope) (lvalue, error) {
+	var idx []lang.Expr
+	x := e
+	for {
+		ie, ok := x.(*lang.IndexExpr)
+		if !ok {
+			break
+		}
+		idx = append([]lang.Expr{ie.Index}, idx...)
+		x = ie.X
+	}
+	id, ok := x.(*lang.Ident)
+	if !ok {
+		return lvalue{}, errAt(e, "expected a variable")
+	}
+	sym := p.symOf(id)
+	if sym == nil {
+		return lvalue{}, errAt(id, "unresolved name %s", id.Name)
+	}
+	var lv lvalue
+	var dims []int
+	switch sym.Kind {
+	case lang.SymVar:
+		vi := p.info.Vars[sym.Slot]
+		lv = lvalue{base: p.varBase[sym.Slot], slot: sym.Slot}
+		dims = vi.Dims
+	case lang.SymLocal:
+		slot, ok := sc.locals[sym]
+		if !ok {
+			return lvalue{}, errAt(id, "local %s used outside its block", id.Name)
+		}
+		lv = lvalue{local: true, base: slot, slot: -1}
+		dims = p.localDims[sym]
+	default:
+		return lvalue{}, errAt(id, "%s is not a variable", id.Name)
+	}
+	if len(idx) != len(dims) {
+		return lvalue{}, errAt(e, "%s has %d dimensions, found %d indices", id.Name, len(dims), len(idx))
+	}
+	if len(idx) == 0 {
+		return lv, nil
+	}
+	fs := make([]evalFn, len(idx))
+	pos := make([]lang.Pos, len(idx))
+	for i, ix := range idx {
+		c, err := p.expr(ix, sc)
+		if err != nil {
+			return lv, err
+		}
+		fs[i] = c.f
+		pos[i] = ix.Pos()
+		lv.dyn = lv.dyn || c.dyn
+	}
+	name := id.Name
+	lv.offset = func(m *machine) int64 {
+		var off int64
+		for i, f := range fs {
+			v := f(m)
+			if v < 0 || v >= int64(dims[i]) {
+				m.fail(pos[i], "index %d out of range [0, %d) of %s", v, dims[i], name)
+				return 0
+			}
+			off = off*int64(dims[i]) + v
+		}
+		return off
+	}
+	return lv, nil
+}
+
+func (p *Program) index(e *lang.IndexExpr, sc *scope) (cexpr, error) {
+	lv, err := p.access(e, sc)
+	if err != nil {
+		return cexpr{}, err
+	}
+	base, off := lv.base, lv.offset
+	if lv.local {
+		return cexpr{f: func(m *machine) int64 { return m.locals[base+int(off(m))] }, dyn: true}, nil
+	}
+	return cexpr{f: func(m *machine) int64 { return m.vars[base+int(off(m))] }, dyn: true}, nil
+}
+
+func (p *Program) binary(e *lang.BinaryExpr, sc *scope) (cexpr, error) {
+	x, err := p.expr(e.X, sc)
+	if err != nil {
+		return x, err
+	}
+	y, err := p.expr(e.Y, sc)
+	if err != nil {
+		return y, err
+	}
+	xf, yf := x.f, y.f
+	pos := e.Pos()
+	var f evalFn
+	switch e.Op {
+	case "&&":
+		f = func(m *machine) int64 { return boolInt(xf(m) != 0 && yf(m) != 0) }
+	case "||":
+		f = func(m *machine) int64 { return boolInt(xf(m) != 0 || yf(m) != 0) }
+	case "==":
+		f = func(m *machine) int64 { return boolInt(xf(m) == yf(m)) }
+	case "!=":
+		f = func(m *machine) int64 { return boolInt(xf(m) != yf(m)) }
+	case "<":
+		f = func(m *machine) int64 { return boolInt(xf(m) < yf(m)) }
+	case "<=":
+		f = func(m *machine) int64 { return boolInt(xf(m) <= yf(m)) }
+	case ">":
+		f = func(m *machine) int64 { return boolInt(xf(m) > yf(m)) }
+	case ">=":
+		f = func(m *machine) int64 { return boolInt(xf(m) >= yf(m)) }
+	case "+":
+		f = func(m *machine) int64 { return xf(m) + yf(m) }
+	case "-":
+		f = func(m *machine) int64 { return xf(m) - yf(m) }
+	case "*":
+		f = func(m *machine) int64 { return xf(m) * yf(m) }
+	case "/":
+		f = func(m *machine) int64 {
+			a, b := xf(m), yf(m)
+			if b == 0 {
+				m.fail(pos, "division by zero")
+				return 0
+			}
+			return a / b
+		}
+	case "%":
+		f = func(m *machine) int64 {
+			a, b := xf(m), yf(m)
+			if b == 0 {
+				m.fail(pos, "division by zero")
+				return 0
+			}
+			return a % b
+		}
+	case "&":
+		f = func(m *machine) int64 { return xf(m) & yf(m) }
+	case "|":
+		f = func(m *machine) int64 { return xf(m) | yf(m) }
+	case "^", "xor":
+		f = func(m *machine) int64 { return xf(m) ^ yf(m) }
+	default:
+		return cexpr{}, errAt(e, "unsupported operator %s", e.Op)
+	}
+	return p.fold(cexpr{f: f, dyn: x.dyn || y.dyn}, x.konst && y.konst), nil
+}
+
+// block compiles an event block. Locals get slots after the ones already
+// in use by enclosing blocks (none: blocks do not nest across events).
+func (p *Program) block(b *lang.Block, sc *scope) (execFn, error) {
+	n := 0
+	inner := *sc
+	inner.locals = map[*lang.Symbol]int{}
+	for k, v := range sc.locals {
+		inner.locals[k] = v
+	}
+	inner.nloc = &n
+	f, err := p.stmts(b.Stmts, &inner)
+	if err != nil {
+		return nil, err
+	}
+	if n > p.maxLocals {
+		p.maxLocals = n
+	}
+	return f, nil
+}
+
+func (p *Program) stmts(ss []lang.Stmt, sc *scope) (execFn, error) {
+	fs := make([]execFn, 0, len(ss))
+	for _, s := range ss {
+		f, err := p.stmt(s, sc)
+		if err != nil {
+			return nil, err
+		}
+		if f != nil {
+			fs = append(fs, f)
+		}
+	}
+	switch len(fs) {
+	case 0:
+		return func(*machine) {}, nil
+	case 1:
+		return fs[0], nil
+	}
+	return func(m *machine) {
+		for _, f := range fs {
+			f(m)
+			if m.err != nil {
+				return
+			}
+		}
+	}, nil
+}
+
+const maxLoop = 1 << 20
+
+func (p *Program) stmt(s lang.Stmt, sc *scope) (execFn, error) {
+	switch s := s.(type) {
+	case *lang.Block:
+		return p.stmts(s.Stmts, sc)
+	case *lang.AssignStmt:
+		rhs, err := p.expr(s.RHS, sc)
+		if err != nil {
+			return nil, err
+		}
+		op := s.Op
+		if op != "=" {
+			// x op= e is x = x op e.
+			bin := &lang.BinaryExpr{Span: s.Span, Op: op[:len(op)-1], X: s.LHS, Y: s.RHS}
+			if rhs, err = p.binary(bin, sc); err != nil {
+				return nil, err
+			}
+		}
+		return p.assign(s.LHS, rhs.f, sc, s.Pos())
+	case *lang.IncDecStmt:
+		x, err := p.expr(s.LHS, sc)
+		if err != nil {
+			return nil, err
+		}
+		xf := x.f
+		d := int64(1)
+		if !s.Inc {
+			d = -1
+		}
+		return p.assign(s.LHS, func(m *machine) int64 { return xf(m) + d }, sc, s.Pos())
+	case *lang.LocalVarStmt:
+		sym := p.info.Defs[s.Name]
+		if sym == nil {
+			return nil, errAt(s.Name, "unresolved local %s", s.Name.Name)
+		}
+		size := 1
+		var dims []int
+		for _, d := range s.Dims {
+			c, err := p.expr(d, sc)
+			if err != nil {
+				return nil, err
+			}
+			if !c.konst || c.val <= 0 {
+				return nil, errAt(d, "array dimension must be a positive constant")
+			}
+			dims = append(dims, int(c.val))
+			size *= int(c.val)
+		}
+		slot := *sc.nloc
+		*sc.nloc += size
+		sc.locals[sym] = slot
+		if dims != nil {
+			p.localDims[sym] = dims
+		}
+		var init []evalFn
+		if s.Init != nil {
+			if al, ok := s.Init.(*lang.ArrayLit); ok {
+				vals, err := p.arrayLit(al, sc)
+				if err != nil {
+					return nil, err
+				}
+				for _, v := range vals {
+					init = append(init, v.f)
+				}
+			} else {
+				c, err := p.expr(s.Init, sc)
+				if err != nil {
+					return nil, err
+				}
+				init = []evalFn{c.f}
+			}
+		}
+		if len(init) > size {
+			return nil, errAt(s, "too many initial values for %s", s.Name.Name)
+		}
+		return func(m *machine) {
+			for i := 0; i < size; i++ {
+				var v int64
+				if i < len(init) {
+					v = init[i](m)
+				}
+				m.locals[slot+i] = v
+			}
+		}, nil
+	case *lang.IfStmt:
+		c, err := p.expr(s.Cond, sc)
+		if err != nil {
+			return nil, err
+		}
+		th, err := p.stmts(s.Then.Stmts, sc)
+		if err != nil {
+			return nil, err
+		}
+		el := func(*machine) {}
+		if s.Else != nil {
+			if el, err = p.stmt(s.Else, sc); err != nil {
+				return nil, err
+			}
+		}
+		cf := c.f
+		return func(m *machine) {
+			v := cf(m)
+			if m.err != nil {
+				return
+			}
+			if v != 0 {
+				th(m)
+			} else {
+				el(m)
+			}
+		}, nil
+	case *lang.WhileStmt:
+		c, err := p.expr(s.Cond, sc)
+		if err != nil {
+			return nil, err
+		}
+		body, err := p.stmts(s.Body.Stmts, sc)
+		if err != nil {
+			return nil, err
+		}
+		cf := c.f
+		pos := s.Pos()
+		return func(m *machine) {
+			for n := 0; ; n++ {
+				if cf(m) == 0 || m.err != nil {
+					return
+				}
+				if n > maxLoop {
+					m.fail(pos, "while loop did not terminate after %d iterations", maxLoop)
+					return
+				}
+				body(m)
+				if m.err != nil {
+					return
+				}
+			}
+		}, nil
+	case *lang.ExprStmt:
+		c, err := p.expr(s.X, sc)
+		if err != nil {
+			return nil, err
+		}
+		cf := c.f
+		return func(m *machine) { cf(m) }, nil
+	}
+	return nil, errAt(s, "unsupported statement")
+}
+
+// assign stores the value of rhs into lhs, checking declared ranges.
+func (p *Program) assign(lhs lang.Expr, rhs evalFn, sc *scope, pos lang.Pos) (execFn, error) {
+	lv, err := p.access(lhs, sc)
+	if err != nil {
+		return nil, err
+	}
+	base, off := lv.base, lv.offset
+	if lv.local {
+		if off == nil {
+			return func(m *machine) { m.locals[base] = rhs(m) }, nil
+		}
+		return func(m *machine) {
+			v := rhs(m)
+			o := off(m)
+			if m.err == nil {
+				m.locals[base+int(o)] = v
+			}
+		}, nil
+	}
+	vi := p.info.Vars[lv.slot]
+	name := vi.Decl.Name.Name
+	if vi.Ranged {
+		lo, hi := vi.Lo, vi.Hi
+		if off == nil {
+			return func(m *machine) {
+				v := rhs(m)
+				if v < lo || v > hi {
+					m.fail(pos, "value %d of %s outside its range {%d..%d}", v, name, lo, hi)
+					return
+				}
+				m.vars[base] = v
+			}, nil
+		}
+		return func(m *machine) {
+			v := rhs(m)
+			o := off(m)
+			if m.err != nil {
+				return
+			}
+			if v < lo || v > hi {
+				m.fail(pos, "value %d of %s outside its range {%d..%d}", v, name, lo, hi)
+				return
+			}
+			m.vars[base+int(o)] = v
+		}, nil
+	}
+	if off == nil {
+		return func(m *machine) { m.vars[base] = rhs(m) }, nil
+	}
+	return func(m *machine) {
+		v := rhs(m)
+		o := off(m)
+		if m.err == nil {
+			m.vars[base+int(o)] = v
+		}
+	}, nil
+}
+
+// arrayLit flattens an array initialiser.
+func (p *Program) arrayLit(al *lang.ArrayLit, sc *scope) ([]cexpr, error) {
+	var out []cexpr
+	for _, el := range al.Elems {
+		if sub, ok := el.Value.(*lang.ArrayLit); ok {
+			vs, err := p.arrayLit(sub, sc)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, vs...)
+			continue
+		}
+		v, err := p.expr(el.Value, sc)
+		if err != nil {
+			return nil, err
+		}
+		switch {
+		case el.Count != nil:
+			n, err := p.expr(el.Count, sc)
+			if err != nil {
+				return nil, err
+			}
+			if !n.konst || n.val < 0 || n.val > 1<<20 {
+				return nil, errAt(el.Count, "repetition count must be a small constant")
+			}
+			for i := int64(0); i < n.val; i++ {
+				out = append(out, v)
+			}
+		case el.To != nil:
+			to, err := p.expr(el.To, sc)
+			if err != nil {
+				return nil, err
+			}
+			if !v.konst || !to.konst {
+				return nil, errAt(el, "range bounds must be constants")
+			}
+			step := int64(1)
+			if to.val < v.val {
+				step = -1
+			}
+			for x := v.val; ; x += step {
+				out = append(out, constExpr(x))
+				if x == to.val {
+					break
+				}
+			}
+		default:
+			out = append(out, v)
+		}
+	}
+	return out, nil
+}

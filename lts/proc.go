@@ -1,0 +1,540 @@
+package lts
+
+import (
+	"encoding/binary"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/quasar-verify/quasar/internal/intern"
+	"github.com/quasar-verify/quasar/lang"
+)
+
+// Proc is the on-the-fly LTS of one process of a program. Its top level is
+// flattened: optional hiding over a parallel composition of components.
+// A state is the byte string [component term ids (uvarint)] [variable
+// slots (zigzag varint)], interned in an arena-backed set that gives it a
+// dense uint32 id. Successors is safe for concurrent use.
+type Proc struct {
+	p      *Program
+	name   string
+	hides  []*evset
+	op     lang.ParOp
+	alphas []*evset
+	ncomp  int
+	names  []string
+
+	mu    sync.Mutex
+	store *intern.Set
+	init  State
+	pool  sync.Pool
+}
+
+var (
+	_ System     = (*Proc)(nil)
+	_ Terminator = (*Proc)(nil)
+	_ Describer  = (*Proc)(nil)
+	_ Sized      = (*Proc)(nil)
+)
+
+// Process builds the system of a process expression, usually an assertion
+// operand such as `Impl()`.
+func (p *Program) Process(q lang.Proc) (sys *Proc, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			sys, err = nil, fmt.Errorf("lts: internal error: %v", r)
+		}
+	}()
+	n, err := p.operandNode(q)
+	if err != nil {
+		return nil, err
+	}
+	name := "process"
+	if r, ok := q.(*lang.RefProc); ok {
+		name = r.Name.Name
+	}
+	t, err := p.norm(n, make([]int64, n.def.nslots), 0)
+	if err != nil {
+		return nil, err
+	}
+	return p.newProc(name, t)
+}
+
+// ProcessByName builds the system of the definition name applied to args.
+func (p *Program) ProcessByName(name string, args ...int64) (sys *Proc, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			sys, err = nil, fmt.Errorf("lts: internal error: %v", r)
+		}
+	}()
+	def := p.defs[name]
+	if def == nil {
+		return nil, fmt.Errorf("lts: no process named %s", name)
+	}
+	if len(args) != def.params {
+		return nil, fmt.Errorf("lts: process %s takes %d arguments, found %d", name, def.params, len(args))
+	}
+	env := make([]int64, def.nslots)
+	copy(env, args)
+	t, err := p.norm(def.body, env, 0)
+	if err != nil {
+		return nil, err
+	}
+	return p.newProc(name, t)
+}
+
+func (p *Program) newProc(name string, t uint32) (*Proc, error) {
+	s := &Proc{p: p, name: name, op: lang.Interleave, store: intern.New(1 << 10)}
+	for p.term(t).kind == kHide {
+		tm := p.term(t)
+		s.hides = append(s.hides, tm.set)
+		t = tm.kids[0]
+	}
+	var comps []uint32
+	if tm := p.term(t); tm.kind == kPar {
+		s.op = lang.ParOp(tm.op)
+		var flatten func(tm *term)
+		flatten = func(tm *term) {
+			for i, k := range tm.kids {
+				kt := p.term(k)
+				if kt.kind == kPar && kt.op == tm.op {
+					flatten(kt)
+					continue
+				}
+				comps = append(comps, k)
+				if s.op == lang.Parallel {
+					s.alphas = append(s.alphas, tm.alphas[i])
+				}
+			}
+		}
+		flatten(tm)
+	} else {
+		comps = []uint32{t}
+	}
+	s.ncomp = len(comps)
+	for _, c := range comps {
+		s.names = append(s.names, p.termName(c))
+	}
+	enc := s.encode(nil, comps, p.init)
+	id, _ := s.store.Intern(enc)
+	s.init = State(id)
+	return s, nil
+}
+
+// Name is the process's name.
+func (s *Proc) Name() string { return s.name }
+
+func (s *Proc) Initial() State          { return s.init }
+func (s *Proc) Events() *EventTable     { return s.p.events }
+func (s *Proc) Program() *Program       { return s.p }
+func (s *Proc) Components() []string    { return append([]string(nil), s.names...) }
+func (s *Proc) Terminated(t State) bool { return s.terminated(t) }
+
+func (s *Proc) NumStates() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.store.Len()
+}
+
+func (s *Proc) Bytes() int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.store.Bytes()
+}
+
+func (s *Proc) encode(b []byte, comps []uint32, vars []int64) []byte {
+	for _, c := range comps {
+		b = binary.AppendUvarint(b, uint64(c))
+	}
+	for _, v := range vars {
+		b = binary.AppendVarint(b, v)
+	}
+	return b
+}
+
+func (s *Proc) decode(b []byte, comps []uint32, vars []int64) ([]uint32, []int64) {
+	comps, vars = comps[:0], vars[:0]
+	for i := 0; i < s.ncomp; i++ {
+		v, n := binary.Uvarint(b)
+		b = b[n:]
+		comps = append(comps, uint32(v))
+	}
+	for len(b) > 0 {
+		v, n := binary.Varint(b)
+		b = b[n:]
+		vars = append(vars, v)
+	}
+	return comps, vars
+}
+
+// raw copies the encoding of t into buf.
+func (s *Proc) raw(t State, buf []byte) []byte {
+	s.mu.Lock()
+	buf = append(buf[:0], s.store.Get(uint32(t))...)
+	s.mu.Unlock()
+	return buf
+}
+
+func (s *Proc) terminated(t State) bool {
+	var cb [16]uint32
+	var vb [16]int64
+	comps, _ := s.decode(s.raw(t, nil), cb[:0], vb[:0])
+	for _, c := range comps {
+		if c != termSkip {
+			return false
+		}
+	}
+	return true
+}
+
+// scratch is the per-call working memory of Successors.
+type scratch struct {
+	m      machine
+	raw    []byte
+	comps  []uint32
+	vars   []int64
+	ncomps []uint32
+	nv     []int64
+	c      combiner
+	enc    []byte
+	ends   []int
+	evs    []Event
+	who    []int32
+}
+
+func (s *Proc) getScratch() *scratch {
+	if x := s.pool.Get(); x != nil {
+		return x.(*scratch)
+	}
+	return &scratch{m: machine{locals: make([]int64, s.p.maxLocals+1)}}
+}
+
+// Successors appends the transitions of t, in a deterministic order.
+func (s *Proc) Successors(t State, buf []Transition) (out []Transition, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			out, err = buf, fmt.Errorf("lts: internal error: %v", r)
+		}
+	}()
+	x := s.getScratch()
+	defer s.pool.Put(x)
+	if err := s.expand(t, x); err != nil {
+		return buf, err
+	}
+	s.mu.Lock()
+	start := 0
+	for i, end := range x.ends {
+		id, _ := s.store.Intern(x.enc[start:end])
+		start = end
+		buf = append(buf, Transition{Event: x.evs[i], Target: State(id)})
+	}
+	s.mu.Unlock()
+	return buf, nil
+}
+
+// expand computes the encoded successors of t into x.enc/x.ends/x.evs/x.who.
+func (s *Proc) expand(t State, x *scratch) error {
+	p := s.p
+	x.raw = s.raw(t, x.raw)
+	x.comps, x.vars = s.decode(x.raw, x.comps, x.vars)
+	m := &x.m
+	m.err = nil
+	c := &x.c
+	c.flat, c.starts = c.flat[:0], c.starts[:0]
+	x.enc, x.ends, x.evs, x.who = x.enc[:0], x.ends[:0], x.evs[:0], x.who[:0]
+	for i, ct := range x.comps {
+		c.starts = append(c.starts, int32(len(c.flat)))
+		if ct == termSkip || ct == termStop {
+			continue
+		}
+		m.vars = x.vars
+		es, err := p.templates(ct)
+		if err == errComplex {
+			es, err = p.build(ct, m)
+		}
+		if err != nil {
+			return err
+		}
+		n := len(c.flat)
+		for j := range es {
+			m.vars = x.vars
+			if c.flat, err = p.inst(&es[j], m, c.flat); err != nil {
+				return err
+			}
+		}
+		for k := n; k < len(c.flat); k++ {
+			c.flat[k].who = int32(i)
+		}
+	}
+	c.starts = append(c.starts, int32(len(c.flat)))
+	m.vars = x.vars
+	if err := p.combine(c, s.op, s.alphas, false, m); err != nil {
+		return err
+	}
+	atomicOnly := false
+	for _, j := range c.joints {
+		if j.atomic {
+			atomicOnly = true
+			break
+		}
+	}
+	if cap(x.nv) < len(x.vars) {
+		x.nv = make([]int64, len(x.vars))
+	}
+	x.nv = x.nv[:len(x.vars)]
+	for _, j := range c.joints {
+		if atomicOnly && !j.atomic {
+			continue
+		}
+		if err := s.fire(x, j); err != nil {
+			return err
+		}
+		ev := j.ev
+		for _, h := range s.hides {
+			if p.has(h, ev) {
+				ev = Tau
+				break
+			}
+		}
+		x.enc = s.encode(x.enc, x.ncomps, x.nv)
+		x.ends = append(x.ends, len(x.enc))
+		x.evs = append(x.evs, ev)
+		x.who = append(x.who, c.flat[c.parts[j.off]].who)
+	}
+	return nil
+}
+
+// fire executes joint j from the decoded state into x.ncomps and x.nv.
+func (s *Proc) fire(x *scratch, j joint) error {
+	p := s.p
+	c := &x.c
+	m := &x.m
+	copy(x.nv, x.vars)
+	x.ncomps = append(x.ncomps[:0], x.comps...)
+	m.vars = x.nv
+	parts := c.parts[j.off : j.off+j.n]
+	for k, pi := range parts {
+		e := &c.flat[pi]
+		target := e.target
+		if j.pair && k == 1 {
+			a := &c.flat[parts[0]]
+			ne := make([]int64, max(len(e.env), e.node.def.nslots))
+			copy(ne, e.env)
+			for i, sl := range e.node.slots {
+				if sl >= 0 && i < int(a.nv) {
+					ne[sl] = a.vals[i]
+				}
+			}
+			t, err := p.bindTarget(e.node, ne, e.wraps)
+			if err != nil {
+				return err
+			}
+			target = t
+			if e.block.f != nil {
+				m.env = ne
+				e.block.f(m)
+			}
+		} else {
+			p.apply(e, m)
+		}
+		if m.err != nil {
+			return m.err
+		}
+		x.ncomps[e.who] = target
+	}
+	return nil
+}
+
+// apply runs the effects of an instantiated edge on m.vars.
+func (p *Program) apply(e *edge, m *machine) {
+	if e.sub != nil {
+		for i := range e.sub {
+			p.apply(&e.sub[i], m)
+			if m.err != nil {
+				return
+			}
+		}
+		return
+	}
+	if e.block.f != nil {
+		m.env = e.block.env
+		if e.benv != nil {
+			m.env = e.benv
+		}
+		e.block.f(m)
+		if m.err != nil {
+			return
+		}
+	}
+	switch e.bop {
+	case bopPush:
+		cd := e.node.ch
+		base := cd.base + int(e.ch)*cd.instSlots()
+		n := int(m.vars[base])
+		at := base + 1 + n*cd.arity
+		for i := 0; i < cd.arity; i++ {
+			var v int64
+			if i < int(e.nv) {
+				v = e.vals[i]
+			}
+			m.vars[at+i] = v
+		}
+		m.vars[base]++
+	case bopPop:
+		cd := e.node.ch
+		base := cd.base + int(e.ch)*cd.instSlots()
+		n := int(m.vars[base])
+		copy(m.vars[base+1:], m.vars[base+1+cd.arity:base+1+n*cd.arity])
+		for i := base + 1 + (n-1)*cd.arity; i < base+1+n*cd.arity; i++ {
+			m.vars[i] = 0
+		}
+		m.vars[base]--
+	}
+}
+
+// Who names the component(s) that moved in the transition t -e-> u (the
+// first such transition in the deterministic order), or "" if none.
+func (s *Proc) Who(t State, e Event, u State) string {
+	x := s.getScratch()
+	defer s.pool.Put(x)
+	if err := s.expand(t, x); err != nil {
+		return ""
+	}
+	start := 0
+	for i, end := range x.ends {
+		enc := x.enc[start:end]
+		start = end
+		if x.evs[i] != e {
+			continue
+		}
+		s.mu.Lock()
+		id, ok := s.store.Lookup(enc)
+		s.mu.Unlock()
+		if ok && State(id) == u {
+			return s.names[x.who[i]]
+		}
+	}
+	return ""
+}
+
+// Describe shows the variables of t and the control state of each
+// component.
+func (s *Proc) Describe(t State) []Binding {
+	p := s.p
+	comps, vars := s.decode(s.raw(t, nil), nil, nil)
+	var out []Binding
+	for i, vi := range p.info.Vars {
+		base := p.varBase[i]
+		n := 1
+		for _, d := range vi.Dims {
+			n *= d
+		}
+		out = append(out, Binding{Name: vi.Decl.Name.Name, Value: formatVals(vars[base:base+n], vi.Dims != nil, vi.Bool)})
+	}
+	for _, cd := range p.chans {
+		if cd.size == 0 {
+			continue
+		}
+		n := 1
+		for _, d := range cd.dims {
+			n *= d
+		}
+		for k := 0; k < n; k++ {
+			base := cd.base + k*cd.instSlots()
+			cnt := int(vars[base])
+			var msgs []string
+			for q := 0; q < cnt; q++ {
+				var parts []string
+				for a := 0; a < cd.arity; a++ {
+					parts = append(parts, strconv.FormatInt(vars[base+1+q*cd.arity+a], 10))
+				}
+				msgs = append(msgs, strings.Join(parts, "."))
+			}
+			name := cd.name
+			if cd.dims != nil {
+				name += fmt.Sprint(k)
+			}
+			out = append(out, Binding{Name: name, Value: "[" + strings.Join(msgs, ", ") + "]"})
+		}
+	}
+	for i, c := range comps {
+		out = append(out, Binding{Name: "@" + s.names[i], Value: p.termString(c, 3)})
+	}
+	return out
+}
+
+func formatVals(vs []int64, array, isBool bool) string {
+	f := func(v int64) string {
+		if isBool {
+			return strconv.FormatBool(v != 0)
+		}
+		return strconv.FormatInt(v, 10)
+	}
+	if !array {
+		return f(vs[0])
+	}
+	parts := make([]string, len(vs))
+	for i, v := range vs {
+		parts[i] = f(v)
+	}
+	return "[" + strings.Join(parts, ", ") + "]"
+}
+
+// termName names a component by the definition its control is in.
+func (p *Program) termName(t uint32) string {
+	tm := p.term(t)
+	switch tm.kind {
+	case kStop:
+		return "Stop"
+	case kSkip:
+		return "Skip"
+	case kNode:
+		return p.defName(tm.node, tm.env)
+	}
+	if len(tm.kids) > 0 {
+		return p.termName(tm.kids[0])
+	}
+	return "?"
+}
+
+func (p *Program) defName(n *pnode, env []int64) string {
+	d := n.def
+	if d.name == "" {
+		return "main"
+	}
+	var args []string
+	for i := 0; i < d.params && i < len(env); i++ {
+		args = append(args, strconv.FormatInt(env[i], 10))
+	}
+	return d.name + "(" + strings.Join(args, ",") + ")"
+}
+
+// termString renders a term briefly, for counterexamples.
+func (p *Program) termString(t uint32, depth int) string {
+	tm := p.term(t)
+	if depth <= 0 {
+		return "…"
+	}
+	switch tm.kind {
+	case kStop:
+		return "Stop"
+	case kSkip:
+		return "Skip"
+	case kNode:
+		pos := tm.node.src.Pos()
+		return fmt.Sprintf("%s@%d:%d", p.defName(tm.node, tm.env), pos.Line, pos.Col)
+	case kSeq:
+		return p.termString(tm.kids[0], depth-1) + "; " + p.termString(tm.kids[1], depth-1)
+	case kAtomic:
+		return "atomic{" + p.termString(tm.kids[0], depth-1) + "}"
+	case kHide:
+		return p.termString(tm.kids[0], depth-1) + " \\ {" + tm.set.key + "}"
+	}
+	sep := map[tkind]string{kChoice: " [] ", kPar: " || ", kIntr: " interrupt "}[tm.kind]
+	var parts []string
+	for _, k := range tm.kids {
+		parts = append(parts, p.termString(k, depth-1))
+	}
+	return "(" + strings.Join(parts, sep) + ")"
+}

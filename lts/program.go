@@ -1,0 +1,733 @@
+package lts
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+
+	"github.com/quasar-verify/quasar/internal/intern"
+	"github.com/quasar-verify/quasar/lang"
+)
+
+// Program is a checked model compiled for execution: the variable layout,
+// the prepared process definitions and the tables shared by every system
+// built from it (the event table, the hash-consed process terms). All its
+// methods are safe for concurrent use.
+type Program struct {
+	c    *lang.Checked
+	info *lang.Info
+
+	events *EventTable
+
+	// Variable layout: every global variable (arrays flattened) and every
+	// buffered channel (a count and size*arity values) has slots in the
+	// variable vector.
+	varBase   []int // Info.Vars index -> first slot
+	nslots    int
+	init      []int64
+	chans     []*chanDef // Info.Channels index -> channel
+	localDims map[*lang.Symbol][]int
+	maxLocals int
+
+	defs map[string]*procDef
+
+	prepMu  sync.Mutex
+	nodes   []*pnode
+	operand map[lang.Proc]*pnode // prepared assertion operands
+
+	terms termTable
+
+	evMu    sync.RWMutex
+	evCache map[evKey]Event
+	baseMu  sync.Mutex
+	baseIdx map[string]int32
+	bases   []string
+
+	setMu sync.Mutex
+	sets  map[string]*evset
+}
+
+// chanDef is a channel (or channel array) with its state layout.
+type chanDef struct {
+	name  string
+	dims  []int
+	size  int // 0: synchronous
+	arity int // values per message
+	base  int // first slot of instance 0 (buffered only)
+	pos   lang.Pos
+}
+
+// instSlots is the number of slots of one buffered instance.
+func (c *chanDef) instSlots() int { return 1 + c.size*c.arity }
+
+// procDef is a process definition with its environment layout: parameters
+// first, then one slot per binder (index variable, channel input) of its
+// body.
+type procDef struct {
+	name   string
+	decl   *lang.ProcDecl
+	params int
+	nslots int
+	sc     *scope
+	body   *pnode
+	alpha  *lang.AlphabetDecl
+}
+
+// Compile prepares a checked model for execution.
+func Compile(c *lang.Checked) (prog *Program, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			prog, err = nil, fmt.Errorf("lts: internal error: %v", r)
+		}
+	}()
+	p := &Program{
+		c:         c,
+		info:      c.Info,
+		events:    NewEventTable(),
+		localDims: map[*lang.Symbol][]int{},
+		defs:      map[string]*procDef{},
+		operand:   map[lang.Proc]*pnode{},
+		evCache:   map[evKey]Event{},
+		baseIdx:   map[string]int32{},
+		sets:      map[string]*evset{},
+	}
+	p.terms.init()
+	p.initTerms()
+	if err := p.layout(); err != nil {
+		return nil, err
+	}
+	// Declare every definition before preparing bodies (references).
+	for _, d := range c.Model.Decls {
+		pd, ok := d.(*lang.ProcDecl)
+		if !ok {
+			continue
+		}
+		def := &procDef{name: pd.Name.Name, decl: pd, params: len(pd.Params)}
+		def.sc = &scope{env: map[*lang.Symbol]int{}}
+		for i, prm := range pd.Params {
+			sym := p.info.Defs[prm]
+			if sym == nil {
+				return nil, errAt(prm, "unresolved parameter %s", prm.Name)
+			}
+			def.sc.env[sym] = i
+		}
+		def.nslots = len(pd.Params)
+		if a := p.info.Alphabets[def.name]; a != nil {
+			def.alpha = a
+		}
+		p.defs[def.name] = def
+	}
+	for _, def := range p.defs {
+		body, err := p.prep(def.decl.Body, def)
+		if err != nil {
+			return nil, err
+		}
+		def.body = body
+	}
+	return p, nil
+}
+
+// Events is the event table shared by all systems of the program.
+func (p *Program) Events() *EventTable { return p.events }
+
+// layout assigns variable slots and evaluates initial values.
+func (p *Program) layout() error {
+	for _, vi := range p.info.Vars {
+		p.varBase = append(p.varBase, p.nslots)
+		n := 1
+		for _, d := range vi.Dims {
+			n *= d
+		}
+		if len(vi.Init) != n && len(vi.Init) != 0 {
+			return errAt(vi.Decl, "variable %s: %d initial values for %d elements", vi.Decl.Name.Name, len(vi.Init), n)
+		}
+		for i := 0; i < n; i++ {
+			var v int64
+			if i < len(vi.Init) {
+				v = vi.Init[i]
+			}
+			if vi.Ranged && (v < vi.Lo || v > vi.Hi) {
+				return errAt(vi.Decl, "initial value %d of %s outside its range {%d..%d}", v, vi.Decl.Name.Name, vi.Lo, vi.Hi)
+			}
+			p.init = append(p.init, v)
+		}
+		p.nslots += n
+	}
+	arity := p.channelArities()
+	for i, ci := range p.info.Channels {
+		cd := &chanDef{name: ci.Decl.Name.Name, dims: ci.Dims, size: ci.Size, arity: max(1, arity[i]), pos: ci.Decl.Pos()}
+		if cd.size > 0 {
+			cd.base = p.nslots
+			n := 1
+			for _, d := range cd.dims {
+				n *= d
+			}
+			k := n * cd.instSlots()
+			p.nslots += k
+			for j := 0; j < k; j++ {
+				p.init = append(p.init, 0)
+			}
+		}
+		p.chans = append(p.chans, cd)
+	}
+	return nil
+}
+
+// channelArities finds the largest number of values sent or received on
+// each channel.
+func (p *Program) channelArities() []int {
+	ar := make([]int, len(p.info.Channels))
+	note := func(id *lang.Ident, n int) {
+		if s := p.symOf(id); s != nil && s.Kind == lang.SymChannel && s.Slot < len(ar) && n > ar[s.Slot] {
+			ar[s.Slot] = n
+		}
+	}
+	var walk func(q lang.Proc)
+	walk = func(q lang.Proc) {
+		switch q := q.(type) {
+		case *lang.ChanOutProc:
+			note(q.Chan, len(q.Values))
+			walk(q.Next)
+		case *lang.ChanInProc:
+			note(q.Chan, len(q.Vars))
+			walk(q.Next)
+		case *lang.PrefixProc:
+			walk(q.Next)
+		case *lang.MultiPrefixProc:
+			walk(q.Next)
+		case *lang.GuardProc:
+			walk(q.Body)
+		case *lang.IfProc:
+			walk(q.Then)
+			if q.Else != nil {
+				walk(q.Else)
+			}
+		case *lang.CaseProc:
+			for _, a := range q.Arms {
+				walk(a.Body)
+			}
+			if q.Default != nil {
+				walk(q.Default)
+			}
+		case *lang.SeqProc:
+			walk(q.Left)
+			walk(q.Right)
+		case *lang.ChoiceProc:
+			for _, k := range q.Procs {
+				walk(k)
+			}
+		case *lang.ParProc:
+			for _, k := range q.Procs {
+				walk(k)
+			}
+		case *lang.IndexedProc:
+			walk(q.Body)
+		case *lang.HideProc:
+			walk(q.Body)
+		case *lang.AtomicProc:
+			walk(q.Body)
+		case *lang.InterruptProc:
+			walk(q.Left)
+			walk(q.Right)
+		}
+	}
+	for _, d := range p.c.Model.Decls {
+		if pd, ok := d.(*lang.ProcDecl); ok {
+			walk(pd.Body)
+		}
+	}
+	return ar
+}
+
+// ---------------------------------------------------------------------------
+// Prepared process nodes
+
+type pkind uint8
+
+const (
+	pStop pkind = iota
+	pSkip
+	pRef
+	pPrefix
+	pChanOut
+	pChanIn
+	pGuard
+	pIf
+	pCase
+	pSeq
+	pChoice
+	pPar
+	pIndexed
+	pHide
+	pAtomic
+	pIntr
+)
+
+// pnode is a process expression prepared for execution: its expressions
+// compiled in the scope of its definition. Terms pair a pnode with an
+// environment.
+type pnode struct {
+	id   int32
+	kind pkind
+	src  lang.Node
+	def  *procDef
+	free uint64 // env slots the subtree reads (bit i = slot i); all ones if unknown
+	kids []*pnode
+
+	ev    *evTmpl // pPrefix (nil: tau), pChanOut/pChanIn: nil
+	block execFn  // pPrefix, pChanOut, pChanIn; nil if none
+	cond  cexpr   // pGuard, pIf
+	conds []cexpr // pCase arms
+	op    int     // choice op, par op, if kind; pCase: 1 if a default exists
+	isPar bool    // pIndexed
+
+	ref  *procDef // pRef
+	args []cexpr
+	dyn  bool // pRef: arguments read variables
+
+	ch     *chanDef // channel ops
+	chIdx  []cexpr
+	vals   []cexpr // pChanOut values; pChanIn: constants to match (f == nil for binders)
+	slots  []int   // pChanIn: env slot per value, -1 for a constant
+	guard  *cexpr  // pChanIn guard over the received values
+	index  *lang.IndexVar
+	islot  int // pIndexed: env slot of the index variable (-1: replication count)
+	hide   *lang.EventSet
+	hideSc *scope
+}
+
+// evTmpl is an event label with its data expressions.
+type evTmpl struct {
+	name string
+	base int32
+	data []cexpr
+	dyn  bool // some data reads variables
+	pos  lang.Pos
+}
+
+func (p *Program) newNode(kind pkind, src lang.Node, def *procDef) *pnode {
+	n := &pnode{id: int32(len(p.nodes)), kind: kind, src: src, def: def}
+	p.nodes = append(p.nodes, n)
+	return n
+}
+
+// bind gives a binder a fresh env slot in def.
+func (p *Program) bindSlot(def *procDef, id *lang.Ident) (int, error) {
+	sym := p.info.Defs[id]
+	if sym == nil {
+		return 0, errAt(id, "unresolved binder %s", id.Name)
+	}
+	if s, ok := def.sc.env[sym]; ok {
+		return s, nil
+	}
+	s := def.nslots
+	def.nslots++
+	def.sc.env[sym] = s
+	return s, nil
+}
+
+// prep prepares q (a part of def's body). rec collects the env slots read.
+func (p *Program) prep(q lang.Proc, def *procDef) (*pnode, error) {
+	var rec uint64
+	sc := *def.sc
+	sc.rec = &rec
+	n, err := p.prepIn(q, def, &sc)
+	if err != nil {
+		return nil, err
+	}
+	return n, nil
+}
+
+func (p *Program) cx(e lang.Expr, sc *scope, n *pnode) (cexpr, error) {
+	var rec uint64
+	inner := *sc
+	inner.rec = &rec
+	c, err := p.expr(e, &inner)
+	n.free |= rec
+	return c, err
+}
+
+func (p *Program) evTemplate(e *lang.EventExpr, sc *scope, n *pnode) (*evTmpl, error) {
+	if e.Name.Name == "tau" && len(e.Data) == 0 {
+		return nil, nil
+	}
+	t := &evTmpl{name: e.Name.Name, base: p.baseID(e.Name.Name), pos: e.Pos()}
+	for _, d := range e.Data {
+		c, err := p.cx(d, sc, n)
+		if err != nil {
+			return nil, err
+		}
+		t.data = append(t.data, c)
+		t.dyn = t.dyn || c.dyn
+	}
+	return t, nil
+}
+
+func (p *Program) prepIn(q lang.Proc, def *procDef, sc *scope) (*pnode, error) {
+	switch q := q.(type) {
+	case *lang.StopProc:
+		return p.newNode(pStop, q, def), nil
+	case *lang.SkipProc:
+		return p.newNode(pSkip, q, def), nil
+	case *lang.RefProc:
+		n := p.newNode(pRef, q, def)
+		n.ref = p.defs[q.Name.Name]
+		if n.ref == nil {
+			return nil, errAt(q.Name, "undefined process %s", q.Name.Name)
+		}
+		if len(q.Args) != n.ref.params {
+			return nil, errAt(q, "process %s takes %d arguments, found %d", q.Name.Name, n.ref.params, len(q.Args))
+		}
+		for _, a := range q.Args {
+			c, err := p.cx(a, sc, n)
+			if err != nil {
+				return nil, err
+			}
+			n.args = append(n.args, c)
+			n.dyn = n.dyn || c.dyn
+		}
+		return n, nil
+	case *lang.PrefixProc:
+		n := p.newNode(pPrefix, q, def)
+		if q.Event != nil {
+			t, err := p.evTemplate(q.Event, sc, n)
+			if err != nil {
+				return nil, err
+			}
+			n.ev = t
+		}
+		if q.Block != nil {
+			b, err := p.blockIn(q.Block, sc, n)
+			if err != nil {
+				return nil, err
+			}
+			n.block = b
+		}
+		return p.withKids(n, def, sc, q.Next)
+	case *lang.MultiPrefixProc:
+		// (a, b) -> P is a -> b -> P (docs/semantics.md).
+		next, err := p.prepIn(q.Next, def, sc)
+		if err != nil {
+			return nil, err
+		}
+		for i := len(q.Events) - 1; i >= 0; i-- {
+			n := p.newNode(pPrefix, q.Events[i], def)
+			t, err := p.evTemplate(q.Events[i], sc, n)
+			if err != nil {
+				return nil, err
+			}
+			n.ev = t
+			n.kids = []*pnode{next}
+			n.free |= next.free
+			next = n
+		}
+		return next, nil
+	case *lang.ChanOutProc:
+		n := p.newNode(pChanOut, q, def)
+		if err := p.chanRef(n, q.Chan, q.Index, sc); err != nil {
+			return nil, err
+		}
+		for _, v := range q.Values {
+			c, err := p.cx(v, sc, n)
+			if err != nil {
+				return nil, err
+			}
+			n.vals = append(n.vals, c)
+		}
+		if len(n.vals) > maxVals {
+			return nil, errAt(q, "at most %d values per message", maxVals)
+		}
+		if q.Block != nil {
+			b, err := p.blockIn(q.Block, sc, n)
+			if err != nil {
+				return nil, err
+			}
+			n.block = b
+		}
+		return p.withKids(n, def, sc, q.Next)
+	case *lang.ChanInProc:
+		n := p.newNode(pChanIn, q, def)
+		if err := p.chanRef(n, q.Chan, q.Index, sc); err != nil {
+			return nil, err
+		}
+		if len(q.Vars) > maxVals {
+			return nil, errAt(q, "at most %d values per message", maxVals)
+		}
+		for _, v := range q.Vars {
+			if id, ok := v.(*lang.Ident); ok {
+				if s := p.info.Defs[id]; s != nil && s.Kind == lang.SymInput {
+					slot, err := p.bindSlot(def, id)
+					if err != nil {
+						return nil, err
+					}
+					sc.env[s] = slot
+					n.slots = append(n.slots, slot)
+					n.vals = append(n.vals, cexpr{})
+					continue
+				}
+			}
+			c, err := p.cx(v, sc, n)
+			if err != nil {
+				return nil, err
+			}
+			n.slots = append(n.slots, -1)
+			n.vals = append(n.vals, c)
+		}
+		if q.Guard != nil {
+			g, err := p.cx(q.Guard, sc, n)
+			if err != nil {
+				return nil, err
+			}
+			n.guard = &g
+		}
+		if q.Block != nil {
+			b, err := p.blockIn(q.Block, sc, n)
+			if err != nil {
+				return nil, err
+			}
+			n.block = b
+		}
+		return p.withKids(n, def, sc, q.Next)
+	case *lang.GuardProc:
+		n := p.newNode(pGuard, q, def)
+		c, err := p.cx(q.Cond, sc, n)
+		if err != nil {
+			return nil, err
+		}
+		n.cond = c
+		return p.withKids(n, def, sc, q.Body)
+	case *lang.IfProc:
+		n := p.newNode(pIf, q, def)
+		n.op = int(q.Kind)
+		c, err := p.cx(q.Cond, sc, n)
+		if err != nil {
+			return nil, err
+		}
+		n.cond = c
+		els := q.Else
+		if els == nil {
+			els = &lang.SkipProc{Span: q.Span}
+		}
+		return p.withKids(n, def, sc, q.Then, els)
+	case *lang.CaseProc:
+		n := p.newNode(pCase, q, def)
+		var kids []lang.Proc
+		for _, a := range q.Arms {
+			c, err := p.cx(a.Cond, sc, n)
+			if err != nil {
+				return nil, err
+			}
+			n.conds = append(n.conds, c)
+			kids = append(kids, a.Body)
+		}
+		if q.Default != nil {
+			n.op = 1
+			kids = append(kids, q.Default)
+		}
+		return p.withKids(n, def, sc, kids...)
+	case *lang.SeqProc:
+		return p.withKids(p.newNode(pSeq, q, def), def, sc, q.Left, q.Right)
+	case *lang.ChoiceProc:
+		n := p.newNode(pChoice, q, def)
+		n.op = int(q.Op)
+		return p.withKids(n, def, sc, q.Procs...)
+	case *lang.ParProc:
+		n := p.newNode(pPar, q, def)
+		n.op = int(q.Op)
+		return p.withKids(n, def, sc, q.Procs...)
+	case *lang.IndexedProc:
+		n := p.newNode(pIndexed, q, def)
+		n.isPar = q.IsPar
+		if q.IsPar {
+			n.op = int(q.ParOp)
+		} else {
+			n.op = int(q.ChoiceOp)
+		}
+		if len(q.Index) != 1 {
+			return nil, errAt(q, "only one index variable is supported")
+		}
+		n.index = q.Index[0]
+		n.islot = -1
+		// The set is evaluated with the environment when the term is built.
+		if err := p.recordSet(n.index.Set, sc, n); err != nil {
+			return nil, err
+		}
+		if n.index.Var != nil {
+			slot, err := p.bindSlot(def, n.index.Var)
+			if err != nil {
+				return nil, err
+			}
+			n.islot = slot
+		}
+		return p.withKids(n, def, sc, q.Body)
+	case *lang.HideProc:
+		n := p.newNode(pHide, q, def)
+		n.hide = q.Events
+		n.hideSc = sc
+		n.free = ^uint64(0) // the set is evaluated later; keep the whole env
+		return p.withKids(n, def, sc, q.Body)
+	case *lang.AtomicProc:
+		return p.withKids(p.newNode(pAtomic, q, def), def, sc, q.Body)
+	case *lang.InterruptProc:
+		return p.withKids(p.newNode(pIntr, q, def), def, sc, q.Left, q.Right)
+	}
+	return nil, errAt(q, "unsupported process expression")
+}
+
+// recordSet notes the env slots an index set reads.
+func (p *Program) recordSet(s *lang.IndexSet, sc *scope, n *pnode) error {
+	var es []lang.Expr
+	if s.Range != nil {
+		es = append(es, s.Range.Lo, s.Range.Hi)
+	}
+	es = append(es, s.Elems...)
+	for _, e := range es {
+		c, err := p.cx(e, sc, n)
+		if err != nil {
+			return err
+		}
+		if c.dyn {
+			return errAt(e, "index set must not depend on variables")
+		}
+	}
+	return nil
+}
+
+func (p *Program) withKids(n *pnode, def *procDef, sc *scope, kids ...lang.Proc) (*pnode, error) {
+	for _, k := range kids {
+		kn, err := p.prepIn(k, def, sc)
+		if err != nil {
+			return nil, err
+		}
+		n.kids = append(n.kids, kn)
+		n.free |= kn.free
+	}
+	return n, nil
+}
+
+func (p *Program) blockIn(b *lang.Block, sc *scope, n *pnode) (execFn, error) {
+	var rec uint64
+	inner := *sc
+	inner.rec = &rec
+	f, err := p.block(b, &inner)
+	n.free |= rec
+	return f, err
+}
+
+func (p *Program) chanRef(n *pnode, id *lang.Ident, idx []lang.Expr, sc *scope) error {
+	sym := p.symOf(id)
+	if sym == nil || sym.Kind != lang.SymChannel {
+		return errAt(id, "%s is not a channel", id.Name)
+	}
+	n.ch = p.chans[sym.Slot]
+	if len(idx) != len(n.ch.dims) {
+		return errAt(id, "channel %s has %d dimensions, found %d indices", id.Name, len(n.ch.dims), len(idx))
+	}
+	for _, e := range idx {
+		c, err := p.cx(e, sc, n)
+		if err != nil {
+			return err
+		}
+		n.chIdx = append(n.chIdx, c)
+	}
+	return nil
+}
+
+// operandNode prepares an assertion operand (or any process expression
+// outside a definition).
+func (p *Program) operandNode(q lang.Proc) (*pnode, error) {
+	p.prepMu.Lock()
+	defer p.prepMu.Unlock()
+	if n, ok := p.operand[q]; ok {
+		return n, nil
+	}
+	def := &procDef{name: "", sc: &scope{env: map[*lang.Symbol]int{}}}
+	n, err := p.prep(q, def)
+	if err != nil {
+		return nil, err
+	}
+	p.operand[q] = n
+	return n, nil
+}
+
+// ---------------------------------------------------------------------------
+// Event names
+
+type evKey struct {
+	base int32
+	n    int32
+	d    [maxVals + 2]int64
+}
+
+const maxVals = 4
+
+func (p *Program) baseID(name string) int32 {
+	p.baseMu.Lock()
+	defer p.baseMu.Unlock()
+	if id, ok := p.baseIdx[name]; ok {
+		return id
+	}
+	id := int32(len(p.bases))
+	p.bases = append(p.bases, name)
+	p.baseIdx[name] = id
+	return id
+}
+
+// event interns base.d1.d2…; the cache avoids building the name each time.
+func (p *Program) event(base int32, data []int64) Event {
+	if len(data) > maxVals+2 {
+		ds := make([]int, len(data))
+		for i, d := range data {
+			ds[i] = int(d)
+		}
+		return p.events.Intern(p.baseName(base), ds...)
+	}
+	k := evKey{base: base, n: int32(len(data))}
+	copy(k.d[:], data)
+	p.evMu.RLock()
+	e, ok := p.evCache[k]
+	p.evMu.RUnlock()
+	if ok {
+		return e
+	}
+	ds := make([]int, len(data))
+	for i, d := range data {
+		ds[i] = int(d)
+	}
+	e = p.events.Intern(p.baseName(base), ds...)
+	p.evMu.Lock()
+	p.evCache[k] = e
+	p.evMu.Unlock()
+	return e
+}
+
+func (p *Program) baseName(b int32) string {
+	p.baseMu.Lock()
+	defer p.baseMu.Unlock()
+	return p.bases[b]
+}
+
+// errComplex marks a term whose transitions cannot be precomputed.
+var errComplex = errors.New("complex term")
+
+// termTable hash-conses process terms.
+type termTable struct {
+	mu    sync.Mutex
+	set   *intern.Set
+	dir   []atomic.Pointer[termChunk]
+	count atomic.Uint32
+}
+
+const chunkShift = 12
+
+type termChunk [1 << chunkShift]*term
+
+func (tt *termTable) init() {
+	tt.set = intern.New(1024)
+	tt.dir = make([]atomic.Pointer[termChunk], 1<<16)
+}
+
+func (tt *termTable) get(id uint32) *term {
+	return tt.dir[id>>chunkShift].Load()[id&(1<<chunkShift-1)]
+}

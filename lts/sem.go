@@ -1,0 +1,901 @@
+package lts
+
+import (
+	"github.com/quasar-verify/quasar/lang"
+)
+
+// This file is the operational semantics: the transitions of a term. For a
+// term without a parallel composition at an active position and without a
+// reference whose arguments read variables ("simple"), the transitions are
+// precomputed once as templates: guards, a label (possibly with data to
+// evaluate), an event block, and the target term. At run time a template
+// is instantiated against the variables: guards evaluated, the label
+// interned. Other terms ("complex") are expanded at run time by the same
+// rules, with the parallel compositions combined on the spot.
+
+type labKind uint8
+
+const (
+	labTau labKind = iota
+	labEv          // a fixed visible event
+	labDyn         // a visible event whose data read variables
+	labOut         // channel output
+	labIn          // channel input
+)
+
+type cond struct {
+	f   evalFn
+	env []int64
+}
+
+type blockRef struct {
+	f   execFn
+	env []int64
+}
+
+// wrap is a context applied to a target that is known only at run time
+// (after a channel input binds its variables).
+type wrap struct {
+	kind uint8
+	t    uint32
+	set  *evset
+	i    int
+	kids []uint32
+	op   uint8
+	alph []*evset
+}
+
+const (
+	wSeq uint8 = iota
+	wHide
+	wAtomic
+	wIntr
+	wPar
+)
+
+// Buffer operations of an instantiated channel edge.
+const (
+	bopNone int8 = iota
+	bopPush
+	bopPop
+)
+
+// edge is a transition template or (done) an instantiated transition.
+type edge struct {
+	kind   labKind
+	ev     Event
+	tmpl   *evTmpl
+	node   *pnode  // channel node (labOut, labIn)
+	env    []int64 // environment of the label's expressions
+	hides  []*evset
+	conds  []cond
+	block  blockRef
+	target uint32
+	bound  bool // labIn: target built from the received values
+	wraps  []wrap
+	atomic bool
+	sync   bool // a visible event without a block: may synchronise
+
+	// Instantiated data.
+	done   bool
+	bop    int8
+	ch     int32 // channel instance (flattened index)
+	nv     int8
+	vals   [maxVals]int64
+	sub    []edge // a joint transition of a nested parallel: its parts
+	who    int32  // component (top level) or child (nested) index
+	benv   []int64
+	pos    lang.Pos
+	hidden bool
+}
+
+// templates returns the memoised templates of a simple term, or errComplex.
+func (p *Program) templates(t uint32) ([]edge, error) {
+	tm := p.term(t)
+	if es := tm.edges.Load(); es != nil {
+		return *es, nil
+	}
+	if tm.cplx.Load() == 2 {
+		return nil, errComplex
+	}
+	es, err := p.build(t, nil)
+	if err == errComplex {
+		tm.cplx.Store(2)
+		return nil, err
+	}
+	if err != nil {
+		return nil, err
+	}
+	tm.cplx.Store(1)
+	tm.edges.Store(&es)
+	return es, nil
+}
+
+// build computes the transitions of t: templates when m is nil (and
+// errComplex if that is impossible), or run-time edges when m is given.
+func (p *Program) build(t uint32, m *machine) ([]edge, error) {
+	tm := p.term(t)
+	kid := func(k uint32) ([]edge, error) {
+		if m == nil {
+			return p.templates(k)
+		}
+		es, err := p.templates(k)
+		if err == errComplex {
+			return p.build(k, m)
+		}
+		return es, err
+	}
+	switch tm.kind {
+	case kStop, kSkip:
+		return nil, nil
+	case kNode:
+		return p.buildNode(tm, m)
+	case kSeq:
+		es, err := kid(tm.kids[0])
+		if err != nil {
+			return nil, err
+		}
+		r := tm.kids[1]
+		return p.mapTargets(es, wrap{kind: wSeq, t: r})
+	case kChoice:
+		var out []edge
+		for i, k := range tm.kids {
+			if k == termSkip && tm.op != uint8(lang.InternalChoice) {
+				// Skip as a branch: a silent step to termination.
+				out = append(out, edge{kind: labTau, target: termSkip, pos: lang.Pos{}})
+				continue
+			}
+			switch lang.ChoiceOp(tm.op) {
+			case lang.InternalChoice:
+				out = append(out, edge{kind: labTau, target: k})
+			case lang.GeneralChoice:
+				es, err := kid(k)
+				if err != nil {
+					return nil, err
+				}
+				out = append(out, es...)
+			case lang.ExternalChoice:
+				es, err := kid(k)
+				if err != nil {
+					return nil, err
+				}
+				for _, e := range es {
+					if e.kind == labTau {
+						kids := append([]uint32(nil), tm.kids...)
+						kids[i] = e.target
+						e.target = p.choice(tm.op, kids)
+					}
+					out = append(out, e)
+				}
+			}
+		}
+		return out, nil
+	case kHide:
+		es, err := kid(tm.kids[0])
+		if err != nil {
+			return nil, err
+		}
+		out := make([]edge, 0, len(es))
+		for _, e := range es {
+			switch e.kind {
+			case labEv:
+				if p.has(tm.set, e.ev) {
+					e.kind, e.ev, e.sync = labTau, Tau, false
+				}
+			case labDyn, labOut, labIn:
+				e.hides = append(append([]*evset(nil), e.hides...), tm.set)
+			}
+			out = append(out, e)
+		}
+		return p.mapTargets(out, wrap{kind: wHide, set: tm.set})
+	case kAtomic:
+		es, err := kid(tm.kids[0])
+		if err != nil {
+			return nil, err
+		}
+		out := make([]edge, len(es))
+		for i, e := range es {
+			e.atomic = true
+			out[i] = e
+		}
+		return p.mapTargets(out, wrap{kind: wAtomic})
+	case kIntr:
+		l, r := tm.kids[0], tm.kids[1]
+		les, err := kid(l)
+		if err != nil {
+			return nil, err
+		}
+		out, err := p.mapTargets(les, wrap{kind: wIntr, t: r})
+		if err != nil {
+			return nil, err
+		}
+		res, err := kid(r)
+		if err != nil {
+			return nil, err
+		}
+		for _, e := range res {
+			if e.kind == labTau {
+				// A silent step of the interrupting process does not
+				// interrupt yet.
+				e.target = p.intr(l, e.target)
+			}
+			out = append(out, e)
+		}
+		return out, nil
+	case kPar:
+		if m == nil {
+			return nil, errComplex
+		}
+		return p.buildPar(tm, m)
+	}
+	return nil, nil
+}
+
+// mapTargets applies a context to every target.
+func (p *Program) mapTargets(es []edge, w wrap) ([]edge, error) {
+	out := make([]edge, len(es))
+	for i, e := range es {
+		if e.bound {
+			e.wraps = append(append([]wrap(nil), e.wraps...), w)
+		} else {
+			t, err := p.applyWrap(e.target, w)
+			if err != nil {
+				return nil, err
+			}
+			e.target = t
+		}
+		out[i] = e
+	}
+	return out, nil
+}
+
+func (p *Program) applyWrap(t uint32, w wrap) (uint32, error) {
+	switch w.kind {
+	case wSeq:
+		return p.seq(t, w.t)
+	case wHide:
+		return p.hideT(t, w.set), nil
+	case wAtomic:
+		return p.atomicT(t), nil
+	case wIntr:
+		return p.intr(t, w.t), nil
+	case wPar:
+		kids := append([]uint32(nil), w.kids...)
+		kids[w.i] = t
+		return p.par(w.op, kids, w.alph), nil
+	}
+	return t, nil
+}
+
+func (p *Program) buildNode(tm *term, m *machine) ([]edge, error) {
+	n, env := tm.node, tm.env
+	switch n.kind {
+	case pPrefix:
+		e := edge{kind: labTau, env: env, pos: n.src.Pos()}
+		if n.ev != nil {
+			if n.ev.dyn {
+				e.kind, e.tmpl = labDyn, n.ev
+			} else {
+				ev, err := p.staticEvent(n.ev, env)
+				if err != nil {
+					return nil, err
+				}
+				e.kind, e.ev = labEv, ev
+			}
+		}
+		if n.block != nil {
+			e.block = blockRef{f: n.block, env: env}
+		}
+		e.sync = e.kind != labTau && n.block == nil
+		t, err := p.norm(n.kids[0], env, 0)
+		if err != nil {
+			return nil, err
+		}
+		e.target = t
+		return []edge{e}, nil
+	case pChanOut:
+		e := edge{kind: labOut, node: n, env: env, pos: n.src.Pos()}
+		if n.block != nil {
+			e.block = blockRef{f: n.block, env: env}
+		}
+		t, err := p.norm(n.kids[0], env, 0)
+		if err != nil {
+			return nil, err
+		}
+		e.target = t
+		return []edge{e}, nil
+	case pChanIn:
+		e := edge{kind: labIn, node: n, env: env, bound: true, pos: n.src.Pos()}
+		if n.block != nil {
+			e.block = blockRef{f: n.block}
+		}
+		return []edge{e}, nil
+	case pGuard:
+		body, err := p.norm(n.kids[0], env, 0)
+		if err != nil {
+			return nil, err
+		}
+		es, err := p.kidEdges(body, m)
+		if err != nil {
+			return nil, err
+		}
+		return p.guarded(es, n.cond, env, false)
+	case pIf:
+		th, err := p.norm(n.kids[0], env, 0)
+		if err != nil {
+			return nil, err
+		}
+		el, err := p.norm(n.kids[1], env, 0)
+		if err != nil {
+			return nil, err
+		}
+		switch lang.IfKind(n.op) {
+		case lang.If:
+			a := []edge{{kind: labTau, target: th, pos: n.src.Pos()}}
+			b := []edge{{kind: labTau, target: el, pos: n.src.Pos()}}
+			ga, err := p.guarded(a, n.cond, env, false)
+			if err != nil {
+				return nil, err
+			}
+			gb, err := p.guarded(b, n.cond, env, true)
+			if err != nil {
+				return nil, err
+			}
+			return append(ga, gb...), nil
+		case lang.IfA:
+			var out []edge
+			for i, br := range []uint32{th, el} {
+				var es []edge
+				if br == termSkip {
+					// A branch that is Skip terminates by a silent step.
+					es = []edge{{kind: labTau, target: termSkip, pos: n.src.Pos()}}
+				} else if es, err = p.kidEdges(br, m); err != nil {
+					return nil, err
+				}
+				g, err := p.guarded(es, n.cond, env, i == 1)
+				if err != nil {
+					return nil, err
+				}
+				out = append(out, g...)
+			}
+			return out, nil
+		default: // IfB: waits for the condition, then behaves as Then
+			var es []edge
+			if th == termSkip {
+				es = []edge{{kind: labTau, target: termSkip, pos: n.src.Pos()}}
+			} else if es, err = p.kidEdges(th, m); err != nil {
+				return nil, err
+			}
+			return p.guarded(es, n.cond, env, false)
+		}
+	case pCase:
+		var out []edge
+		for i := range n.kids {
+			t, err := p.norm(n.kids[i], env, 0)
+			if err != nil {
+				return nil, err
+			}
+			var earlier []evalFn
+			for j := 0; j < i && j < len(n.conds); j++ {
+				earlier = append(earlier, n.conds[j].f)
+			}
+			var f evalFn
+			if i < len(n.conds) {
+				c := n.conds[i].f
+				f = func(m *machine) int64 {
+					for _, g := range earlier {
+						if g(m) != 0 {
+							return 0
+						}
+					}
+					return boolInt(c(m) != 0)
+				}
+			} else {
+				f = func(m *machine) int64 {
+					for _, g := range earlier {
+						if g(m) != 0 {
+							return 0
+						}
+					}
+					return 1
+				}
+			}
+			out = append(out, edge{kind: labTau, target: t, pos: n.src.Pos(), conds: []cond{{f: f, env: env}}})
+		}
+		if n.op == 0 {
+			// No default: when no arm holds, the case terminates.
+			var all []evalFn
+			for _, c := range n.conds {
+				all = append(all, c.f)
+			}
+			f := func(m *machine) int64 {
+				for _, g := range all {
+					if g(m) != 0 {
+						return 0
+					}
+				}
+				return 1
+			}
+			out = append(out, edge{kind: labTau, target: termSkip, pos: n.src.Pos(), conds: []cond{{f: f, env: env}}})
+		}
+		return p.simplifyConds(out)
+	case pRef:
+		// A reference whose arguments read variables is unfolded with
+		// the variables of the moment it moves (as PAT does).
+		if m == nil {
+			return nil, errComplex
+		}
+		ne, err := p.refEnv(n, env, m)
+		if err != nil {
+			return nil, err
+		}
+		t, err := p.norm(n.ref.body, ne, 0)
+		if err != nil {
+			return nil, err
+		}
+		return p.kidEdges(t, m)
+	}
+	return nil, nil
+}
+
+func (p *Program) kidEdges(t uint32, m *machine) ([]edge, error) {
+	es, err := p.templates(t)
+	if err == errComplex && m != nil {
+		return p.build(t, m)
+	}
+	return es, err
+}
+
+// guarded adds a condition (negated if neg) to every edge; a condition that
+// depends only on the environment is decided now.
+func (p *Program) guarded(es []edge, c cexpr, env []int64, neg bool) ([]edge, error) {
+	f := c.f
+	if neg {
+		g := f
+		f = func(m *machine) int64 { return boolInt(g(m) == 0) }
+	}
+	if !c.dyn {
+		mm := machine{env: env}
+		v := f(&mm)
+		if mm.err != nil {
+			return nil, mm.err
+		}
+		if v == 0 {
+			return nil, nil
+		}
+		return es, nil
+	}
+	out := make([]edge, len(es))
+	for i, e := range es {
+		e.conds = append([]cond{{f: f, env: env}}, e.conds...)
+		out[i] = e
+	}
+	return out, nil
+}
+
+// simplifyConds decides conditions that read no variables.
+func (p *Program) simplifyConds(es []edge) ([]edge, error) {
+	return es, nil
+}
+
+func (p *Program) staticEvent(t *evTmpl, env []int64) (Event, error) {
+	m := machine{env: env}
+	var data [maxVals + 2]int64
+	ds := data[:0]
+	for _, d := range t.data {
+		ds = append(ds, d.f(&m))
+	}
+	if m.err != nil {
+		return 0, m.err
+	}
+	return p.event(t.base, ds), nil
+}
+
+// ---------------------------------------------------------------------------
+// Instantiation
+
+// inst appends the instantiation of template e in the state m (nothing if
+// a guard is false or a channel is not ready).
+func (p *Program) inst(e *edge, m *machine, out []edge) ([]edge, error) {
+	if e.done {
+		return append(out, *e), nil
+	}
+	for i := range e.conds {
+		c := &e.conds[i]
+		m.env = c.env
+		v := c.f(m)
+		if m.err != nil {
+			return out, m.err
+		}
+		if v == 0 {
+			return out, nil
+		}
+	}
+	switch e.kind {
+	case labTau, labEv:
+		out = append(out, *e)
+		o := &out[len(out)-1]
+		o.conds, o.done = nil, true
+		return out, nil
+	case labDyn:
+		m.env = e.env
+		var data [maxVals + 2]int64
+		ds := data[:0]
+		for _, d := range e.tmpl.data {
+			ds = append(ds, d.f(m))
+		}
+		if m.err != nil {
+			return out, m.err
+		}
+		ev := p.event(e.tmpl.base, ds)
+		out = append(out, *e)
+		o := &out[len(out)-1]
+		o.conds, o.done, o.kind, o.ev = nil, true, labEv, ev
+		for _, h := range e.hides {
+			if p.has(h, ev) {
+				o.kind, o.ev, o.sync = labTau, Tau, false
+				break
+			}
+		}
+		return out, nil
+	case labOut, labIn:
+		return p.instChan(e, m, out)
+	}
+	return out, nil
+}
+
+// chanInstance evaluates the channel-array indices.
+func (p *Program) chanInstance(n *pnode, m *machine) int32 {
+	var idx int64
+	for i, c := range n.chIdx {
+		v := c.f(m)
+		if v < 0 || v >= int64(n.ch.dims[i]) {
+			m.fail(n.src.Pos(), "index %d out of range [0, %d) of channel %s", v, n.ch.dims[i], n.ch.name)
+			return 0
+		}
+		idx = idx*int64(n.ch.dims[i]) + v
+	}
+	return int32(idx)
+}
+
+func (p *Program) chanIdx(n *pnode, ch int32) []int64 {
+	if len(n.ch.dims) == 0 {
+		return nil
+	}
+	out := make([]int64, len(n.ch.dims))
+	x := int64(ch)
+	for i := len(n.ch.dims) - 1; i >= 0; i-- {
+		out[i] = x % int64(n.ch.dims[i])
+		x /= int64(n.ch.dims[i])
+	}
+	return out
+}
+
+func (p *Program) instChan(e *edge, m *machine, out []edge) ([]edge, error) {
+	n := e.node
+	cd := n.ch
+	m.env = e.env
+	ch := p.chanInstance(n, m)
+	if m.err != nil {
+		return out, m.err
+	}
+	o := *e
+	o.conds, o.done, o.ch = nil, true, ch
+	if e.kind == labOut {
+		o.nv = int8(len(n.vals))
+		for i, v := range n.vals {
+			o.vals[i] = v.f(m)
+		}
+		if m.err != nil {
+			return out, m.err
+		}
+		if cd.size == 0 {
+			return append(out, o), nil // a half, paired by a parallel
+		}
+		base := cd.base + int(ch)*cd.instSlots()
+		if m.vars[base] >= int64(cd.size) {
+			return out, nil // full
+		}
+		if len(n.vals) > cd.arity {
+			return out, &RuntimeError{Pos: n.src.Pos().String(), Msg: "too many values for channel " + cd.name}
+		}
+		o.bop = bopPush
+		o.kind, o.ev = labEv, p.chanEvent(cd.name+"!", p.chanIdx(n, ch), o.vals[:o.nv])
+		p.applyHides(&o)
+		return append(out, o), nil
+	}
+	if cd.size == 0 {
+		return append(out, o), nil
+	}
+	base := cd.base + int(ch)*cd.instSlots()
+	if m.vars[base] == 0 {
+		return out, nil // empty
+	}
+	o.nv = int8(len(n.vals))
+	for i := range n.vals {
+		o.vals[i] = m.vars[base+1+i]
+	}
+	ne, ok, err := p.receive(n, e.env, o.vals[:o.nv], m)
+	if err != nil || !ok {
+		return out, err
+	}
+	t, err := p.bindTarget(n, ne, e.wraps)
+	if err != nil {
+		return out, err
+	}
+	o.target, o.bound, o.benv = t, false, ne
+	o.bop = bopPop
+	o.kind, o.ev = labEv, p.chanEvent(cd.name+"?", p.chanIdx(n, ch), o.vals[:o.nv])
+	p.applyHides(&o)
+	return append(out, o), nil
+}
+
+func (p *Program) applyHides(o *edge) {
+	for _, h := range o.hides {
+		if p.has(h, o.ev) {
+			o.kind, o.ev = labTau, Tau
+			return
+		}
+	}
+}
+
+func (p *Program) chanEvent(base string, idx []int64, vals []int64) Event {
+	b := p.baseID(base)
+	return p.event(b, append(append([]int64(nil), idx...), vals...))
+}
+
+// receive checks a received message against an input's constants and guard
+// and returns the environment with the input variables bound.
+func (p *Program) receive(n *pnode, env []int64, vals []int64, m *machine) ([]int64, bool, error) {
+	if len(vals) != len(n.slots) {
+		return nil, false, nil
+	}
+	ne := make([]int64, max(len(env), n.def.nslots))
+	copy(ne, env)
+	m.env = env
+	for i, s := range n.slots {
+		if s >= 0 {
+			ne[s] = vals[i]
+			continue
+		}
+		if n.vals[i].f(m) != vals[i] {
+			return nil, false, m.errOrNil()
+		}
+	}
+	if n.guard != nil {
+		m.env = ne
+		if n.guard.f(m) == 0 {
+			return nil, false, m.errOrNil()
+		}
+	}
+	return ne, true, m.errOrNil()
+}
+
+func (m *machine) errOrNil() error {
+	if m.err != nil {
+		return m.err
+	}
+	return nil
+}
+
+// bindTarget builds the continuation of an input with its variables bound.
+func (p *Program) bindTarget(n *pnode, env []int64, wraps []wrap) (uint32, error) {
+	t, err := p.norm(n.kids[0], env, 0)
+	if err != nil {
+		return 0, err
+	}
+	for _, w := range wraps {
+		if t, err = p.applyWrap(t, w); err != nil {
+			return 0, err
+		}
+	}
+	return t, nil
+}
+
+// ---------------------------------------------------------------------------
+// Parallel composition
+
+// joint is a transition of a parallel composition: parts are indices into
+// the flat list of its children's instantiated edges.
+type joint struct {
+	ev     Event
+	off, n int32
+	atomic bool
+	pair   bool // a synchronous channel handover: parts are output, input
+}
+
+// combiner holds the scratch of combining the children of one parallel.
+type combiner struct {
+	flat   []edge
+	starts []int32 // flat index where child i's edges start; len = children+1
+	joints []joint
+	parts  []int32
+	pick   []int32
+}
+
+// combine computes the joint transitions of a parallel composition with
+// operator op (alphabets for ||); halves reports whether unpaired channel
+// halves are kept (for a nested parallel, whose context may pair them).
+func (p *Program) combine(c *combiner, op lang.ParOp, alphas []*evset, halves bool, m *machine) error {
+	c.joints, c.parts = c.joints[:0], c.parts[:0]
+	nk := len(c.starts) - 1
+	childOf := func(i int32) int {
+		return int(c.flat[i].who)
+	}
+	for i := int32(0); i < int32(len(c.flat)); i++ {
+		a := &c.flat[i]
+		ci := childOf(i)
+		switch {
+		case a.kind == labOut || a.kind == labIn:
+			if a.kind == labOut {
+				for j := int32(0); j < int32(len(c.flat)); j++ {
+					b := &c.flat[j]
+					if b.kind != labIn || childOf(j) == ci || b.node.ch != a.node.ch || b.ch != a.ch {
+						continue
+					}
+					ne, ok, err := p.receive(b.node, b.env, a.vals[:a.nv], m)
+					if err != nil {
+						return err
+					}
+					if !ok {
+						continue
+					}
+					_ = ne
+					ev := p.chanEvent(a.node.ch.name, p.chanIdx(a.node, a.ch), a.vals[:a.nv])
+					for _, h := range append(append([]*evset(nil), a.hides...), b.hides...) {
+						if p.has(h, ev) {
+							ev = Tau
+							break
+						}
+					}
+					off := int32(len(c.parts))
+					c.parts = append(c.parts, i, j)
+					c.joints = append(c.joints, joint{ev: ev, off: off, n: 2, atomic: a.atomic || b.atomic, pair: true})
+				}
+			}
+			if halves {
+				off := int32(len(c.parts))
+				c.parts = append(c.parts, i)
+				c.joints = append(c.joints, joint{ev: Tau, off: off, n: 1, atomic: a.atomic})
+			}
+		case !a.sync || a.kind != labEv || op == lang.Interleave || alphas == nil || !p.has(alphas[ci], a.ev):
+			off := int32(len(c.parts))
+			c.parts = append(c.parts, i)
+			c.joints = append(c.joints, joint{ev: a.ev, off: off, n: 1, atomic: a.atomic})
+		default:
+			// Multi-party synchronisation: every child whose alphabet has
+			// the event takes part; the lowest such child generates.
+			lowest := true
+			for j := 0; j < ci; j++ {
+				if p.has(alphas[j], a.ev) {
+					lowest = false
+					break
+				}
+			}
+			if !lowest {
+				continue
+			}
+			var others []int
+			for j := ci + 1; j < nk; j++ {
+				if p.has(alphas[j], a.ev) {
+					others = append(others, j)
+				}
+			}
+			c.enumerate(i, a.ev, others)
+		}
+	}
+	return nil
+}
+
+// enumerate adds one joint per choice of a matching edge in every other
+// participating child.
+func (c *combiner) enumerate(first int32, ev Event, others []int) {
+	c.pick = append(c.pick[:0], first)
+	var rec func(k int, atomic bool)
+	rec = func(k int, atomic bool) {
+		if k == len(others) {
+			off := int32(len(c.parts))
+			c.parts = append(c.parts, c.pick...)
+			c.joints = append(c.joints, joint{ev: ev, off: off, n: int32(len(c.pick)), atomic: atomic})
+			return
+		}
+		ch := others[k]
+		for j := c.starts[ch]; j < c.starts[ch+1]; j++ {
+			b := &c.flat[j]
+			if b.kind == labEv && b.sync && b.ev == ev {
+				c.pick = append(c.pick, j)
+				rec(k+1, atomic || b.atomic)
+				c.pick = c.pick[:len(c.pick)-1]
+			}
+		}
+	}
+	rec(0, c.flat[first].atomic)
+}
+
+// buildPar expands a nested parallel composition at run time.
+func (p *Program) buildPar(tm *term, m *machine) ([]edge, error) {
+	var c combiner
+	for i, k := range tm.kids {
+		c.starts = append(c.starts, int32(len(c.flat)))
+		es, err := p.kidEdges(k, m)
+		if err != nil {
+			return nil, err
+		}
+		vars := m.vars
+		for j := range es {
+			n := len(c.flat)
+			c.flat, err = p.inst(&es[j], m, c.flat)
+			if err != nil {
+				return nil, err
+			}
+			m.vars = vars
+			for x := n; x < len(c.flat); x++ {
+				c.flat[x].who = int32(i)
+			}
+		}
+	}
+	c.starts = append(c.starts, int32(len(c.flat)))
+	var alphas []*evset
+	if tm.op == uint8(lang.Parallel) {
+		alphas = tm.alphas
+	}
+	if err := p.combine(&c, lang.ParOp(tm.op), alphas, true, m); err != nil {
+		return nil, err
+	}
+	var out []edge
+	for _, j := range c.joints {
+		parts := c.parts[j.off : j.off+j.n]
+		if j.n == 1 && (c.flat[parts[0]].kind == labOut || c.flat[parts[0]].kind == labIn) {
+			// An unpaired half: pass it up with this parallel as context.
+			e := c.flat[parts[0]]
+			w := wrap{kind: wPar, i: int(e.who), kids: tm.kids, op: tm.op, alph: tm.alphas}
+			if e.bound {
+				e.wraps = append(append([]wrap(nil), e.wraps...), w)
+			} else {
+				t, err := p.applyWrap(e.target, w)
+				if err != nil {
+					return nil, err
+				}
+				e.target = t
+			}
+			out = append(out, e)
+			continue
+		}
+		kids := append([]uint32(nil), tm.kids...)
+		sub := make([]edge, 0, j.n)
+		for k, pi := range parts {
+			e := c.flat[pi]
+			if j.pair && k == 1 {
+				a := c.flat[parts[0]]
+				ne, _, err := p.receive(e.node, e.env, a.vals[:a.nv], m)
+				if err != nil {
+					return nil, err
+				}
+				t, err := p.bindTarget(e.node, ne, e.wraps)
+				if err != nil {
+					return nil, err
+				}
+				e.target, e.bound, e.benv = t, false, ne
+			}
+			kids[e.who] = e.target
+			sub = append(sub, e)
+		}
+		t := p.par(tm.op, kids, tm.alphas)
+		kind := labEv
+		if j.ev == Tau {
+			kind = labTau
+		}
+		out = append(out, edge{kind: kind, ev: j.ev, target: t, done: true, atomic: j.atomic, sub: sub,
+			sync: kind == labEv && !j.pair && allSync(sub)})
+	}
+	return out, nil
+}
+
+func allSync(es []edge) bool {
+	for _, e := range es {
+		if !e.sync {
+			return false
+		}
+	}
+	return true
+}

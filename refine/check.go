@@ -1,0 +1,395 @@
+package refine
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+
+	"github.com/quasar-verify/quasar/internal/budget"
+	"github.com/quasar-verify/quasar/internal/intern"
+	"github.com/quasar-verify/quasar/lts"
+)
+
+// pollEvery is how many pairs are handled between two polls of the limits.
+const pollEvery = 4096
+
+// noParent marks the initial pair.
+const noParent = ^uint32(0)
+
+// item is a queued product pair: its id, impl state and spec macrostate.
+type item struct {
+	id uint32
+	s  lts.State
+	m  uint32
+}
+
+// pend is a visible successor waiting for the end of the current level
+// (the tau closure of a level must be stored before the next level, so
+// that every pair gets its shortest trace).
+type pend struct {
+	parent uint32
+	ev     lts.Event
+	s      lts.State
+	m      uint32
+}
+
+// antiNode links the macrostates stored with one impl state.
+type antiNode struct {
+	m    uint32
+	next uint32 // 1 + index of the next node; 0 ends the list
+}
+
+// Check decides whether traces(impl) ⊆ traces(spec) (trace refinement,
+// SEMANTICS.md §1). See the package documentation for the algorithm.
+//
+// It returns Valid, Invalid with a shortest, re-validated counterexample,
+// or Unknown when a limit is hit or ctx is cancelled. A run-time error of
+// impl or spec is returned as a *TraceError.
+func Check(ctx context.Context, impl lts.System, spec lts.Automaton, opt Options) (res *Result, err error) {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	if impl == nil || spec == nil {
+		return nil, errors.New("refine: nil implementation or specification")
+	}
+	if impl.Events() != spec.Events() {
+		return nil, errors.New("refine: implementation and specification must share one event table")
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			res, err = nil, fmt.Errorf("refine: internal error: %v", r)
+		}
+	}()
+	s := &search{
+		impl:  impl,
+		norm:  newNormaliser(spec),
+		opt:   opt,
+		bud:   budget.New(ctx, opt.Limits.Timeout, opt.Limits.MaxStates, opt.Limits.MaxBytes),
+		pairs: intern.New(1 << 12),
+	}
+	if opt.Workers >= 2 {
+		s.exp = [2]*expander{newExpander(opt.Workers), newExpander(opt.Workers)}
+	}
+	return s.run()
+}
+
+type search struct {
+	impl lts.System
+	norm *normaliser
+	opt  Options
+	bud  *budget.Budget
+
+	pairs  *intern.Set // (impl state, macrostate) as 8 bytes -> pair id
+	parent []uint32    // parent[id]: the pair id id was first reached from
+	via    []lts.Event // via[id]: the impl event of that step (Tau for internal)
+
+	// Antichains: for each impl state, the macrostates stored with it,
+	// minus those that a later, smaller macrostate made redundant.
+	head    []uint32 // 1 + index of the first node, 0 none
+	maxSize []uint32 // largest macrostate size in the list
+	nodes   []antiNode
+
+	implSeen  []uint64 // bitset of impl states reached
+	implCount int64
+
+	cur, next []item // the level being expanded (grows by tau steps), the next level
+	pending   []pend
+	trs       []lts.Transition
+	key       [8]byte
+
+	transitions int64
+	depth       int // trace length of the current level
+	maxDepth    int
+	countdown   int
+
+	exp [2]*expander // nil: sequential
+}
+
+func (s *search) run() (*Result, error) {
+	s.countdown = pollEvery
+	s.add(s.impl.Initial(), s.norm.start(), noParent, lts.Tau, &s.cur)
+	for len(s.cur) > 0 {
+		s.maxDepth = s.depth
+		var res *Result
+		var err error
+		if s.exp[0] == nil {
+			res, err = s.levelSequential()
+		} else {
+			res, err = s.levelParallel()
+		}
+		if res != nil || err != nil {
+			return res, err
+		}
+		// Store the visible successors in the order they were found.
+		for i := range s.pending {
+			if s.countdown--; s.countdown <= 0 {
+				if reason := s.poll(); reason != "" {
+					return s.unknown(reason), nil
+				}
+			}
+			p := &s.pending[i]
+			s.add(p.s, p.m, p.parent, p.ev, &s.next)
+		}
+		s.pending = s.pending[:0]
+		s.cur, s.next = s.next, s.cur[:0]
+		s.depth++
+	}
+	return &Result{Verdict: lts.Valid, Stats: s.stats()}, nil
+}
+
+// levelSequential expands s.cur in order; tau successors join s.cur.
+func (s *search) levelSequential() (*Result, error) {
+	for i := 0; i < len(s.cur); i++ {
+		if s.countdown--; s.countdown <= 0 {
+			if reason := s.poll(); reason != "" {
+				return s.unknown(reason), nil
+			}
+		}
+		it := s.cur[i]
+		trs, err := s.impl.Successors(it.s, s.trs[:0])
+		if err != nil {
+			return nil, s.traceError(it.id, lts.Tau, err)
+		}
+		s.trs = trs
+		if res, err := s.expand(it, trs); res != nil || err != nil {
+			return res, err
+		}
+	}
+	return nil, nil
+}
+
+// levelParallel is levelSequential with the impl successors of batches of
+// queued pairs computed by the workers, the next batch while this one is
+// walked; everything else happens here, in queue order, so the search is
+// the same as the sequential one.
+func (s *search) levelParallel() (res *Result, err error) {
+	batch := s.exp[0].workers * 256
+	c := 0            // the expander holding the batch [i, j)
+	inflight := false // the other expander is prefetching [j, next)
+	next := 0
+	defer func() {
+		if inflight {
+			s.exp[1-c].wait() // leave no worker running
+		}
+	}()
+	for i := 0; i < len(s.cur); {
+		var j int
+		if inflight {
+			c, j, inflight = 1-c, next, false
+		} else {
+			j = min(len(s.cur), i+batch)
+			s.exp[c].start(s.impl, s.cur[i:j])
+		}
+		s.exp[c].wait()
+		// Prefetch the pairs already queued after this batch.
+		if next = min(len(s.cur), j+batch); next > j {
+			s.exp[1-c].start(s.impl, s.cur[j:next])
+			inflight = true
+		}
+		for k := i; k < j; k++ {
+			if s.countdown--; s.countdown <= 0 {
+				if reason := s.poll(); reason != "" {
+					return s.unknown(reason), nil
+				}
+			}
+			it := s.cur[k]
+			trs, err := s.exp[c].result(k - i)
+			if err != nil {
+				return nil, s.traceError(it.id, lts.Tau, err)
+			}
+			if res, err := s.expand(it, trs); res != nil || err != nil {
+				return res, err
+			}
+		}
+		i = j
+	}
+	return nil, nil
+}
+
+// expand handles the transitions of one pair: Algorithm 1's next(impl, spec)
+// with the violation check of its lines 6-8 done per event.
+func (s *search) expand(it item, trs []lts.Transition) (*Result, error) {
+	for _, tr := range trs {
+		s.transitions++
+		if tr.Event == lts.Tau {
+			s.add(tr.Target, it.m, it.id, lts.Tau, &s.cur)
+			continue
+		}
+		m, err := s.norm.step(it.m, tr.Event)
+		if err != nil {
+			return nil, s.traceError(it.id, tr.Event, err)
+		}
+		if m == empty {
+			return s.violation(it, tr)
+		}
+		s.pending = append(s.pending, pend{parent: it.id, ev: tr.Event, s: tr.Target, m: m})
+	}
+	return nil, nil
+}
+
+// add stores the pair (st, m) reached from parent by ev and queues it on q,
+// unless it (or, with antichains, a pair with a smaller macrostate) is
+// already stored.
+func (s *search) add(st lts.State, m uint32, parent uint32, ev lts.Event, q *[]item) {
+	binary.LittleEndian.PutUint32(s.key[:4], uint32(st))
+	binary.LittleEndian.PutUint32(s.key[4:], m)
+	anti := !s.opt.NoAntichain
+	// A singleton macrostate can only be dominated by itself, which the
+	// intern set finds; larger ones need the antichain scan.
+	if anti && s.norm.sizes[m] > 1 {
+		if _, ok := s.pairs.Lookup(s.key[:]); ok {
+			return
+		}
+		if s.dominated(st, m) {
+			return
+		}
+	}
+	id, added := s.pairs.Intern(s.key[:])
+	if !added {
+		return
+	}
+	s.parent = append(s.parent, parent)
+	s.via = append(s.via, ev)
+	s.markImpl(st)
+	if anti {
+		s.remember(st, m)
+	}
+	*q = append(*q, item{id: id, s: st, m: m})
+}
+
+func (s *search) markImpl(st lts.State) {
+	w := int(st >> 6)
+	if w >= len(s.implSeen) {
+		s.implSeen = append(s.implSeen, make([]uint64, w+1-len(s.implSeen)+len(s.implSeen)/2)...)
+	}
+	bit := uint64(1) << (st & 63)
+	if s.implSeen[w]&bit == 0 {
+		s.implSeen[w] |= bit
+		s.implCount++
+	}
+}
+
+// dominated reports whether a subset of m is stored with st.
+func (s *search) dominated(st lts.State, m uint32) bool {
+	if int(st) >= len(s.head) {
+		return false
+	}
+	size := s.norm.sizes[m]
+	for i := s.head[st]; i != 0; i = s.nodes[i-1].next {
+		n := s.nodes[i-1].m
+		if s.norm.sizes[n] <= size && s.norm.subset(n, m) {
+			return true
+		}
+	}
+	return false
+}
+
+// remember adds m to st's antichain and unlinks the supersets of m, which
+// m dominates from now on (their pairs stay queued: they were stored).
+func (s *search) remember(st lts.State, m uint32) {
+	if int(st) >= len(s.head) {
+		n := int(st) + 1 + len(s.head)/2
+		s.head = append(s.head, make([]uint32, n-len(s.head))...)
+		s.maxSize = append(s.maxSize, make([]uint32, n-len(s.maxSize))...)
+	}
+	size := s.norm.sizes[m]
+	if s.maxSize[st] > size {
+		prev := &s.head[st]
+		for i := *prev; i != 0; i = *prev {
+			n := &s.nodes[i-1]
+			if s.norm.sizes[n.m] > size && s.norm.subset(m, n.m) {
+				*prev = n.next
+			} else {
+				prev = &n.next
+			}
+		}
+	} else {
+		s.maxSize[st] = size
+	}
+	s.nodes = append(s.nodes, antiNode{m: m, next: s.head[st]})
+	s.head[st] = uint32(len(s.nodes))
+}
+
+func (s *search) poll() string {
+	s.countdown = pollEvery
+	if reason := s.bud.Exceeded(s.pairs.Len()); reason != "" {
+		return reason
+	}
+	if s.opt.Progress != nil {
+		s.opt.Progress(s.stats())
+	}
+	return ""
+}
+
+func (s *search) unknown(reason string) *Result {
+	return &Result{Verdict: lts.Unknown, Reason: reason, Stats: s.stats()}
+}
+
+func (s *search) stats() Stats {
+	secs := s.bud.Seconds()
+	n := int64(s.pairs.Len())
+	st := Stats{
+		Stats: lts.Stats{
+			States:      n,
+			Transitions: s.transitions,
+			Seconds:     secs,
+			PeakBytes:   s.bud.Peak(),
+			Depth:       s.maxDepth,
+		},
+		ImplStates:  s.implCount,
+		Pairs:       n,
+		Macrostates: int64(s.norm.count()),
+	}
+	if secs > 0 {
+		st.PairsPerSecond = float64(n) / secs
+	}
+	return st
+}
+
+// implState is the impl state of pair id.
+func (s *search) implState(id uint32) lts.State {
+	return lts.State(binary.LittleEndian.Uint32(s.pairs.Get(id)))
+}
+
+// path returns the steps from the initial pair to pair id (tau included).
+func (s *search) path(id uint32) []pathStep {
+	var steps []pathStep
+	for ; s.parent[id] != noParent; id = s.parent[id] {
+		steps = append(steps, pathStep{ev: s.via[id], s: s.implState(id)})
+	}
+	for i, j := 0, len(steps)-1; i < j; i, j = i+1, j-1 {
+		steps[i], steps[j] = steps[j], steps[i]
+	}
+	return steps
+}
+
+func (s *search) traceError(id uint32, ev lts.Event, err error) error {
+	tab := s.impl.Events()
+	var trace []string
+	for _, st := range s.path(id) {
+		if st.ev != lts.Tau {
+			trace = append(trace, tab.Name(st.ev))
+		}
+	}
+	if ev != lts.Tau {
+		trace = append(trace, tab.Name(ev))
+	}
+	return &TraceError{Err: err, Trace: trace}
+}
+
+// violation builds, re-validates and reports the counterexample ending
+// with the impl transition tr from pair it.
+func (s *search) violation(it item, tr lts.Transition) (*Result, error) {
+	steps := append(s.path(it.id), pathStep{ev: tr.Event, s: tr.Target})
+	// Validate on the system itself, not on MinFactor's successor cache.
+	impl := s.impl
+	if c, ok := impl.(*cachedSystem); ok {
+		impl = c.underlying()
+	}
+	cex, err := buildCounterexample(impl, s.norm.spec, steps)
+	if err != nil {
+		return nil, err
+	}
+	return &Result{Verdict: lts.Invalid, Stats: s.stats(), Counterexample: cex}, nil
+}

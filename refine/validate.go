@@ -1,0 +1,219 @@
+package refine
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/quasar-verify/quasar/lts"
+)
+
+// maxReplayStates bounds each tau closure of the impl replay; beyond it the
+// replay relies on the step-by-step check of the reported path alone.
+const maxReplayStates = 1 << 20
+
+// pathStep is one impl transition of a counterexample path.
+type pathStep struct {
+	ev lts.Event
+	s  lts.State
+}
+
+// buildCounterexample turns an impl path (from the initial state, last step
+// the offending event) into a Counterexample, after re-validating it
+// independently of the search: a counterexample that fails is an internal
+// error, never a verdict.
+func buildCounterexample(impl lts.System, spec lts.Automaton, steps []pathStep) (*Counterexample, error) {
+	tab := impl.Events()
+	var trace []lts.Event
+	for _, st := range steps {
+		if st.ev != lts.Tau {
+			trace = append(trace, st.ev)
+		}
+	}
+	if len(trace) == 0 || steps[len(steps)-1].ev == lts.Tau {
+		return nil, fmt.Errorf("refine: internal error: counterexample path does not end with a visible event")
+	}
+	if err := replayPath(impl, steps); err != nil {
+		return nil, fmt.Errorf("refine: internal error: counterexample fails re-validation: %w", err)
+	}
+	if err := replayImpl(impl, trace); err != nil {
+		return nil, fmt.Errorf("refine: internal error: counterexample fails re-validation: %w", err)
+	}
+	offered, err := replaySpec(spec, trace)
+	var rte *lts.RuntimeError
+	if errors.As(err, &rte) {
+		// Enabled is first called here: a spec error is the model's.
+		return nil, &TraceError{Err: err, Trace: names(tab, trace[:len(trace)-1])}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("refine: internal error: counterexample fails re-validation: %w", err)
+	}
+
+	cex := &Counterexample{Event: tab.Name(trace[len(trace)-1])}
+	for _, e := range trace {
+		cex.Trace = append(cex.Trace, tab.Name(e))
+	}
+	cex.Offered = []string{}
+	for _, e := range offered {
+		cex.Offered = append(cex.Offered, tab.Name(e))
+	}
+	desc, _ := impl.(lts.Describer)
+	var prev []lts.Binding
+	if desc != nil {
+		prev = desc.Describe(impl.Initial())
+		cex.Initial = prev
+	}
+	for _, st := range steps {
+		step := Step{Event: tab.Name(st.ev), Visible: st.ev != lts.Tau, State: st.s}
+		if desc != nil {
+			step.Vars = desc.Describe(st.s)
+			step.Changed = changed(prev, step.Vars)
+			prev = step.Vars
+		}
+		cex.Path = append(cex.Path, step)
+	}
+	return cex, nil
+}
+
+// changed lists the bindings of cur that are new or differ from prev.
+func changed(prev, cur []lts.Binding) []lts.Binding {
+	old := make(map[string]string, len(prev))
+	for _, b := range prev {
+		old[b.Name] = b.Value
+	}
+	var out []lts.Binding
+	for _, b := range cur {
+		if v, ok := old[b.Name]; !ok || v != b.Value {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+// replayPath checks that every step of the path is a transition of impl.
+func replayPath(impl lts.System, steps []pathStep) error {
+	cur := impl.Initial()
+	var buf []lts.Transition
+	for i, st := range steps {
+		var err error
+		buf, err = impl.Successors(cur, buf[:0])
+		if err != nil {
+			return err
+		}
+		if !slices.Contains(buf, lts.Transition{Event: st.ev, Target: st.s}) {
+			return fmt.Errorf("step %d (%s) is not a transition of the implementation", i+1, impl.Events().Name(st.ev))
+		}
+		cur = st.s
+	}
+	return nil
+}
+
+// replayImpl checks that trace is a trace of impl by a fresh set simulation
+// with tau closure (bounded by maxReplayStates per closure). The simulation
+// may meet states the search never expanded (it stopped at the violation);
+// a run-time error there, or a closure over the bound, leaves the proof to
+// replayPath, whose states the search expanded without error.
+func replayImpl(impl lts.System, trace []lts.Event) error {
+	var buf []lts.Transition
+	closure := func(set []lts.State) ([]lts.State, bool, error) {
+		seen := make(map[lts.State]bool, len(set))
+		for _, s := range set {
+			seen[s] = true
+		}
+		for i := 0; i < len(set); i++ {
+			if len(set) > maxReplayStates {
+				return set, false, nil
+			}
+			var err error
+			buf, err = impl.Successors(set[i], buf[:0])
+			if err != nil {
+				return set, false, nil
+			}
+			for _, t := range buf {
+				if t.Event == lts.Tau && !seen[t.Target] {
+					seen[t.Target] = true
+					set = append(set, t.Target)
+				}
+			}
+		}
+		return set, true, nil
+	}
+	set, ok, err := closure([]lts.State{impl.Initial()})
+	if err != nil || !ok {
+		return err
+	}
+	for i, e := range trace {
+		var next []lts.State
+		seen := map[lts.State]bool{}
+		for _, s := range set {
+			buf, err = impl.Successors(s, buf[:0])
+			if err != nil {
+				return nil
+			}
+			for _, t := range buf {
+				if t.Event == e && !seen[t.Target] {
+					seen[t.Target] = true
+					next = append(next, t.Target)
+				}
+			}
+		}
+		if len(next) == 0 {
+			return fmt.Errorf("the implementation cannot perform event %d (%s) of the trace", i+1, impl.Events().Name(e))
+		}
+		if i == len(trace)-1 {
+			return nil
+		}
+		if set, ok, err = closure(next); err != nil || !ok {
+			return err
+		}
+	}
+	return nil
+}
+
+// replaySpec checks by a fresh set simulation that spec accepts the trace
+// without its last event and rejects the whole trace; it returns the events
+// the spec offers after the accepted prefix.
+func replaySpec(spec lts.Automaton, trace []lts.Event) ([]lts.Event, error) {
+	set := spec.Start(nil)
+	step := func(set []lts.State, e lts.Event) ([]lts.State, error) {
+		var next []lts.State
+		for _, s := range set {
+			var err error
+			if next, err = spec.Step(s, e, next); err != nil {
+				return nil, err
+			}
+		}
+		slices.Sort(next)
+		return slices.Compact(next), nil
+	}
+	t, e := trace[:len(trace)-1], trace[len(trace)-1]
+	for i, ev := range t {
+		var err error
+		if set, err = step(set, ev); err != nil {
+			return nil, err
+		}
+		if len(set) == 0 {
+			return nil, fmt.Errorf("the specification rejects event %d (%s) of the prefix", i+1, spec.Events().Name(ev))
+		}
+	}
+	var offered []lts.Event
+	for _, s := range set {
+		var err error
+		if offered, err = spec.Enabled(s, offered); err != nil {
+			return nil, err
+		}
+	}
+	slices.Sort(offered)
+	offered = slices.Compact(offered)
+	after, err := step(set, e)
+	if err != nil {
+		return nil, err
+	}
+	if len(after) != 0 {
+		return nil, fmt.Errorf("the specification accepts the final event %s", spec.Events().Name(e))
+	}
+	if slices.Contains(offered, e) {
+		return nil, fmt.Errorf("the specification offers the final event %s but cannot perform it", spec.Events().Name(e))
+	}
+	return offered, nil
+}

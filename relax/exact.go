@@ -1,0 +1,218 @@
+package relax
+
+import (
+	"encoding/binary"
+	"slices"
+
+	"github.com/quasar-verify/quasar/lts"
+)
+
+// obligation is a class-d event the spec performed ahead of the
+// implementation ("pulled"); the implementation owes it. slack is the
+// number of further class-d events (the owed one included) within which it
+// must occur: ageing decrements it, and reaching 0 is a violation.
+type obligation struct {
+	e     lts.Event
+	slack uint8
+	class int32
+}
+
+// RunStep describes one transition of a relaxed run, for explanations.
+type RunStep struct {
+	Event lts.Event
+	// Kind: "rigid", "barrier", "discharge" (the event was owed), "fresh"
+	// (a relaxed event the spec performs now, after pulling Pulled), or
+	// "window" (window mode).
+	Kind string
+	// Spec lists the spec events performed by this step, in order: the
+	// pulled events, then the event itself (empty for a discharge).
+	Spec []lts.Event
+}
+
+// encodeExact writes (spec state, obligations) canonically: obligations
+// sorted by class, then slack, then event.
+func (r *Relaxed) encodeExact(sp lts.State, obs []obligation) []byte {
+	slices.SortFunc(obs, func(a, b obligation) int {
+		if a.class != b.class {
+			return int(a.class - b.class)
+		}
+		if a.slack != b.slack {
+			return int(a.slack) - int(b.slack)
+		}
+		return cmpU32(uint32(a.e), uint32(b.e))
+	})
+	b := binary.AppendUvarint(r.key[:0], uint64(sp))
+	b = binary.AppendUvarint(b, uint64(len(obs)))
+	for _, o := range obs {
+		b = binary.AppendUvarint(b, uint64(o.e))
+		b = append(b, o.slack)
+	}
+	r.key = b
+	return b
+}
+
+func (r *Relaxed) internExact(sp lts.State, obs []obligation) lts.State {
+	id, _ := r.states.Intern(r.encodeExact(sp, obs))
+	return lts.State(id)
+}
+
+// decodeExact appends the obligations of an encoded state to obs.
+func (r *Relaxed) decodeExact(b []byte, obs []obligation) (lts.State, []obligation) {
+	sp, n := binary.Uvarint(b)
+	b = b[n:]
+	cnt, n := binary.Uvarint(b)
+	b = b[n:]
+	for range cnt {
+		e, n := binary.Uvarint(b)
+		b = b[n:]
+		o := obligation{e: lts.Event(e), slack: b[0]}
+		o.class = r.kind(o.e) - kindClass
+		b = b[1:]
+		obs = append(obs, o)
+	}
+	return lts.State(sp), obs
+}
+
+// age returns obs with every class-d slack decremented, or false if one
+// runs out (reaches 0). skip (if >= 0) is left out: it was discharged.
+func age(obs []obligation, d int32, skip int) ([]obligation, bool) {
+	out := make([]obligation, 0, len(obs))
+	for i, o := range obs {
+		if i == skip {
+			continue
+		}
+		if o.class == d {
+			if o.slack <= 1 {
+				return nil, false
+			}
+			o.slack--
+		}
+		out = append(out, o)
+	}
+	return out, true
+}
+
+// expandExact computes every transition of the exact-mode state s
+// (SEMANTICS.md §2.2) and passes each to emit with its description.
+func (r *Relaxed) expandExact(s lts.State, emit func(RunStep, lts.State)) error {
+	sp, obs := r.decodeExact(r.states.Get(uint32(s)), nil)
+
+	// Rigid events and barriers: the spec steps on them where they occur.
+	evs, tgs := r.scratch(0)
+	evs, err := r.spec.Enabled(sp, evs)
+	if err != nil {
+		return err
+	}
+	for _, e := range evs {
+		k := r.kind(e)
+		if k != kindRigid && (k != kindBarrier || len(obs) > 0) {
+			continue
+		}
+		tgs, err = r.spec.Step(sp, e, tgs[:0])
+		if err != nil {
+			return err
+		}
+		kind := "rigid"
+		if k == kindBarrier {
+			kind = "barrier"
+		}
+		for _, t := range tgs {
+			emit(RunStep{Event: e, Kind: kind, Spec: []lts.Event{e}}, r.internExact(t, slices.Clone(obs)))
+		}
+	}
+	r.keep(0, evs, tgs)
+
+	// Owed events: discharge the least-slack obligation for the event
+	// (obs is sorted by class then slack, so the first one) and age the
+	// class. Keeping a copy with more slack is never worse, so the other
+	// copies need no transition.
+	for i, o := range obs {
+		first := true
+		for _, p := range obs[:i] {
+			if p.e == o.e {
+				first = false
+			}
+		}
+		if !first {
+			continue
+		}
+		if aged, ok := age(obs, o.class, i); ok {
+			emit(RunStep{Event: o.e, Kind: "discharge"}, r.internExact(sp, aged))
+		}
+	}
+
+	// Fresh relaxed events: pull j <= Q(d) - |owed_d| class-d events along
+	// a spec path, then step on the event. The event may also be owed (with
+	// repeated data): treating it as fresh is then another run, which the
+	// declarative definition allows and the discharge alone can miss when
+	// a rigid event follows.
+	for d, q := range r.bounds {
+		owed := 0
+		for _, o := range obs {
+			if o.class == int32(d) {
+				owed++
+			}
+		}
+		aged, ok := age(obs, int32(d), -1)
+		if !ok {
+			continue // an obligation of d has slack 1: only its discharge may come next
+		}
+		f := freshSearch{r: r, d: int32(d), q: q, owed: owed, aged: aged, emit: emit}
+		if err := f.walk(sp, 0); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+type freshSearch struct {
+	r      *Relaxed
+	d      int32
+	q      int
+	owed   int
+	aged   []obligation
+	pulled []lts.Event
+	emit   func(RunStep, lts.State)
+}
+
+// walk emits every class-d event enabled at u (after f.pulled), and pulls
+// one more class-d event while the budget allows.
+func (f *freshSearch) walk(u lts.State, depth int) error {
+	r := f.r
+	evs, tgs := r.scratch(depth + 1)
+	defer func() { r.keep(depth+1, evs, tgs) }()
+	var err error
+	evs, err = r.spec.Enabled(u, evs)
+	if err != nil {
+		return err
+	}
+	for _, a := range evs {
+		if r.kind(a) != kindClass+f.d {
+			continue
+		}
+		tgs, err = r.spec.Step(u, a, tgs[:0])
+		if err != nil {
+			return err
+		}
+		for i := 0; i < len(tgs); i++ {
+			v := tgs[i]
+			obs := slices.Clone(f.aged)
+			// The k-th pulled event sits at class rank (current + owed + k)
+			// in the spec, so it may be performed up to Q ranks later.
+			for k, p := range f.pulled {
+				obs = append(obs, obligation{e: p, slack: uint8(f.q + f.owed + k), class: f.d})
+			}
+			spec := append(slices.Clone(f.pulled), a)
+			f.emit(RunStep{Event: a, Kind: "fresh", Spec: spec}, r.internExact(v, obs))
+			if f.owed+len(f.pulled)+1 <= f.q {
+				f.pulled = append(f.pulled, a)
+				err := f.walk(v, depth+1)
+				f.pulled = f.pulled[:len(f.pulled)-1]
+				if err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,367 @@
+package relax
+
+import (
+	"encoding/binary"
+	"fmt"
+	"runtime"
+	"slices"
+
+	"github.com/dgraph-io/ristretto/v2"
+	"github.com/quasar-verify/quasar/internal/intern"
+	"github.com/quasar-verify/quasar/lts"
+)
+
+// Relaxed is a relaxed specification automaton, built lazily and memoised.
+// It implements lts.Automaton. Like every Automaton it is not safe for
+// concurrent use.
+type Relaxed struct {
+	spec  lts.Automaton
+	cfg   Config
+	table *lts.EventTable
+
+	bounds []int // bound of each class
+	all    bool  // one class: every visible event that is not a barrier
+	kinds  []int32
+
+	states *intern.Set
+	// succ[id] holds the sorted, deduplicated transitions of state id once
+	// computed (nil: not yet). In window mode the transitions of states that
+	// stand for spec states live in cache instead, since they can be large.
+	succ  [][]trans
+	cache *ristretto.Cache[string, []trans]
+	perms map[uint64][][]uint8 // window mode: (length, fixed mask) -> position permutations
+
+	stats Stats
+	key   []byte
+	ebufs [][]lts.Event // per-depth scratch buffers
+	sbufs [][]lts.State
+	tmp   []trans
+}
+
+type trans struct {
+	e lts.Event
+	t lts.State
+}
+
+// Stats describe the part of the relaxed automaton built so far.
+type Stats struct {
+	States      int   `json:"states"`       // relaxed states interned
+	Pseudo      int   `json:"pseudo"`       // window mode: pseudo-states among them
+	Expanded    int64 `json:"expanded"`     // memo entries: states whose successors were computed
+	Transitions int64 `json:"transitions"`  // transitions computed
+	CacheHits   int64 `json:"cache_hits"`   // window expansions found in the bounded cache
+	CacheMisses int64 `json:"cache_misses"` // window expansions computed (first time or after eviction)
+	Bytes       int64 `json:"bytes"`        // memory of the interned states
+}
+
+// Event kinds, stored per event id in kinds (0 = not classified yet).
+const (
+	kindUnset   = 0
+	kindRigid   = 1
+	kindBarrier = 2
+	kindClass   = 3 // kindClass+d: relaxed class d
+)
+
+// Cache sizing for window mode: cost is counted in transitions.
+const (
+	cacheMaxCost  = 1 << 21
+	cacheCounters = 1 << 18
+)
+
+// New relaxes spec according to cfg. The result is lazy: states are built
+// when Step or Enabled first asks for them.
+func New(spec lts.Automaton, cfg Config) (*Relaxed, error) {
+	if spec == nil {
+		return nil, fmt.Errorf("relax: nil specification")
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("relax: %w", err)
+	}
+	r := &Relaxed{
+		spec:   spec,
+		cfg:    cfg,
+		table:  spec.Events(),
+		states: intern.New(1024),
+	}
+	if len(cfg.Classes) == 0 {
+		r.all = cfg.All > 0
+		if r.all {
+			r.bounds = []int{cfg.All}
+		}
+	} else {
+		for _, cl := range cfg.Classes {
+			r.bounds = append(r.bounds, cl.Bound)
+		}
+	}
+	if cfg.Mode == Window {
+		r.perms = map[uint64][][]uint8{}
+		c, err := ristretto.NewCache(&ristretto.Config[string, []trans]{
+			NumCounters:        cacheCounters,
+			MaxCost:            cacheMaxCost,
+			BufferItems:        64,
+			IgnoreInternalCost: true,
+		})
+		if err != nil {
+			return nil, fmt.Errorf("relax: %w", err)
+		}
+		r.cache = c
+		// The cache runs goroutines; stop them when r becomes unreachable
+		// (Close does it earlier).
+		runtime.AddCleanup(r, func(c *ristretto.Cache[string, []trans]) { c.Close() }, c)
+	}
+	return r, nil
+}
+
+// Close releases the bounded cache (window mode). The automaton remains
+// usable; it recomputes what the cache held.
+func (r *Relaxed) Close() {
+	if r.cache != nil {
+		r.cache.Close()
+		r.cache = nil
+	}
+}
+
+// Config returns the configuration r was built with.
+func (r *Relaxed) Config() Config { return r.cfg }
+
+// Spec returns the automaton r relaxes.
+func (r *Relaxed) Spec() lts.Automaton { return r.spec }
+
+// Events is the spec's event table.
+func (r *Relaxed) Events() *lts.EventTable { return r.table }
+
+// Stats reports the size of what has been built.
+func (r *Relaxed) Stats() Stats {
+	s := r.stats
+	s.States = r.states.Len()
+	s.Bytes = r.states.Bytes()
+	return s
+}
+
+// Start appends the initial relaxed states: each initial spec state with no
+// obligation.
+func (r *Relaxed) Start(buf []lts.State) []lts.State {
+	starts := r.spec.Start(nil)
+	n := len(buf)
+	for _, s := range starts {
+		if r.cfg.Mode == Window {
+			buf = append(buf, r.internOrig(s))
+		} else {
+			buf = append(buf, r.internExact(s, nil))
+		}
+	}
+	return dedupStates(buf, n)
+}
+
+// Step appends the relaxed states reached from s by e.
+func (r *Relaxed) Step(s lts.State, e lts.Event, buf []lts.State) ([]lts.State, error) {
+	ts, err := r.transitions(s)
+	if err != nil {
+		return buf, err
+	}
+	i, _ := slices.BinarySearchFunc(ts, e, func(t trans, e lts.Event) int { return cmpU32(uint32(t.e), uint32(e)) })
+	for ; i < len(ts) && ts[i].e == e; i++ {
+		buf = append(buf, ts[i].t)
+	}
+	return buf, nil
+}
+
+// Enabled appends the events that have a successor from s, in increasing order.
+func (r *Relaxed) Enabled(s lts.State, buf []lts.Event) ([]lts.Event, error) {
+	ts, err := r.transitions(s)
+	if err != nil {
+		return buf, err
+	}
+	for i, t := range ts {
+		if i == 0 || t.e != ts[i-1].e {
+			buf = append(buf, t.e)
+		}
+	}
+	return buf, nil
+}
+
+// Settled reports whether s owes nothing: in exact mode, no obligation is
+// pending; in window mode, s stands for a spec state (not inside a permuted
+// window). A trace is accepted in complete mode iff it reaches a settled
+// state.
+func (r *Relaxed) Settled(s lts.State) bool {
+	b := r.states.Get(uint32(s))
+	if r.cfg.Mode == Window {
+		return b[0] == tagOrig
+	}
+	_, n := binary.Uvarint(b)
+	return b[n] == 0
+}
+
+// Describe renders a relaxed state: "s3 [deq.1:1 deq.2:2]" (exact: spec
+// state and obligations with their slack) or "s3" / "s3 <- deq.2 deq.1"
+// (window: a spec state, or a pseudo-state with the rest of its permuted
+// window and the spec state it leads to).
+func (r *Relaxed) Describe(s lts.State) string {
+	b := r.states.Get(uint32(s))
+	if r.cfg.Mode == Window {
+		tag, end, word := decodeWindow(b)
+		if tag == tagOrig {
+			return fmt.Sprintf("s%d", end)
+		}
+		out := fmt.Sprintf("s%d <-", end)
+		for _, e := range word {
+			out += " " + r.table.Name(e)
+		}
+		return out
+	}
+	sp, obs := r.decodeExact(b, nil)
+	out := fmt.Sprintf("s%d", sp)
+	if len(obs) > 0 {
+		out += " ["
+		for i, o := range obs {
+			if i > 0 {
+				out += " "
+			}
+			out += fmt.Sprintf("%s:%d", r.table.Name(o.e), o.slack)
+		}
+		out += "]"
+	}
+	return out
+}
+
+// transitions returns the memoised transitions of s, computing them if needed.
+func (r *Relaxed) transitions(s lts.State) ([]trans, error) {
+	if int(s) >= r.states.Len() {
+		return nil, fmt.Errorf("relax: unknown state %d", s)
+	}
+	if int(s) < len(r.succ) && r.succ[s] != nil {
+		return r.succ[s], nil
+	}
+	if r.cfg.Mode == Window {
+		b := r.states.Get(uint32(s))
+		if b[0] == tagOrig {
+			return r.windowTransitions(s)
+		}
+	}
+	ts, err := r.compute(s)
+	if err != nil {
+		return nil, err
+	}
+	for int(s) >= len(r.succ) {
+		r.succ = append(r.succ, nil)
+	}
+	r.succ[s] = ts
+	return ts, nil
+}
+
+// windowTransitions serves the expansion of a spec state from the bounded
+// cache, recomputing it after an eviction (the ids are stable: the targets
+// are already interned).
+func (r *Relaxed) windowTransitions(s lts.State) ([]trans, error) {
+	key := string(r.states.Get(uint32(s)))
+	if r.cache != nil {
+		if ts, ok := r.cache.Get(key); ok {
+			r.stats.CacheHits++
+			return ts, nil
+		}
+	}
+	r.stats.CacheMisses++
+	ts, err := r.compute(s)
+	if err != nil {
+		return nil, err
+	}
+	if r.cache != nil {
+		r.cache.Set(key, ts, int64(len(ts))+1)
+		r.cache.Wait()
+	}
+	return ts, nil
+}
+
+func (r *Relaxed) compute(s lts.State) ([]trans, error) {
+	r.tmp = r.tmp[:0]
+	emit := func(st RunStep, t lts.State) { r.tmp = append(r.tmp, trans{st.Event, t}) }
+	var err error
+	if r.cfg.Mode == Window {
+		err = r.expandWindow(s, emit)
+	} else {
+		err = r.expandExact(s, emit)
+	}
+	if err != nil {
+		return nil, err
+	}
+	slices.SortFunc(r.tmp, func(a, b trans) int {
+		if c := cmpU32(uint32(a.e), uint32(b.e)); c != 0 {
+			return c
+		}
+		return cmpU32(uint32(a.t), uint32(b.t))
+	})
+	ts := make([]trans, 0, len(r.tmp))
+	for i, t := range r.tmp {
+		if i == 0 || t != r.tmp[i-1] {
+			ts = append(ts, t)
+		}
+	}
+	r.stats.Expanded++
+	r.stats.Transitions += int64(len(ts))
+	return ts, nil
+}
+
+// kind classifies e: rigid, barrier, or relaxed class d (kindClass+d).
+// Barriers take precedence over classes; the first matching class wins.
+func (r *Relaxed) kind(e lts.Event) int32 {
+	for int(e) >= len(r.kinds) {
+		r.kinds = append(r.kinds, kindUnset)
+	}
+	if k := r.kinds[e]; k != kindUnset {
+		return k
+	}
+	k := int32(kindRigid)
+	for _, p := range r.cfg.Barriers {
+		if p.Match(r.table, e) {
+			k = kindBarrier
+			break
+		}
+	}
+	if k == kindRigid {
+		if r.all {
+			k = kindClass
+		} else {
+		classes:
+			for d, cl := range r.cfg.Classes {
+				for _, p := range cl.Patterns {
+					if p.Match(r.table, e) {
+						k = kindClass + int32(d)
+						break classes
+					}
+				}
+			}
+		}
+	}
+	r.kinds[e] = k
+	return k
+}
+
+// scratch returns per-depth buffers (reused across calls).
+func (r *Relaxed) scratch(depth int) ([]lts.Event, []lts.State) {
+	for depth >= len(r.ebufs) {
+		r.ebufs = append(r.ebufs, nil)
+		r.sbufs = append(r.sbufs, nil)
+	}
+	return r.ebufs[depth][:0], r.sbufs[depth][:0]
+}
+
+func (r *Relaxed) keep(depth int, es []lts.Event, ss []lts.State) {
+	r.ebufs[depth], r.sbufs[depth] = es, ss
+}
+
+func cmpU32(a, b uint32) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+func dedupStates(buf []lts.State, n int) []lts.State {
+	tail := buf[n:]
+	slices.Sort(tail)
+	return append(buf[:n], slices.Compact(tail)...)
+}
