@@ -41,3 +41,5 @@ func BenchmarkC50Ok(b *testing.B)   { benchFile(b, "kv/c50-ok.txt", KV()) }
 func BenchmarkC01Ok(b *testing.B)  { benchFile(b, "kv/c01-ok.txt", KV()) }
 func BenchmarkC10Ok(b *testing.B)  { benchFile(b, "kv/c10-ok.txt", KV()) }
 func BenchmarkC50Bad(b *testing.B) { benchFile(b, "kv/c50-bad.txt", KV()) }
+func BenchmarkC10Bad(b *testing.B) { benchFile(b, "kv/c10-bad.txt", KV()) }
+func BenchmarkC01Bad(b *testing.B) { benchFile(b, "kv/c01-bad.txt", KV()) }

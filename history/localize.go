@@ -44,7 +44,9 @@ import (
 // before the first block with overlapping operations form the sequential
 // prefix, those after the last such block the revealing suffix, and the
 // blocks in between the concurrent core. A violation without overlapping
-// operations has an empty core (the object is wrong even sequentially).
+// operations has an empty core and the last operation as its suffix: the
+// observable results are wrong even though none overlap in the test case
+// (e.g. a push lost by a racy pop elsewhere, revealed by an empty pop).
 //
 // The test case (Ops) is re-checked from scratch before it is returned; its
 // Result is that check. Operations keep their IDs, times and results.
@@ -392,7 +394,8 @@ func split(ops []Op) (seq, core, suffix []int) {
 		return out
 	}
 	if first < 0 {
-		return ids(blocks), nil, nil
+		// Sequential violation: the last operation reveals it.
+		return ids(blocks[:len(blocks)-1]), nil, ids(blocks[len(blocks)-1:])
 	}
 	return ids(blocks[:first]), ids(blocks[first : last+1]), ids(blocks[last+1:])
 }

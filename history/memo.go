@@ -13,9 +13,13 @@ type memo struct {
 	mask   uint64
 }
 
-func newMemo(words int) *memo {
-	const size = 1 << 10
-	return &memo{w: words, table: make([]uint32, size), mask: size - 1}
+// newMemo sizes the table for about hint entries (it grows as needed).
+func newMemo(words, hint int) *memo {
+	size := 64
+	for size < 2*hint {
+		size <<= 1
+	}
+	return &memo{w: words, table: make([]uint32, size), mask: uint64(size - 1)}
 }
 
 func (m *memo) len() int { return len(m.states) }

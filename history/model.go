@@ -54,3 +54,13 @@ type AutomatonModel interface {
 	Eventer
 	Automaton(ops []Op) (lts.Automaton, error)
 }
+
+// Pruner is implemented by machines that can tell that a state is dead: no
+// completion of the remaining operations can be linearized from it. The
+// search calls Viable after each step, with the set of linearized ops
+// (bit i of linearized[i/64] is op i) including the op just placed, and
+// drops the state if it returns false. It must never return false for a
+// live state (a wrong true only costs time).
+type Pruner interface {
+	Viable(s State, linearized []uint64) bool
+}

@@ -211,10 +211,15 @@ type kvMachine struct {
 	cache   map[uint64]State // (state<<32 | op) -> next
 	keyName []string
 	single  bool // one key: a state is the string id itself
+	// Pruning (single key, see Viable): for each completed get, the prefix
+	// hashes of its result and the puts that could reset the string for it.
+	gets    []int32
+	getPref [][]uint64
+	getPuts [][]int32
 }
 
 func (kvModel) Compile(ops []Op) (Machine, error) {
-	mc := &kvMachine{strs: newRopes(), tupIDs: map[string]State{}, cache: map[uint64]State{}}
+	mc := &kvMachine{strs: newRopes(2 * len(ops))}
 	str := mc.strs.leafID
 	keys := map[string]int32{}
 	text := func(v Value) (string, bool) {
@@ -261,7 +266,14 @@ func (kvModel) Compile(ops []Op) (Machine, error) {
 	}
 	mc.nkeys = len(keys)
 	mc.single = mc.nkeys <= 1
-	mc.tuple(make([]int32, mc.nkeys)) // state 0: every key ""
+	if mc.single {
+		mc.initPruning(ops)
+	}
+	if !mc.single {
+		mc.tupIDs = map[string]State{}
+		mc.cache = map[uint64]State{}
+		mc.tuple(make([]int32, mc.nkeys)) // state 0: every key ""
+	}
 	return mc, nil
 }
 
@@ -336,4 +348,62 @@ func (mc *kvMachine) Describe(s State) string {
 	}
 	sb.WriteByte('}')
 	return sb.String()
+}
+
+// initPruning prepares Viable: between two puts the string only grows, so
+// a completed get g that returned G can still be linearized only if the
+// current string is a prefix of G, or some unlinearized put (not after g in
+// real time) writes a prefix of G.
+func (mc *kvMachine) initPruning(ops []Op) {
+	for i := range ops {
+		r := &mc.ops[i]
+		if r.kind != kvGet || r.info {
+			continue
+		}
+		g := mc.strs.str(r.out)
+		pref := make([]uint64, len(g)+1)
+		for k := 0; k < len(g); k++ {
+			pref[k+1] = pref[k]*ropeBase + uint64(g[k])
+		}
+		var puts []int32
+		for j := range ops {
+			if mc.ops[j].kind != kvPut || ops[i].Return < ops[j].Call {
+				continue
+			}
+			if v := mc.strs.str(mc.ops[j].arg); len(v) <= len(g) && g[:len(v)] == v {
+				puts = append(puts, int32(j))
+			}
+		}
+		mc.gets = append(mc.gets, int32(i))
+		mc.getPref = append(mc.getPref, pref)
+		mc.getPuts = append(mc.getPuts, puts)
+	}
+}
+
+// Viable reports false when some unlinearized completed get can no longer
+// see its result (see initPruning). Prefixes are compared by hash: equal
+// strings have equal hashes, so a "not a prefix" answer is exact and a
+// state is dropped only when it is dead.
+func (mc *kvMachine) Viable(s State, lin []uint64) bool {
+	if !mc.single {
+		return true
+	}
+	node := &mc.strs.nodes[s]
+	n, h := node.n, node.h
+next:
+	for k, g := range mc.gets {
+		if lin[g>>6]&(1<<(uint(g)&63)) != 0 {
+			continue
+		}
+		if pref := mc.getPref[k]; n < int64(len(pref)) && pref[n] == h {
+			continue
+		}
+		for _, p := range mc.getPuts[k] {
+			if lin[p>>6]&(1<<(uint(p)&63)) == 0 {
+				continue next
+			}
+		}
+		return false
+	}
+	return true
 }

@@ -253,6 +253,9 @@ func TestSearchAgainstBruteForce(t *testing.T) {
 			if (res.Verdict == lts.Valid) != want || res.Verdict == lts.Unknown {
 				t.Fatalf("history %d (%s): search %v, brute force %v\n%s", it, m.Name(), res.Verdict, want, dumpOps(h.Ops))
 			}
+			if want && (!refQueue(h.Ops, res.Witness) || !respectsRealTime(h.Ops, res.Witness)) {
+				t.Fatalf("history %d: witness %v is not a linearization\n%s", it, res.Witness, dumpOps(h.Ops))
+			}
 		}
 	}
 	if counts[true] < 40 || counts[false] < 40 {
@@ -304,4 +307,197 @@ func dumpOps(ops []Op) string {
 		s += "  " + o.String() + " [" + strconv.FormatInt(o.Call, 10) + ", " + strconv.FormatInt(o.Return, 10) + "]\n"
 	}
 	return s
+}
+
+func respectsRealTime(ops []Op, order []int) bool {
+	for a := range order {
+		for b := a + 1; b < len(order); b++ {
+			if ops[order[b]].Return < ops[order[a]].Call {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// refCAS runs a sequential CAS register starting at nil (the MANIFEST's
+// etcd semantics; Info ops take their natural effect).
+func refCAS(ops []Op, order []int) bool {
+	var cur Value
+	for _, i := range order {
+		o := ops[i]
+		switch o.F {
+		case "read":
+			if o.Status == Ok && !o.Output.Equal(cur) {
+				return false
+			}
+		case "write":
+			cur = o.Input
+		case "cas":
+			l, _ := o.Input.List()
+			match := l[0].Equal(cur)
+			if o.Status == Ok {
+				b, _ := o.Output.Bool()
+				if b != match {
+					return false
+				}
+			}
+			if match {
+				cur = l[1]
+			}
+		}
+	}
+	return true
+}
+
+func TestCASRegisterAgainstBruteForce(t *testing.T) {
+	r := rand.New(rand.NewSource(3))
+	counts := map[bool]int{}
+	val := func() Value {
+		if v := r.Intn(4); v > 0 {
+			return Int(int64(v))
+		}
+		return Nil()
+	}
+	for it := 0; it < 400; it++ {
+		h := &History{}
+		procs := 2 + r.Intn(2)
+		clock := make([]int64, procs)
+		for i := 0; i < 3+r.Intn(5); i++ {
+			p := r.Intn(procs)
+			call := clock[p] + int64(r.Intn(4))
+			ret := call + 1 + int64(r.Intn(6))
+			clock[p] = ret + 1
+			o := Op{Process: p, Status: Ok, Call: call, Return: ret}
+			switch r.Intn(3) {
+			case 0:
+				o.F, o.Output = "read", val()
+			case 1:
+				o.F, o.Input = "write", Int(int64(1+r.Intn(3)))
+			default:
+				o.F, o.Input, o.Output = "cas", List(Int(int64(1+r.Intn(3))), Int(int64(1+r.Intn(3)))), Bool(r.Intn(2) == 0)
+			}
+			switch r.Intn(8) {
+			case 0:
+				o.Status, o.Return = Info, Pending
+				clock[p] = 1 << 40
+			case 1:
+				o.Status = Fail
+			}
+			h.Ops = append(h.Ops, o)
+		}
+		sortOpsByCall(h.Ops)
+		var live []Op
+		for i := range h.Ops {
+			h.Ops[i].ID = i
+		}
+		for _, o := range h.Ops {
+			if o.Status != Fail {
+				live = append(live, o)
+			}
+		}
+		want := bruteForce(live, func(order []int) bool { return refCAS(live, order) })
+		counts[want]++
+		res, err := Check(context.Background(), h, CASRegister(), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if (res.Verdict == lts.Valid) != want {
+			t.Fatalf("history %d: search %v, brute force %v\n%s", it, res.Verdict, want, dumpOps(h.Ops))
+		}
+		if want && (!refCAS(h.Ops, res.Witness) || !respectsRealTime(h.Ops, res.Witness)) {
+			t.Fatalf("history %d: witness %v is not a linearization\n%s", it, res.Witness, dumpOps(h.Ops))
+		}
+	}
+	if counts[true] < 40 || counts[false] < 40 {
+		t.Fatalf("unbalanced sample: %v", counts)
+	}
+}
+
+// refKV runs a sequential single-key string store ("" initially).
+func refKV(ops []Op, order []int) bool {
+	cur := ""
+	for _, i := range order {
+		o := ops[i]
+		v, _ := o.Input.Str()
+		switch o.F {
+		case "get":
+			if out, _ := o.Output.Str(); o.Status == Ok && out != cur {
+				return false
+			}
+		case "put":
+			cur = v
+		case "append":
+			cur += v
+		}
+	}
+	return true
+}
+
+// TestKVPruningAgainstBruteForce checks the kv machine (with its pruning
+// of dead states) against the enumeration on random single-key histories
+// whose gets return plausible strings (prefixes of orders of the appends,
+// puts' values), so that many are linearizable.
+func TestKVPruningAgainstBruteForce(t *testing.T) {
+	r := rand.New(rand.NewSource(4))
+	counts := map[bool]int{}
+	for it := 0; it < 500; it++ {
+		h := &History{}
+		procs := 2 + r.Intn(2)
+		clock := make([]int64, procs)
+		var written []string
+		tok := 0
+		for i := 0; i < 3+r.Intn(5); i++ {
+			p := r.Intn(procs)
+			call := clock[p] + int64(r.Intn(4))
+			ret := call + 1 + int64(r.Intn(6))
+			clock[p] = ret + 1
+			o := Op{Process: p, Key: "k", Status: Ok, Call: call, Return: ret}
+			switch r.Intn(5) {
+			case 0, 1:
+				o.F = "get"
+				s := ""
+				if r.Intn(3) > 0 {
+					for _, w := range written {
+						if r.Intn(3) > 0 {
+							s += w
+						}
+					}
+				}
+				if r.Intn(4) == 0 && len(written) > 1 {
+					s = written[1] + written[0]
+				}
+				o.Output = Str(s)
+			case 2:
+				tok++
+				o.F, o.Input = "put", Str(strconv.Itoa(tok))
+				written = append(written, strconv.Itoa(tok))
+			default:
+				tok++
+				o.F, o.Input = "append", Str(strconv.Itoa(tok))
+				written = append(written, strconv.Itoa(tok))
+			}
+			if r.Intn(8) == 0 {
+				o.Status, o.Return = Info, Pending
+				clock[p] = 1 << 40
+			}
+			h.Ops = append(h.Ops, o)
+		}
+		sortOpsByCall(h.Ops)
+		for i := range h.Ops {
+			h.Ops[i].ID = i
+		}
+		want := bruteForce(h.Ops, func(order []int) bool { return refKV(h.Ops, order) })
+		counts[want]++
+		res, err := Check(context.Background(), h, KV(), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if (res.Verdict == lts.Valid) != want {
+			t.Fatalf("history %d: search %v, brute force %v\n%s", it, res.Verdict, want, dumpOps(h.Ops))
+		}
+	}
+	if counts[true] < 50 || counts[false] < 50 {
+		t.Fatalf("unbalanced sample: %v", counts)
+	}
 }

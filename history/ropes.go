@@ -8,9 +8,10 @@ package history
 // by contents (never by the hash alone), so equal strings share an id.
 type ropes struct {
 	nodes []rope
-	leaf  map[int32]string
-	table []int32 // open addressing over (length, hash): id+1, 0 empty
+	leafs []string // leaf strings; a leaf's parent is its index here
+	table []int32  // open addressing over (length, hash): id+1, 0 empty
 	mask  uint64
+	alias map[uint64]int32 // (parent<<32 | arg) -> id, for concatenations equal to an older string
 }
 
 type rope struct {
@@ -21,8 +22,12 @@ type rope struct {
 
 const ropeBase = 0x100000001B3
 
-func newRopes() *ropes {
-	r := &ropes{leaf: map[int32]string{}, table: make([]int32, 1024), mask: 1023}
+func newRopes(hint int) *ropes {
+	size := 64
+	for size < 2*hint {
+		size <<= 1
+	}
+	r := &ropes{table: make([]int32, size), mask: uint64(size - 1)}
 	r.leafID("")
 	return r
 }
@@ -42,15 +47,30 @@ func (r *ropes) add(parent, arg int32, leaf string, n int64, h, p uint64) int32 
 		if c.n != n || c.h != h {
 			continue
 		}
-		if arg >= 0 && c.parent == parent && c.arg == arg || r.equalTo(id, parent, arg, leaf) {
+		if arg >= 0 && c.parent == parent && c.arg == arg {
+			return id
+		}
+		if arg >= 0 {
+			if a, ok := r.alias[uint64(parent)<<32|uint64(arg)]; ok {
+				return a
+			}
+		}
+		if r.equalTo(id, parent, arg, leaf) {
+			if arg >= 0 {
+				if r.alias == nil {
+					r.alias = map[uint64]int32{}
+				}
+				r.alias[uint64(parent)<<32|uint64(arg)] = id
+			}
 			return id
 		}
 	}
 	id := int32(len(r.nodes))
-	r.nodes = append(r.nodes, rope{parent: parent, arg: arg, n: n, h: h, p: p})
 	if arg < 0 {
-		r.leaf[id] = leaf
+		parent = int32(len(r.leafs))
+		r.leafs = append(r.leafs, leaf)
 	}
+	r.nodes = append(r.nodes, rope{parent: parent, arg: arg, n: n, h: h, p: p})
 	r.table[i] = id + 1
 	if uint64(len(r.nodes))*2 > r.mask {
 		r.table = make([]int32, 2*len(r.table))
@@ -99,7 +119,7 @@ func (r *ropes) concat(a, b int32) int32 {
 // str materialises string id.
 func (r *ropes) str(id int32) string {
 	if r.nodes[id].arg < 0 {
-		return r.leaf[id]
+		return r.leafs[r.nodes[id].parent]
 	}
 	buf := make([]byte, r.nodes[id].n)
 	r.fill(id, buf)
@@ -114,5 +134,5 @@ func (r *ropes) fill(id int32, buf []byte) {
 		buf = buf[:pn]
 		id = c.parent
 	}
-	copy(buf, r.leaf[id])
+	copy(buf, r.leafs[r.nodes[id].parent])
 }

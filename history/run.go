@@ -24,9 +24,24 @@ func check(ctx context.Context, all []Op, m Model, opt Options) (res *Result, er
 			res, err = nil, panicError(r)
 		}
 	}()
-	// Drop failed ops (they did not happen); normalise pending ones.
-	ops := make([]Op, 0, len(all))
+	// Drop failed ops (they did not happen); normalise pending ones. The
+	// caller's slice is used as is when nothing changes (it is not modified).
+	clean := true
+	for i := range all {
+		o := &all[i]
+		if o.Status == Fail || (o.Return == Pending) != (o.Status == Info) || o.Return < o.Call {
+			clean = false
+			break
+		}
+	}
+	ops := all
+	if !clean {
+		ops = make([]Op, 0, len(all))
+	}
 	for _, o := range all {
+		if clean {
+			break
+		}
 		if o.Status == Fail {
 			continue
 		}
@@ -46,7 +61,7 @@ func check(ctx context.Context, all []Op, m Model, opt Options) (res *Result, er
 	if isPart && !opt.NoPartition && opt.Quasi == nil {
 		groups, names := p.Partition(ops)
 		for gi, g := range groups {
-			pt := part{name: names[gi]}
+			pt := part{name: names[gi], ops: make([]Op, 0, len(g)), ids: make([]int, 0, len(g))}
 			for _, i := range g {
 				pt.ops = append(pt.ops, ops[i])
 				pt.ids = append(pt.ids, ops[i].ID)
@@ -54,7 +69,7 @@ func check(ctx context.Context, all []Op, m Model, opt Options) (res *Result, er
 			parts = append(parts, pt)
 		}
 	} else {
-		pt := part{ops: ops}
+		pt := part{ops: ops, ids: make([]int, 0, len(ops))}
 		for _, o := range ops {
 			pt.ids = append(pt.ids, o.ID)
 		}

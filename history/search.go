@@ -87,6 +87,7 @@ type Finisher interface {
 type search struct {
 	m     Machine
 	fin   Finisher
+	prune Pruner
 	ops   []Op // local indices 0..n-1
 	n     int
 	bud   limiter
@@ -124,6 +125,7 @@ func newSearch(m Machine, ops []Op, bud limiter) *search {
 	n := len(ops)
 	s := &search{m: m, ops: ops, n: n, bud: bud, blocked: -1}
 	s.fin, _ = m.(Finisher)
+	s.prune, _ = m.(Pruner)
 	type ev struct {
 		t   int64
 		ret bool
@@ -296,7 +298,7 @@ func (s *search) step(quota int64) outcome {
 		}
 		r.set = make([]uint64, words)
 		r.z = zobrist(n)
-		r.mm = newMemo(words)
+		r.mm = newMemo(words, 4*n)
 		r.stack = make([]frame, 0, n)
 		r.buf = make([]State, 0, 8)
 		r.inits = s.m.Init(nil)
@@ -362,6 +364,10 @@ func (s *search) step(quota int64) outcome {
 				}
 				set[w] |= bit
 				nh := h ^ z[op]
+				if s.prune != nil && !s.prune.Viable(ns, set) {
+					set[w] &^= bit
+					continue
+				}
 				if mm.insert(nh, ns, set) {
 					stack = append(stack, frame{entry: op, prev: state, k: k})
 					state, h = ns, nh

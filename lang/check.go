@@ -357,7 +357,7 @@ func (c *checker) checkVar(x *VarDecl) {
 	if vi.Bool {
 		sym.Type = TypeBool
 	}
-	if vi.Ranged {
+	if vi.Ranged && vi.Lo <= vi.Hi {
 		for _, v := range vi.Init {
 			if v < vi.Lo || v > vi.Hi {
 				c.errorf(x.Name.Pos(), "initial value %d of %s is out of its range {%d..%d}", v, x.Name.Name, vi.Lo, vi.Hi)
@@ -471,6 +471,9 @@ func (c *checker) resolve(id *Ident, sc *scope) *Symbol {
 // undefined reports an unknown name with a suggestion among the names
 // visible in sc accepted by want (all if nil).
 func (c *checker) undefined(id *Ident, sc *scope, want func(*Symbol) bool) {
+	if len(c.errs) >= 10*maxErrors {
+		return // the suggestion costs a pass over every name: not when capped
+	}
 	var names []string
 	seen := map[string]bool{}
 	consider := func(n string, s *Symbol) {

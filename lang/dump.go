@@ -76,6 +76,17 @@ func (d *dumper) exprs(es []Expr) {
 	}
 }
 
+func (d *dumper) list(es []Expr) {
+	d.w("[")
+	for i, e := range es {
+		if i > 0 {
+			d.w(" ")
+		}
+		d.expr(e)
+	}
+	d.w("]")
+}
+
 func (d *dumper) optExpr(label string, e Expr) {
 	if e != nil {
 		d.w(" ", label, "=")
@@ -224,20 +235,8 @@ func (d *dumper) event(e *EventExpr) {
 	d.w(e.Name.Name)
 	for _, x := range e.Data {
 		d.w(".")
-		if isAtom(x) {
-			d.expr(x)
-		} else {
-			d.expr(x)
-		}
+		d.expr(x)
 	}
-}
-
-func isAtom(e Expr) bool {
-	switch e.(type) {
-	case *Ident, *IntLit, *BoolLit:
-		return true
-	}
-	return false
 }
 
 func (d *dumper) eventSet(s *EventSet) {
@@ -336,9 +335,8 @@ func (d *dumper) proc(p Proc) {
 	case *ChanOutProc:
 		d.open("out " + x.Chan.Name)
 		if x.Index != nil {
-			d.w(" index=[")
-			d.exprs(x.Index)
-			d.w("]")
+			d.w(" index=")
+			d.list(x.Index)
 		}
 		d.exprs(x.Values)
 		d.block(x.Block)
@@ -348,9 +346,8 @@ func (d *dumper) proc(p Proc) {
 	case *ChanInProc:
 		d.open("in " + x.Chan.Name)
 		if x.Index != nil {
-			d.w(" index=[")
-			d.exprs(x.Index)
-			d.w("]")
+			d.w(" index=")
+			d.list(x.Index)
 		}
 		d.optExpr("guard", x.Guard)
 		d.exprs(x.Vars)

@@ -118,6 +118,7 @@ func (p *exprParser) binary(min int) (Expr, error) {
 	if p.depth > maxDepth {
 		return nil, p.errExpected("a less deeply nested expression")
 	}
+	start := tokStart(p.lex.Peek())
 	lhs, err := p.unary()
 	if err != nil {
 		return lhs, err
@@ -133,7 +134,7 @@ func (p *exprParser) binary(min int) (Expr, error) {
 		if err != nil {
 			return lhs, err
 		}
-		lhs = &BinaryExpr{Span: Span{lhs.Pos(), rhs.End()}, Op: op, X: lhs, Y: rhs}
+		lhs = &BinaryExpr{Span: Span{start, p.end}, Op: op, X: lhs, Y: rhs}
 	}
 }
 
@@ -150,7 +151,7 @@ func (p *exprParser) unary() (Expr, error) {
 		if err != nil {
 			return x, err
 		}
-		sp := Span{tokStart(op), x.End()}
+		sp := Span{tokStart(op), p.end}
 		switch {
 		case op.Value == "+":
 			return x, nil
@@ -224,7 +225,7 @@ func (p *exprParser) primary() (Expr, error) {
 			return nil, err
 		}
 		out.Body = body
-		out.Span = Span{tokStart(t), body.End()}
+		out.Span = Span{tokStart(t), p.end}
 		return out, nil
 	case t.Type == tokPunct && t.Value == "(":
 		p.next()

@@ -236,52 +236,97 @@ var grammarWords = map[string]string{
 	"<ident>": "name", "<int>": "number", "<string>": "string", "<eof>": "end of file",
 }
 
-var wordRx = regexp.MustCompile(`<[a-z]+>|[A-Z][A-Za-z]*`)
-
-// expectedWords rewrites participle's expectation (an EBNF fragment) into
-// the user's words; for a long fragment only its first item is kept.
+// expectedWords rewrites participle's expectation (an EBNF fragment such
+// as `"=" Process ";"` or `(arrayLit | expression)`) into the user's words:
+// the possible first items of the fragment, joined by "or".
 func expectedWords(s string) string {
-	s = strings.TrimSpace(s)
-	// A sequence: keep its first element.
-	if strings.HasPrefix(s, "(") || strings.Contains(s, " ") {
-		first := firstItem(s)
-		if first != "" {
-			s = first
+	var words []string
+	seen := map[string]bool{}
+	for _, f := range firstItems(strings.TrimSpace(s)) {
+		if w, ok := grammarWords[f]; ok {
+			f = w
+		}
+		if !seen[f] {
+			seen[f] = true
+			words = append(words, f)
 		}
 	}
-	if w, ok := grammarWords[s]; ok {
-		return w
+	if len(words) == 0 {
+		return "declaration"
 	}
-	if strings.HasPrefix(s, `"`) {
-		return s
-	}
-	return wordRx.ReplaceAllStringFunc(s, func(w string) string {
-		if u, ok := grammarWords[w]; ok {
-			return u
-		}
-		return w
-	})
+	return strings.Join(words, " or ")
 }
 
-// firstItem returns the first element of an EBNF sequence such as
-// `"=" Process ";"` or `("(" ...)? "="`.
-func firstItem(s string) string {
+// firstItems returns the items that can start the EBNF fragment s.
+func firstItems(s string) []string {
 	if s == "" {
-		return ""
+		return nil
 	}
-	if s[0] == '"' {
+	switch s[0] {
+	case '"':
 		if j := strings.IndexByte(s[1:], '"'); j >= 0 {
-			return s[:j+2]
+			return []string{s[:j+2]}
 		}
-		return s
+		return []string{s}
+	case '(':
+		depth, end := 0, -1
+		for i := 0; i < len(s) && end < 0; i++ {
+			switch s[i] {
+			case '"':
+				if j := strings.IndexByte(s[i+1:], '"'); j >= 0 {
+					i += j + 1
+				}
+			case '(':
+				depth++
+			case ')':
+				depth--
+				if depth == 0 {
+					end = i
+				}
+			}
+		}
+		if end < 0 {
+			return nil
+		}
+		var out []string
+		for _, alt := range splitAlternatives(s[1:end]) {
+			out = append(out, firstItems(strings.TrimSpace(alt))...)
+		}
+		// An optional or repeated group may be skipped: what follows can start too.
+		if rest := s[end+1:]; strings.HasPrefix(rest, "?") || strings.HasPrefix(rest, "*") {
+			out = append(out, firstItems(strings.TrimSpace(rest[1:]))...)
+		}
+		return out
 	}
-	if s[0] == '(' {
-		return ""
+	j := strings.IndexAny(s, " ()|?*+")
+	if j < 0 {
+		return []string{s}
 	}
-	if j := strings.IndexAny(s, " ("); j > 0 {
-		return s[:j]
+	return []string{s[:j]}
+}
+
+// splitAlternatives splits s at its top-level `|`.
+func splitAlternatives(s string) []string {
+	var out []string
+	depth, start := 0, 0
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '"':
+			if j := strings.IndexByte(s[i+1:], '"'); j >= 0 {
+				i += j + 1
+			}
+		case '(':
+			depth++
+		case ')':
+			depth--
+		case '|':
+			if depth == 0 {
+				out = append(out, s[start:i])
+				start = i + 1
+			}
+		}
 	}
-	return s
+	return append(out, s[start:])
 }
 
 // describeToken names a token for "found ...".

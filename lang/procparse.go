@@ -115,6 +115,7 @@ func (p *exprParser) process(min int) (Proc, error) {
 		return nil, err
 	}
 	defer p.leave()
+	start := tokStart(p.lex.Peek())
 	lhs, err := p.unit()
 	if err != nil {
 		return nil, err
@@ -134,7 +135,7 @@ func (p *exprParser) process(min int) (Proc, error) {
 			if err != nil {
 				return nil, err
 			}
-			lhs, fresh = &HideProc{Span: Span{lhs.Pos(), set.End()}, Body: lhs, Events: set}, false
+			lhs, fresh = &HideProc{Span: Span{start, p.end}, Body: lhs, Events: set}, false
 			continue
 		}
 		prec, ok := procPrec[t.Value]
@@ -146,7 +147,7 @@ func (p *exprParser) process(min int) (Proc, error) {
 		if err != nil {
 			return nil, err
 		}
-		sp := Span{lhs.Pos(), rhs.End()}
+		sp := Span{start, p.end}
 		switch t.Value {
 		case ";":
 			lhs, fresh = &SeqProc{Span: sp, Left: lhs, Right: rhs}, false
@@ -156,7 +157,7 @@ func (p *exprParser) process(min int) (Proc, error) {
 			o := choiceOps[t.Value]
 			if ch, ok := lhs.(*ChoiceProc); ok && fresh && ch.Op == o {
 				ch.Procs = append(ch.Procs, rhs)
-				ch.EndPos = rhs.End()
+				ch.EndPos = p.end
 			} else {
 				lhs = &ChoiceProc{Span: sp, Op: o, Procs: []Proc{lhs, rhs}}
 			}
@@ -165,7 +166,7 @@ func (p *exprParser) process(min int) (Proc, error) {
 			o := parOps[t.Value]
 			if par, ok := lhs.(*ParProc); ok && fresh && par.Op == o {
 				par.Procs = append(par.Procs, rhs)
-				par.EndPos = rhs.End()
+				par.EndPos = p.end
 			} else {
 				lhs = &ParProc{Span: sp, Op: o, Procs: []Proc{lhs, rhs}}
 			}
@@ -280,7 +281,7 @@ func (p *exprParser) unit() (Proc, error) {
 			if err != nil {
 				return nil, err
 			}
-			return &GuardProc{Span: Span{start, body.End()}, Cond: cond, Body: body}, nil
+			return &GuardProc{Span: Span{start, p.end}, Cond: cond, Body: body}, nil
 		case "(":
 			return p.paren()
 		case "{":
@@ -295,7 +296,7 @@ func (p *exprParser) unit() (Proc, error) {
 			if err != nil {
 				return nil, err
 			}
-			return &PrefixProc{Span: Span{start, next.End()}, Block: blk, Next: next}, nil
+			return &PrefixProc{Span: Span{start, p.end}, Block: blk, Next: next}, nil
 		case "|||", "||", "[]", "<>", "[*]":
 			return p.indexed()
 		}
@@ -373,6 +374,7 @@ func (p *exprParser) caseProc() (Proc, error) {
 		if !startsExpr(t) {
 			return nil, p.errExpected("case condition")
 		}
+		armStart := tokStart(t)
 		cond, err := p.binary(1)
 		if err != nil {
 			return nil, err
@@ -384,7 +386,7 @@ func (p *exprParser) caseProc() (Proc, error) {
 		if err != nil {
 			return nil, err
 		}
-		out.Arms = append(out.Arms, &CaseArm{Span: Span{cond.Pos(), body.End()}, Cond: cond, Body: body})
+		out.Arms = append(out.Arms, &CaseArm{Span: Span{armStart, p.end}, Cond: cond, Body: body})
 	}
 	if len(out.Arms) == 0 {
 		return nil, p.errExpected("case condition")
@@ -453,7 +455,7 @@ func (p *exprParser) indexed() (Proc, error) {
 		return nil, err
 	}
 	out.Body = body
-	out.Span = Span{tokStart(t), body.End()}
+	out.Span = Span{tokStart(t), p.end}
 	return out, nil
 }
 
@@ -525,7 +527,7 @@ func (p *exprParser) paren() (Proc, error) {
 	if err != nil {
 		return nil, err
 	}
-	sp.EndPos = next.End()
+	sp.EndPos = p.end
 	if len(events) == 1 {
 		return &PrefixProc{Span: sp, Event: events[0], Next: next}, nil
 	}
@@ -575,7 +577,7 @@ func (p *exprParser) event() (*EventExpr, error) {
 			return nil, err
 		}
 		ev.Data = append(ev.Data, d)
-		ev.EndPos = d.End()
+		ev.EndPos = p.end
 	}
 	return ev, nil
 }
@@ -648,7 +650,7 @@ func (p *exprParser) named() (Proc, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &PrefixProc{Span: Span{start, next.End()}, Event: ev, Block: blk, Next: next}, nil
+	return &PrefixProc{Span: Span{start, p.end}, Event: ev, Block: blk, Next: next}, nil
 }
 
 // channel parses `c[i]!v1.v2{..} -> P` and `c[i]?[g]x.y{..} -> P`.
@@ -713,7 +715,7 @@ func (p *exprParser) channel(name *Ident) (Proc, error) {
 	if err != nil {
 		return nil, err
 	}
-	sp := Span{name.Pos(), next.End()}
+	sp := Span{name.Pos(), p.end}
 	if op.Value == "!" {
 		return &ChanOutProc{Span: sp, Chan: name, Index: index, Values: values, Block: blk, Next: next}, nil
 	}

@@ -70,3 +70,152 @@ func explore(t testing.TB, sys System) *Result {
 	}
 	return r
 }
+
+// graph is a small LTS written by hand: "from event to" lines (the first
+// line's from is the initial state) and "s term" for terminated states.
+type graph struct {
+	init  string
+	edges map[string][][2]string // state -> (event, target)
+	term  map[string]bool
+	names []string
+}
+
+func parseGraph(text string) (*graph, error) {
+	g := &graph{edges: map[string][][2]string{}, term: map[string]bool{}}
+	add := func(s string) {
+		if _, ok := g.edges[s]; !ok {
+			g.edges[s] = nil
+			g.names = append(g.names, s)
+		}
+	}
+	for _, line := range strings.Split(text, "\n") {
+		if i := strings.Index(line, "#"); i >= 0 {
+			line = line[:i]
+		}
+		f := strings.Fields(line)
+		switch len(f) {
+		case 0:
+			continue
+		case 1:
+			add(f[0])
+		case 2:
+			if f[1] != "term" {
+				return nil, fmt.Errorf("bad line %q", line)
+			}
+			add(f[0])
+			g.term[f[0]] = true
+		case 3:
+			add(f[0])
+			add(f[2])
+			g.edges[f[0]] = append(g.edges[f[0]], [2]string{f[1], f[2]})
+		default:
+			return nil, fmt.Errorf("bad line %q", line)
+		}
+		if g.init == "" {
+			g.init = f[0]
+		}
+	}
+	return g, nil
+}
+
+// actualGraph explores sys into a graph with states named s0, s1, … in BFS
+// order.
+func actualGraph(t testing.TB, sys System, limit int) (*graph, error) {
+	num := map[State]int{sys.Initial(): 0}
+	order := []State{sys.Initial()}
+	g := &graph{init: "s0", edges: map[string][][2]string{}, term: map[string]bool{}}
+	term, _ := sys.(Terminator)
+	for i := 0; i < len(order); i++ {
+		if i > limit {
+			return nil, fmt.Errorf("more than %d states", limit)
+		}
+		s := order[i]
+		name := fmt.Sprintf("s%d", i)
+		g.names = append(g.names, name)
+		g.edges[name] = nil
+		if term != nil && term.Terminated(s) {
+			g.term[name] = true
+		}
+		ts, err := sys.Successors(s, nil)
+		if err != nil {
+			return g, err
+		}
+		for _, tr := range ts {
+			j, ok := num[tr.Target]
+			if !ok {
+				j = len(order)
+				num[tr.Target] = j
+				order = append(order, tr.Target)
+			}
+			g.edges[name] = append(g.edges[name], [2]string{sys.Events().Name(tr.Event), fmt.Sprintf("s%d", j)})
+		}
+	}
+	return g, nil
+}
+
+func (g *graph) String() string {
+	var lines []string
+	for _, s := range g.names {
+		if g.term[s] {
+			lines = append(lines, s+" term")
+		}
+		for _, e := range g.edges[s] {
+			lines = append(lines, s+" "+e[0]+" "+e[1])
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// isomorphic reports whether two graphs are equal up to state names (a
+// backtracking search: the graphs are tiny).
+func isomorphic(a, b *graph) bool {
+	if len(a.names) != len(b.names) {
+		return false
+	}
+	m := map[string]string{}
+	used := map[string]bool{}
+	var try func(pairs [][2]string) bool
+	try = func(pairs [][2]string) bool {
+		if len(pairs) == 0 {
+			return len(m) == len(a.names) || true
+		}
+		x, y := pairs[0][0], pairs[0][1]
+		rest := pairs[1:]
+		if v, ok := m[x]; ok {
+			if v != y {
+				return false
+			}
+			return try(rest)
+		}
+		if used[y] || a.term[x] != b.term[y] || len(a.edges[x]) != len(b.edges[y]) {
+			return false
+		}
+		m[x], used[y] = y, true
+		// Match edges: every permutation consistent with labels.
+		ea, eb := a.edges[x], b.edges[y]
+		taken := make([]bool, len(eb))
+		var match func(k int, acc [][2]string) bool
+		match = func(k int, acc [][2]string) bool {
+			if k == len(ea) {
+				return try(append(append([][2]string(nil), rest...), acc...))
+			}
+			for j := range eb {
+				if !taken[j] && eb[j][0] == ea[k][0] {
+					taken[j] = true
+					if match(k+1, append(acc, [2]string{ea[k][1], eb[j][1]})) {
+						return true
+					}
+					taken[j] = false
+				}
+			}
+			return false
+		}
+		if match(0, nil) {
+			return true
+		}
+		delete(m, x)
+		delete(used, y)
+		return false
+	}
+	return try([][2]string{{a.init, b.init}}) && len(m) == len(a.names)
+}

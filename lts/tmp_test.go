@@ -8,7 +8,7 @@ func TestTmp(t *testing.T) {
 	p := compileSrc(t, `
 var x = 0;
 var a[3];
-P() = a1{x = x + 1} -> b.x -> P() [] [x > 1] c -> Skip;
+P() = [x < 3] a1{x = x + 1} -> b.x -> P() [] [x > 1] c -> Skip;
 Q(i) = e.i -> Skip;
 Sys = P() ||| Q(2);
 `)

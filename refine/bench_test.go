@@ -46,6 +46,7 @@ func benchCheck(b *testing.B, impl lts.System, spec func() lts.Automaton, opt Op
 	b.ReportAllocs()
 	var pairs int64
 	var secs float64
+	cpu0 := cpuSeconds()
 	for b.Loop() {
 		res, err := Check(context.Background(), impl, spec(), opt)
 		if err != nil {
@@ -56,6 +57,9 @@ func benchCheck(b *testing.B, impl lts.System, spec func() lts.Automaton, opt Op
 		b.ReportMetric(float64(res.Stats.Pairs), "pairs")
 	}
 	b.ReportMetric(float64(pairs)/secs, "pairs/s")
+	if cpu := cpuSeconds() - cpu0; cpu > 0 {
+		b.ReportMetric(float64(pairs)/cpu, "pairs/cpu-s")
+	}
 }
 
 func BenchmarkCounters(b *testing.B) {

@@ -85,7 +85,7 @@ type search struct {
 	via    []lts.Event // via[id]: the impl event of that step (Tau for internal)
 
 	// Antichains: for each impl state, the macrostates stored with it,
-	// minus those that a later, smaller macrostate made redundant.
+	// minus those that a later, smaller one made redundant.
 	head    []uint32 // 1 + index of the first node, 0 none
 	maxSize []uint32 // largest macrostate size in the list
 	nodes   []antiNode
@@ -270,7 +270,8 @@ func (s *search) markImpl(st lts.State) {
 	}
 }
 
-// dominated reports whether a subset of m is stored with st.
+// dominated reports whether a pair (st, M') with M' a subset of m is
+// stored (and still listed).
 func (s *search) dominated(st lts.State, m uint32) bool {
 	if int(st) >= len(s.head) {
 		return false
@@ -285,8 +286,8 @@ func (s *search) dominated(st lts.State, m uint32) bool {
 	return false
 }
 
-// remember adds m to st's antichain and unlinks the supersets of m, which
-// m dominates from now on (their pairs stay queued: they were stored).
+// remember adds m to st's list and unlinks the supersets of m, which m
+// dominates from now on (their pairs stay queued: they were stored).
 func (s *search) remember(st lts.State, m uint32) {
 	if int(st) >= len(s.head) {
 		n := int(st) + 1 + len(s.head)/2

@@ -339,3 +339,26 @@ func TestErrorBeyondViolationIgnored(t *testing.T) {
 		}
 	}
 }
+
+func TestAntichainPrunes(t *testing.T) {
+	// b reaches (1,{1}) before a reaches (1,{1,2}): pruned by the lookup
+	// of a singleton. d reaches (3,{5,6}) before e reaches (3,{5,6,7}):
+	// pruned by the scan of state 3's list.
+	tab := lts.NewEventTable()
+	impl := graph(t, tab, "0-b->1 0-a->1 1-c->1 0-d->3 0-e->3 3-c->3")
+	spec := graph(t, tab, "0-a->1 0-a->2 0-b->1 1-c->1 2-c->2 "+
+		"0-d->5 0-d->6 0-e->5 0-e->6 0-e->7 5-c->5 6-c->6 7-c->7")
+	want := map[bool]int64{
+		// on: (0,{0}) (1,{1}) (3,{5,6}); off adds (1,{1,2}) (3,{5,6,7}).
+		false: 3, true: 5,
+	}
+	for _, off := range []bool{false, true} {
+		res, err := Check(context.Background(), impl, spec, Options{NoAntichain: off})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Verdict != lts.Valid || res.Stats.Pairs != want[off] {
+			t.Errorf("NoAntichain=%v: %v with %d pairs, want valid with %d", off, res.Verdict, res.Stats.Pairs, want[off])
+		}
+	}
+}

@@ -20,9 +20,11 @@ type obligation struct {
 // RunStep describes one transition of a relaxed run, for explanations.
 type RunStep struct {
 	Event lts.Event
-	// Kind: "rigid", "barrier", "discharge" (the event was owed), "fresh"
-	// (a relaxed event the spec performs now, after pulling Pulled), or
-	// "window" (window mode).
+	// Kind, exact mode: "rigid", "barrier", "discharge" (the event was
+	// owed), or "fresh" (a relaxed event the spec performs now, after
+	// pulling the events before it in Spec). Window mode: "spec" (a spec
+	// edge), "window" (the first event of a permuted window; Spec is the
+	// spec path permuted), or "in-window" (the next event of the window).
 	Kind string
 	// Spec lists the spec events performed by this step, in order: the
 	// pulled events, then the event itself (empty for a discharge).
@@ -117,7 +119,11 @@ func (r *Relaxed) expandExact(s lts.State, emit func(RunStep, lts.State)) error 
 			kind = "barrier"
 		}
 		for _, t := range tgs {
-			emit(RunStep{Event: e, Kind: kind, Spec: []lts.Event{e}}, r.internExact(t, slices.Clone(obs)))
+			var spec []lts.Event
+			if r.detail {
+				spec = []lts.Event{e}
+			}
+			emit(RunStep{Event: e, Kind: kind, Spec: spec}, r.internExact(t, slices.Clone(obs)))
 		}
 	}
 	r.keep(0, evs, tgs)
@@ -202,7 +208,10 @@ func (f *freshSearch) walk(u lts.State, depth int) error {
 			for k, p := range f.pulled {
 				obs = append(obs, obligation{e: p, slack: uint8(f.q + f.owed + k), class: f.d})
 			}
-			spec := append(slices.Clone(f.pulled), a)
+			var spec []lts.Event
+			if r.detail {
+				spec = append(slices.Clone(f.pulled), a)
+			}
 			f.emit(RunStep{Event: a, Kind: "fresh", Spec: spec}, r.internExact(v, obs))
 			if f.owed+len(f.pulled)+1 <= f.q {
 				f.pulled = append(f.pulled, a)

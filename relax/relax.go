@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"runtime"
 	"slices"
+	"strings"
 
 	"github.com/dgraph-io/ristretto/v2"
 	"github.com/quasar-verify/quasar/internal/intern"
@@ -31,11 +32,12 @@ type Relaxed struct {
 	cache *ristretto.Cache[string, []trans]
 	perms map[uint64][][]uint8 // window mode: (length, fixed mask) -> position permutations
 
-	stats Stats
-	key   []byte
-	ebufs [][]lts.Event // per-depth scratch buffers
-	sbufs [][]lts.State
-	tmp   []trans
+	stats  Stats
+	detail bool // expansions record RunStep.Spec (for Explain)
+	key    []byte
+	ebufs  [][]lts.Event // per-depth scratch buffers
+	sbufs  [][]lts.State
+	tmp    []trans
 }
 
 type trans struct {
@@ -202,16 +204,16 @@ func (r *Relaxed) Describe(s lts.State) string {
 	if r.cfg.Mode == Window {
 		tag, end, word := decodeWindow(b)
 		if tag == tagOrig {
-			return fmt.Sprintf("s%d", end)
+			return r.specName(end)
 		}
-		out := fmt.Sprintf("s%d <-", end)
+		out := r.specName(end) + " <-"
 		for _, e := range word {
 			out += " " + r.table.Name(e)
 		}
 		return out
 	}
 	sp, obs := r.decodeExact(b, nil)
-	out := fmt.Sprintf("s%d", sp)
+	out := r.specName(sp)
 	if len(obs) > 0 {
 		out += " ["
 		for i, o := range obs {
@@ -223,6 +225,30 @@ func (r *Relaxed) Describe(s lts.State) string {
 		out += "]"
 	}
 	return out
+}
+
+// specName names a spec state: "s3", with the variables of the state when
+// the spec (or the system under a TauClosed) can describe them.
+func (r *Relaxed) specName(sp lts.State) string {
+	var d lts.Describer
+	switch s := r.spec.(type) {
+	case lts.Describer:
+		d = s
+	case *lts.TauClosed:
+		d, _ = s.Sys.(lts.Describer)
+	}
+	name := fmt.Sprintf("s%d", sp)
+	if d == nil {
+		return name
+	}
+	var parts []string
+	for _, b := range d.Describe(sp) {
+		parts = append(parts, b.Name+"="+b.Value)
+	}
+	if len(parts) == 0 {
+		return name
+	}
+	return name + "{" + strings.Join(parts, " ") + "}"
 }
 
 // transitions returns the memoised transitions of s, computing them if needed.

@@ -71,7 +71,7 @@ func (r *Relaxed) movable(e lts.Event) bool { return r.kind(e) >= kindClass }
 func (r *Relaxed) expandWindow(s lts.State, emit func(RunStep, lts.State)) error {
 	tag, sp, word := decodeWindow(r.states.Get(uint32(s)))
 	if tag == tagPseudo {
-		emit(RunStep{Event: word[0], Kind: "window"}, r.internPseudo(sp, word[1:]))
+		emit(RunStep{Event: word[0], Kind: "in-window"}, r.internPseudo(sp, word[1:]))
 		return nil
 	}
 	w := windowSearch{r: r, qf: r.cfg.windowFactor(), emit: emit}
@@ -108,7 +108,11 @@ func (w *windowSearch) walk(u lts.State, depth int) error {
 			t := tgs[i]
 			w.path = append(w.path, e)
 			if depth == 0 {
-				w.emit(RunStep{Event: e, Kind: "window"}, r.internOrig(t))
+				var spec []lts.Event
+				if r.detail {
+					spec = []lts.Event{e}
+				}
+				w.emit(RunStep{Event: e, Kind: "spec", Spec: spec}, r.internOrig(t))
 			} else {
 				w.permute(t)
 			}
@@ -144,7 +148,11 @@ func (w *windowSearch) permute(t lts.State) {
 		if same {
 			continue // the spec path itself (or the same word): already there
 		}
-		w.emit(RunStep{Event: w.word[0], Kind: "window"}, w.r.internPseudo(t, w.word[1:]))
+		var spec []lts.Event
+		if w.r.detail {
+			spec = slices.Clone(w.path)
+		}
+		w.emit(RunStep{Event: w.word[0], Kind: "window", Spec: spec}, w.r.internPseudo(t, w.word[1:]))
 	}
 }
 

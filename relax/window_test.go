@@ -79,7 +79,7 @@ func TestWindowStrictlySmaller(t *testing.T) {
 			for i := range preload {
 				preload[i] = i + 1
 			}
-			spec := queueSpec(table, n, n, preload...)
+			spec := queueSpec(table, 0, n, preload...) // drain only
 			var text string
 			for _, v := range c.order {
 				text += fmt.Sprintf("deq%d ", v)

@@ -7,6 +7,12 @@ require (
 	github.com/quasar-verify/quasar v0.0.0
 )
 
-require github.com/alecthomas/participle/v2 v2.1.4 // indirect
+require (
+	github.com/alecthomas/participle/v2 v2.1.4 // indirect
+	github.com/cespare/xxhash/v2 v2.3.0 // indirect
+	github.com/dgraph-io/ristretto/v2 v2.4.2 // indirect
+	github.com/dustin/go-humanize v1.0.1 // indirect
+	golang.org/x/sys v0.49.0 // indirect
+)
 
 replace github.com/quasar-verify/quasar => ../..

@@ -9,9 +9,12 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/quasar-verify/quasar/history"
+	"github.com/quasar-verify/quasar/lang"
 	"github.com/quasar-verify/quasar/lts"
+	"github.com/quasar-verify/quasar/relax"
 )
 
 func newHistoryCmd(io *streams) *cobra.Command {
@@ -31,10 +34,20 @@ Porcupine) or Jepsen logs. See docs/history.md for the formats.`,
 
 // historyCheckOptions are the inputs of "quasar history check".
 type historyCheckOptions struct {
-	file   string // "-" is standard input
-	model  string
-	json   bool
-	limits limitFlags
+	file     string // "-" is standard input
+	model    string // a built-in model, or a model file (.csp)
+	process  string // with a model file: the specification process
+	quasi    string // quasi factor, as in refines<quasi ...>; "" checks linearizability
+	complete bool
+	localize bool
+	json     bool
+	limits   limitFlags
+}
+
+// registerModelFlags adds the flags that choose the specification.
+func (o *historyCheckOptions) registerModelFlags(fs *pflag.FlagSet) {
+	fs.StringVar(&o.model, "model", "", "the sequential model: queue, stack, pqueue, set, register, cas, kv, or a model file FILE.csp")
+	fs.StringVar(&o.process, "process", "", "with --model FILE.csp: the specification process (default: the right side of the file's first refinement assertion)")
 }
 
 func newHistoryCheckCmd(io *streams) *cobra.Command {
@@ -50,6 +63,14 @@ checked key by key). Without --model the model is chosen from the operation
 names when they leave no doubt (enq/deq: queue, push/pop: stack,
 read/write/cas: cas, get/put/append: kv).
 
+The specification may also be a process of a model file (--model spec.csp
+--process Queue): an operation f(args) -> r is its event f.args.r, and a
+dequeue that returned null is deq.0, as in the library's models.
+
+With --quasi, the history is checked for quasi-linearizability (SEMANTICS.md
+§3): the quasi factor is written as in an assertion, e.g. --quasi 1 (every
+operation may be displaced by one) or --quasi '1 on {deq} barrier {deq.0}'.
+
 Exit code 0: linearizable; 1: not linearizable; 2: bad input; 3: a limit was
 hit (unknown).`,
 		Args: rangeArgs(1, 1),
@@ -59,7 +80,10 @@ hit (unknown).`,
 		},
 	}
 	fs := cmd.Flags()
-	fs.StringVar(&opts.model, "model", "", "the sequential model: queue, stack, pqueue, set, register, cas or kv")
+	opts.registerModelFlags(fs)
+	fs.StringVar(&opts.quasi, "quasi", "", "check quasi-linearizability with this quasi factor, as in refines<quasi ...>: '1 on {deq} barrier {deq.0}'")
+	fs.BoolVar(&opts.complete, "complete", false, "with --quasi: no obligation may remain at the end (for histories that drain the object)")
+	fs.BoolVar(&opts.localize, "localize", false, "for a violation, also print a minimal failing test case")
 	fs.BoolVar(&opts.json, "json", false, "print the result as one JSON document")
 	opts.limits.register(fs)
 	return cmd
@@ -68,8 +92,10 @@ hit (unknown).`,
 // historyReport is the JSON document of "quasar history check --json"
 // (docs/cli.md).
 type historyReport struct {
-	File       string             `json:"file"`
-	Model      string             `json:"model"`
+	File         string               `json:"file"`
+	Model        string               `json:"model"`
+	Property     string               `json:"property"` // "linearizability" or "quasi-linearizability SPEC"
+	Localization *historyLocalization `json:"localization,omitempty"`
 	Ops        int                `json:"ops"`
 	Verdict    lts.Verdict        `json:"verdict"`
 	Reason     string             `json:"reason,omitempty"`
@@ -98,31 +124,39 @@ func runHistoryCheck(ctx context.Context, cmd *cobra.Command, io *streams, opts 
 	if err != nil {
 		return &usageError{cmd, err}
 	}
-	h, src, err := readHistory(opts.file, io.stdin)
-	if err != nil {
-		return &exitError{exitBadInput, &sourceError{err, map[string][]byte{opts.file: src}}}
-	}
-	name := opts.model
-	if name == "" {
-		if name, err = guessModel(h); err != nil {
+	hopt := history.Options{Limits: limits, Workers: opts.limits.workers}
+	if opts.quasi != "" {
+		cfg, err := parseQuasi(opts.quasi, opts.complete)
+		if err != nil {
 			return &usageError{cmd, err}
 		}
+		hopt.Quasi = &cfg
+	} else if opts.complete {
+		return &usageError{cmd, fmt.Errorf("--complete needs --quasi")}
 	}
-	m, err := historyModel(name)
+	h, m, err := loadHistory(cmd, io, &opts)
 	if err != nil {
-		return &usageError{cmd, err}
+		return err
 	}
-	res, err := history.Check(ctx, h, m, history.Options{Limits: limits, Workers: opts.limits.workers})
+	res, err := history.Check(ctx, h, m, hopt)
 	if err != nil {
-		return &exitError{exitBadInput, &sourceError{fmt.Errorf("%s: %w", opts.file, err), map[string][]byte{opts.file: src}}}
+		return &exitError{exitBadInput, fmt.Errorf("%s: %w", opts.file, err)}
 	}
 	rep := newHistoryReport(opts.file, m.Name(), h, res)
+	rep.Property = "linearizability"
+	if hopt.Quasi != nil {
+		rep.Property = "quasi-linearizability " + hopt.Quasi.String()
+	}
+	if opts.localize && res.Verdict == lts.Invalid {
+		loc, err := history.Localize(ctx, h, m, hopt)
+		if err != nil {
+			return &exitError{exitBadInput, fmt.Errorf("%s: %w", opts.file, err)}
+		}
+		rep.Localization = newHistoryLocalization(h, loc)
+	}
 	out := cmd.OutOrStdout()
 	if opts.json {
-		enc := json.NewEncoder(out)
-		enc.SetIndent("", "  ")
-		enc.SetEscapeHTML(false)
-		if err := enc.Encode(rep); err != nil {
+		if err := writeIndentedJSON(out, rep); err != nil {
 			return err
 		}
 	} else {
@@ -135,6 +169,102 @@ func runHistoryCheck(ctx context.Context, cmd *cobra.Command, io *streams, opts 
 		return &exitError{code: exitUnknown}
 	}
 	return nil
+}
+
+// parseQuasi reads a quasi factor as written in refines<quasi ...>.
+func parseQuasi(text string, complete bool) (relax.Config, error) {
+	cfg, err := relax.ParseConfig(text)
+	if err != nil {
+		return cfg, fmt.Errorf("--quasi %q: %v", text, err)
+	}
+	if complete {
+		cfg.Complete = true
+	}
+	if err := cfg.Validate(); err != nil {
+		return cfg, fmt.Errorf("--quasi %q: %v", text, err)
+	}
+	return cfg, nil
+}
+
+// loadHistory reads the history and the model it is checked against.
+func loadHistory(cmd *cobra.Command, io *streams, opts *historyCheckOptions) (*history.History, history.Model, error) {
+	h, src, err := readHistory(opts.file, io.stdin)
+	if err != nil {
+		return nil, nil, &exitError{exitBadInput, &sourceError{err, map[string][]byte{opts.file: src}}}
+	}
+	name := opts.model
+	if name == "" {
+		if opts.process != "" {
+			return nil, nil, &usageError{cmd, fmt.Errorf("--process needs --model FILE.csp")}
+		}
+		if name, err = guessModel(h); err != nil {
+			return nil, nil, &usageError{cmd, err}
+		}
+	}
+	if strings.HasSuffix(name, ".csp") {
+		m, err := automatonModel(name, opts.process)
+		if err != nil {
+			return nil, nil, &exitError{exitBadInput, err}
+		}
+		return h, m, nil
+	}
+	if opts.process != "" {
+		return nil, nil, &usageError{cmd, fmt.Errorf("--process needs --model FILE.csp")}
+	}
+	m, err := historyModel(name)
+	if err != nil {
+		return nil, nil, &usageError{cmd, err}
+	}
+	return h, m, nil
+}
+
+// automatonModel compiles a model file and returns one of its processes as
+// a sequential specification: the named one, or the specification (right
+// side) of the file's first refinement assertion.
+func automatonModel(file, process string) (history.Model, error) {
+	src, err := os.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	ch, err := checkSource(file, src)
+	if err != nil {
+		return nil, err
+	}
+	prog, err := lts.Compile(ch)
+	if err != nil {
+		return nil, &sourceError{err, map[string][]byte{file: src}}
+	}
+	var sys *lts.Proc
+	if process != "" {
+		sys, err = prog.ProcessByName(process)
+	} else {
+		spec := firstSpec(ch.Model)
+		if spec == nil {
+			return nil, fmt.Errorf("%s: no refinement assertion to take the specification from: use --process", file)
+		}
+		sys, err = prog.Process(spec)
+	}
+	if err != nil {
+		return nil, &sourceError{err, map[string][]byte{file: src}}
+	}
+	return history.FromAutomaton(lts.NewTauClosed(sys)), nil
+}
+
+// firstSpec is the right side of the first refinement assertion of m.
+func firstSpec(m *lang.Model) lang.Proc {
+	for _, d := range m.Decls {
+		if a, ok := d.(*lang.AssertDecl); ok && a.Right != nil {
+			return a.Right
+		}
+	}
+	return nil
+}
+
+func writeIndentedJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
 }
 
 func readHistory(file string, stdin io.Reader) (*history.History, []byte, error) {
@@ -195,16 +325,7 @@ func newHistoryReport(file, model string, h *history.History, res *history.Resul
 		File: file, Model: model, Ops: len(h.Ops),
 		Verdict: res.Verdict, Reason: res.Reason, Stats: res.Stats, Witness: res.Witness,
 	}
-	op := func(id int) string {
-		if id >= 0 && id < len(h.Ops) {
-			o := &h.Ops[id]
-			if o.Line > 0 {
-				return fmt.Sprintf("%s (line %d)", o, o.Line)
-			}
-			return o.String()
-		}
-		return fmt.Sprintf("op %d", id)
-	}
+	op := func(id int) string { return opString(h, id) }
 	if f := res.Failure; f != nil {
 		hf := &historyFailure{Partition: f.Partition, Longest: []string{}, State: f.State}
 		for _, id := range f.Longest {
@@ -230,7 +351,7 @@ func writeHistoryReport(w io.Writer, rep *historyReport) {
 	if rep.Verdict == lts.Unknown && rep.Reason != "" {
 		verdict += " (" + rep.Reason + ")"
 	}
-	fmt.Fprintf(w, "%s: %-7s linearizability w.r.t. %s, %d operations  (%s)\n", rep.File, verdict, rep.Model, rep.Ops,
+	fmt.Fprintf(w, "%s: %-7s %s w.r.t. %s, %d operations  (%s)\n", rep.File, verdict, rep.Property, rep.Model, rep.Ops,
 		formatStats(runStats(rep.Stats)))
 	if f := rep.Failure; f != nil {
 		if rep.Reason != "" {
@@ -254,6 +375,72 @@ func writeHistoryReport(w io.Writer, rep *historyReport) {
 		}
 		if f.Blocked != "" {
 			fmt.Fprintf(w, "  cannot be linearized next: %s\n", f.Blocked)
+		}
+	}
+	if l := rep.Localization; l != nil {
+		writeLocalization(w, l)
+	}
+}
+
+// opString renders operation id of h as "p0 deq() -> 2 (line 5)".
+func opString(h *history.History, id int) string {
+	if id >= 0 && id < len(h.Ops) {
+		o := &h.Ops[id]
+		if o.Line > 0 {
+			return fmt.Sprintf("%s (line %d)", o, o.Line)
+		}
+		return o.String()
+	}
+	return fmt.Sprintf("op %d", id)
+}
+
+// historyLocalization is a minimal failing test case (history.Localize).
+type historyLocalization struct {
+	Verdict      lts.Verdict `json:"verdict"` // invalid: a test case was found
+	Reason       string      `json:"reason,omitempty"`
+	PrefixEvents int         `json:"prefix_events"` // the shortest violating prefix
+	PrefixOps    int         `json:"prefix_ops"`
+	Revealing    string      `json:"revealing,omitempty"`
+	Sequential   []string    `json:"sequential"`
+	Core         []string    `json:"core"`
+	Suffix       []string    `json:"suffix"`
+}
+
+func newHistoryLocalization(h *history.History, l *history.Localization) *historyLocalization {
+	ops := func(ids []int) []string {
+		out := []string{}
+		for _, id := range ids {
+			out = append(out, opString(h, id))
+		}
+		return out
+	}
+	hl := &historyLocalization{
+		Verdict: l.Verdict, Reason: l.Reason, PrefixEvents: l.PrefixEvents, PrefixOps: l.PrefixOps,
+		Sequential: ops(l.Sequential), Core: ops(l.Core), Suffix: ops(l.Suffix),
+	}
+	if l.Revealing >= 0 {
+		hl.Revealing = opString(h, l.Revealing)
+	}
+	return hl
+}
+
+func writeLocalization(w io.Writer, l *historyLocalization) {
+	if l.Verdict != lts.Invalid {
+		fmt.Fprintf(w, "  no minimal test case: %s %s\n", l.Verdict, l.Reason)
+		return
+	}
+	fmt.Fprintf(w, "  shortest violating prefix: %d operations (%d events), revealed by %s\n", l.PrefixOps, l.PrefixEvents, l.Revealing)
+	fmt.Fprintf(w, "  minimal test case (%d operations):\n", len(l.Sequential)+len(l.Core)+len(l.Suffix))
+	for _, part := range []struct {
+		name string
+		ops  []string
+	}{{"sequential prefix", l.Sequential}, {"concurrent core", l.Core}, {"revealing suffix", l.Suffix}} {
+		if len(part.ops) == 0 {
+			continue
+		}
+		fmt.Fprintf(w, "    %s:\n", part.name)
+		for _, o := range part.ops {
+			fmt.Fprintf(w, "      %s\n", o)
 		}
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/quasar-verify/quasar/history"
 	"github.com/quasar-verify/quasar/history/record"
 	"github.com/quasar-verify/quasar/lts"
+	"github.com/quasar-verify/quasar/relax"
 )
 
 // Object is one instance of the concurrent object under test.
@@ -52,7 +53,7 @@ type Config struct {
 	Model history.Model
 	// Quasi, if set, checks quasi-linearizability with these classes
 	// (needs a Model that is a history.AutomatonModel).
-	Quasi *history.Quasi
+	Quasi *relax.Config
 	// Limits bound each check; a check that hits one counts as Unknown.
 	Limits lts.Limits
 	// MaxSerial bounds the serial orders of phase 1; default 100000.

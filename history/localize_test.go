@@ -1,0 +1,277 @@
+package history
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/quasar-verify/quasar/lts"
+)
+
+var updateLocalize = flag.Bool("update-localize", false, "rewrite the golden files of localize and html tests")
+
+// locBrute is an independent oracle for tiny queue/stack histories: it
+// tries every precedence-respecting order of the operations (pending ones
+// optional, with any result) on a slice-based FIFO queue or LIFO stack.
+func locBrute(ops []Op) bool {
+	n := len(ops)
+	placed := make([]bool, n)
+	var rec func(content []int64, left int) bool
+	rec = func(content []int64, left int) bool {
+		if left == 0 {
+			return true
+		}
+		for i := range ops {
+			if placed[i] {
+				continue
+			}
+			// i may go next only if no unplaced op returned before its call.
+			ok := true
+			for j := range ops {
+				if !placed[j] && j != i && ops[j].Return < ops[i].Call {
+					ok = false
+					break
+				}
+			}
+			if !ok {
+				continue
+			}
+			o := &ops[i]
+			pending := o.Return == Pending
+			var nexts [][]int64
+			switch o.F {
+			case "enq", "push":
+				v, _ := o.Input.Int()
+				nexts = append(nexts, append(append([]int64(nil), content...), v))
+			case "deq", "pop":
+				take := 0
+				if o.F == "pop" {
+					take = len(content) - 1
+				}
+				var got Value = Nil()
+				rest := content
+				if len(content) > 0 {
+					got = Int(content[take])
+					rest = append(append([]int64(nil), content[:take]...), content[take+1:]...)
+				}
+				if pending || got.Equal(o.Output) {
+					nexts = append(nexts, rest)
+				}
+			}
+			placed[i] = true
+			l := left
+			if !pending {
+				l--
+			}
+			for _, c := range nexts {
+				if rec(c, l) {
+					placed[i] = false
+					return true
+				}
+			}
+			placed[i] = false
+		}
+		// Pending operations may also never take effect: done if all
+		// completed ones are placed (left counts only those).
+		return false
+	}
+	complete := 0
+	for _, o := range ops {
+		if o.Return != Pending {
+			complete++
+		}
+	}
+	return rec(nil, complete)
+}
+
+func locModel(t *testing.T, ops []Op) Model {
+	for _, o := range ops {
+		if o.F == "push" || o.F == "pop" {
+			return Stack()
+		}
+	}
+	return Queue()
+}
+
+func locRead(t *testing.T, path string) *History {
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	h, err := Parse(filepath.Base(path), f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+// locRender is the golden text of a localisation.
+func locRender(h *History, l *Localization) string {
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "verdict: %v\n", l.Verdict)
+	fmt.Fprintf(&sb, "shortest violating prefix: %d events, %d operations; revealing op %d\n", l.PrefixEvents, l.PrefixOps, l.Revealing)
+	part := func(name string, ids []int) {
+		fmt.Fprintf(&sb, "%s:\n", name)
+		for _, id := range ids {
+			fmt.Fprintf(&sb, "  #%d %s\n", id, h.Ops[id].String())
+		}
+	}
+	part("sequential prefix", l.Sequential)
+	part("concurrent core", l.Core)
+	part("revealing suffix", l.Suffix)
+	fmt.Fprintf(&sb, "re-check: %s\n", l.Reason)
+	return sb.String()
+}
+
+func TestLocalizeGolden(t *testing.T) {
+	files, _ := filepath.Glob("testdata/localize/*.jsonl")
+	if len(files) == 0 {
+		t.Fatal("no test histories")
+	}
+	for _, path := range files {
+		name := strings.TrimSuffix(filepath.Base(path), ".jsonl")
+		t.Run(name, func(t *testing.T) {
+			h := locRead(t, path)
+			if locBrute(h.Ops) {
+				t.Fatalf("the oracle finds %s linearizable: not a test of localisation", name)
+			}
+			m := locModel(t, h.Ops)
+			l, err := Localize(context.Background(), h, m, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if l.Verdict != lts.Invalid {
+				t.Fatalf("verdict %v: %s", l.Verdict, l.Reason)
+			}
+			// The prefix is the shortest violating one (oracle).
+			evs := events(h.Ops)
+			if locBrute(prefixOps(h.Ops, evs, l.PrefixEvents)) {
+				t.Errorf("prefix of %d events is linearizable (oracle)", l.PrefixEvents)
+			}
+			if !locBrute(prefixOps(h.Ops, evs, l.PrefixEvents-1)) {
+				t.Errorf("prefix of %d events already violates (oracle)", l.PrefixEvents-1)
+			}
+			// The test case violates, and removing any unit repairs it (oracle).
+			if locBrute(l.Ops) {
+				t.Errorf("test case is linearizable (oracle)")
+			}
+			units := unitsOf(l.Ops)
+			for i := range units {
+				rest := append(append([][]int(nil), units[:i]...), units[i+1:]...)
+				if !locBrute(gather(l.Ops, rest)) {
+					t.Errorf("test case not minimal: still violating without unit %d", i)
+				}
+			}
+			if n := len(l.Sequential) + len(l.Core) + len(l.Suffix); n != len(l.Ops) {
+				t.Errorf("split has %d ops, test case %d", n, len(l.Ops))
+			}
+			got := locRender(h, l)
+			golden := strings.TrimSuffix(path, ".jsonl") + ".golden"
+			if *updateLocalize {
+				if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatalf("%v (run with -update-localize)", err)
+			}
+			if got != string(want) {
+				t.Errorf("localisation changed:\n--- got\n%s--- want\n%s", got, want)
+			}
+		})
+	}
+}
+
+func TestLocalizeValidHistory(t *testing.T) {
+	h := &History{Ops: []Op{
+		{ID: 0, Process: 0, F: "enq", Input: Int(1), Status: Ok, Call: 0, Return: 10},
+		{ID: 1, Process: 1, F: "deq", Output: Int(1), Status: Ok, Call: 5, Return: 15},
+	}}
+	l, err := Localize(context.Background(), h, Queue(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.Verdict != lts.Valid || len(l.Ops) != 0 {
+		t.Fatalf("got %v with %d ops", l.Verdict, len(l.Ops))
+	}
+}
+
+// TestLocalizeRandom compares Localize with the oracle on small random
+// queue histories (violating ones only).
+func TestLocalizeRandom(t *testing.T) {
+	checked := 0
+	for seed := int64(0); seed < 300 && checked < 40; seed++ {
+		h := locRandomQueue(seed, 7)
+		if locBrute(h.Ops) {
+			continue
+		}
+		checked++
+		l, err := Localize(context.Background(), h, Queue(), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if l.Verdict != lts.Invalid {
+			t.Fatalf("seed %d: %v %s", seed, l.Verdict, l.Reason)
+		}
+		evs := events(h.Ops)
+		if locBrute(prefixOps(h.Ops, evs, l.PrefixEvents)) || !locBrute(prefixOps(h.Ops, evs, l.PrefixEvents-1)) {
+			t.Fatalf("seed %d: prefix of %d events is not the shortest violating one", seed, l.PrefixEvents)
+		}
+		if locBrute(l.Ops) {
+			t.Fatalf("seed %d: test case linearizable", seed)
+		}
+	}
+	if checked < 10 {
+		t.Fatalf("only %d violating random histories", checked)
+	}
+}
+
+// locRandomQueue builds a random history of n queue operations on 3
+// processes with random intervals and results (often violating).
+func locRandomQueue(seed int64, n int) *History {
+	x := uint64(seed)*0x9E3779B97F4A7C15 + 1
+	rnd := func(k int) int {
+		x ^= x << 13
+		x ^= x >> 7
+		x ^= x << 17
+		return int(x % uint64(k))
+	}
+	h := &History{}
+	free := [3]int64{}
+	vals := []int64{}
+	for i := 0; i < n; i++ {
+		p := rnd(3)
+		call := free[p] + int64(rnd(5))
+		ret := call + 1 + int64(rnd(8))
+		free[p] = ret + 1
+		o := Op{ID: i, Process: p, Status: Ok, Call: call, Return: ret}
+		if rnd(2) == 0 {
+			o.F, o.Input = "enq", Int(int64(i+1))
+			vals = append(vals, int64(i+1))
+		} else {
+			o.F = "deq"
+			if len(vals) > 0 && rnd(4) != 0 {
+				o.Output = Int(vals[rnd(len(vals))])
+			}
+		}
+		h.Ops = append(h.Ops, o)
+	}
+	// invocation order
+	for i := range h.Ops {
+		for j := i + 1; j < len(h.Ops); j++ {
+			if h.Ops[j].Call < h.Ops[i].Call {
+				h.Ops[i], h.Ops[j] = h.Ops[j], h.Ops[i]
+			}
+		}
+	}
+	for i := range h.Ops {
+		h.Ops[i].ID = i
+	}
+	return h
+}

@@ -1,0 +1,293 @@
+package repro
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"runtime"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/quasar-verify/quasar/lts"
+	"github.com/quasar-verify/quasar/models"
+)
+
+// Tables that Run knows.
+const (
+	Table1 = "1"
+	Table4 = "4"
+	Fig8   = "fig8"
+)
+
+// Options configure a reproduction. The zero value runs everything with the
+// default limits.
+type Options struct {
+	// Tables selects "1", "4" and/or "fig8"; empty means all three.
+	Tables []string
+	// MaxSeconds is the time limit of one row (default 60). A row that hits
+	// it is reported unknown with its figures so far.
+	MaxSeconds float64
+	// MaxBytes is the memory budget of one row (default 4 GiB, the paper's
+	// limit).
+	MaxBytes int64
+	// Filter, if set, keeps only the rows it accepts (before they run).
+	Filter func(*Row) bool
+	// Progress, if set, is called before and after each row.
+	Progress func(r *Row, done bool)
+}
+
+// Row is one line of a reproduced table.
+type Row struct {
+	Table  string `json:"table"`           // "1", "4" or "fig8"
+	Class  string `json:"class,omitempty"` // Table 3's class
+	Model  string `json:"model"`           // the library model
+	Params string `json:"params"`          // its parameters, "qf=2 seg=1"
+	QF     int    `json:"qf"`
+	Seg    int    `json:"seg,omitempty"`
+	// Method: "manual" (refines ClusterSpec), "exact" or "window".
+	Method string `json:"method"`
+	Assert string `json:"assert"` // the assertion checked
+	// Expected is the model's `// expect:` verdict; Paper is the paper's
+	// verdict (Table 3, or valid for Table 1: the paper reports success).
+	Expected lts.Verdict `json:"expected"`
+	Paper    lts.Verdict `json:"paper_verdict"`
+
+	Verdict     lts.Verdict `json:"verdict"`
+	Reason      string      `json:"reason,omitempty"`
+	States      int64       `json:"states"`
+	Transitions int64       `json:"transitions"`
+	Seconds     float64     `json:"seconds"`
+	PeakBytes   int64       `json:"peak_bytes"`
+	// PaperFigures are the paper's time, states and transitions (PAT).
+	PaperFigures Figures `json:"paper"`
+	Err          string  `json:"error,omitempty"`
+
+	params map[string]int
+}
+
+// Speedup is the paper's time over ours (0 when either is missing).
+func (r *Row) Speedup() float64 {
+	if r.PaperFigures.MOut || r.PaperFigures.Seconds == 0 || r.Verdict == lts.Unknown || r.Err != "" {
+		return 0
+	}
+	return r.PaperFigures.Seconds / max(r.Seconds, 0.001)
+}
+
+// Report is the outcome of a reproduction.
+type Report struct {
+	Machine    string  `json:"machine"`
+	Go         string  `json:"go"`
+	Date       string  `json:"date"`
+	MaxSeconds float64 `json:"max_seconds"`
+	MaxBytes   int64   `json:"max_bytes"`
+	Rows       []*Row  `json:"rows"`
+}
+
+// Rows lists the rows of the selected tables without running them.
+func Rows(opt Options) []*Row {
+	want := map[string]bool{}
+	for _, t := range opt.Tables {
+		want[t] = true
+	}
+	all := len(want) == 0
+	var rows []*Row
+	if all || want[Table1] {
+		for _, t := range table1 {
+			rows = append(rows, &Row{Table: Table1, Model: "segqueue", QF: t.QF, Seg: t.Seg, Method: "manual",
+				Paper: lts.Valid, PaperFigures: t.Figures, params: map[string]int{"qf": t.QF, "seg": t.Seg}})
+		}
+	}
+	if all || want[Table4] {
+		for _, method := range []string{"exact", "window"} {
+			for _, t := range table4 {
+				paper := lts.Invalid
+				if t.Quasi {
+					paper = lts.Valid
+				}
+				r := &Row{Table: Table4, Class: t.Class, Model: t.Model, QF: t.QF, Seg: t.Params["seg"], Method: method,
+					Paper: paper, params: t.Params}
+				if method == "exact" {
+					r.PaperFigures = t.Figures // the paper has one algorithm; its figures go beside exact mode
+				}
+				rows = append(rows, r)
+			}
+		}
+	}
+	if all || want[Fig8] {
+		for seg := 1; seg <= 4; seg++ {
+			for _, method := range []string{"manual", "exact", "window"} {
+				rows = append(rows, &Row{Table: Fig8, Model: "segqueue", QF: 2, Seg: seg, Method: method,
+					Paper: lts.Valid, PaperFigures: fig8Paper(method, seg), params: map[string]int{"qf": 2, "seg": seg}})
+			}
+		}
+	}
+	for _, r := range rows {
+		r.Params = formatParams(r.params)
+	}
+	if opt.Filter != nil {
+		kept := rows[:0]
+		for _, r := range rows {
+			if opt.Filter(r) {
+				kept = append(kept, r)
+			}
+		}
+		rows = kept
+	}
+	return rows
+}
+
+// fig8Paper returns the paper's time for Fig. 8: Table 1 (QF 2) for the
+// manual approach and Table 4 (Quasi queue (3), (6), (9)) for the automatic one.
+func fig8Paper(method string, seg int) Figures {
+	switch method {
+	case "manual":
+		for _, t := range table1 {
+			if t.QF == 2 && t.Seg == seg {
+				return t.Figures
+			}
+		}
+	case "exact":
+		for _, t := range table4 {
+			if t.Model == "segqueue" && t.QF == 2 && t.Params["seg"] == seg {
+				return t.Figures
+			}
+		}
+	}
+	return Figures{}
+}
+
+// Run checks the rows of the selected tables, one after the other (each
+// check may use every core).
+func Run(ctx context.Context, opt Options) (*Report, error) {
+	if opt.MaxSeconds <= 0 {
+		opt.MaxSeconds = 60
+	}
+	if opt.MaxBytes <= 0 {
+		opt.MaxBytes = 4 << 30
+	}
+	rep := &Report{Machine: machine(), Go: runtime.Version() + " " + runtime.GOOS + "/" + runtime.GOARCH,
+		Date: time.Now().UTC().Format("2006-01-02 15:04 UTC"), MaxSeconds: opt.MaxSeconds, MaxBytes: opt.MaxBytes}
+	limits := lts.Limits{Timeout: time.Duration(opt.MaxSeconds * float64(time.Second)), MaxBytes: opt.MaxBytes}
+	for _, r := range Rows(opt) {
+		if err := ctx.Err(); err != nil {
+			return rep, err
+		}
+		if opt.Progress != nil {
+			opt.Progress(r, false)
+		}
+		runRow(ctx, r, limits)
+		rep.Rows = append(rep.Rows, r)
+		if opt.Progress != nil {
+			opt.Progress(r, true)
+		}
+	}
+	return rep, nil
+}
+
+// runRow generates the row's model, finds its assertion and checks it.
+func runRow(ctx context.Context, r *Row, limits lts.Limits) {
+	name, src, err := models.Generate(r.Model, r.params)
+	if err != nil {
+		r.Err, r.Verdict = err.Error(), lts.Unknown
+		return
+	}
+	want := assertionFor(r)
+	found := findAssert(src, want)
+	if found == nil && r.Method == "window" {
+		// The model asserts no window check (its verdict was not reasoned
+		// out, see the model): check the exact assertion's processes in
+		// window mode anyway, with no expectation.
+		if exact := findAssert(src, assertionFor(&Row{Method: "exact", QF: r.QF})); exact != nil {
+			i, j := strings.Index(exact.Text, "<quasi"), strings.Index(exact.Text, ">")
+			text := exact.Text[:i] + fmt.Sprintf("<quasi %d window>", r.QF) + exact.Text[j+1:]
+			src = append(append(append([]byte(nil), src...), '\n'), text+"\n"...)
+			found = &models.Expect{Line: bytes.Count(src, []byte("\n")), Text: text, Verdict: lts.Unknown}
+		}
+	}
+	if found == nil {
+		r.Err, r.Verdict = fmt.Sprintf("%s has no assertion containing %q", name, want), lts.Unknown
+		return
+	}
+	r.Assert, r.Expected = found.Text, found.Verdict
+	out, err := check(ctx, name, src, found.Line, limits)
+	if err != nil {
+		r.Err, r.Verdict = err.Error(), lts.Unknown
+		return
+	}
+	r.Verdict, r.Reason = out.Verdict, out.Reason
+	r.States, r.Transitions, r.Seconds, r.PeakBytes = out.States, out.Transitions, out.Seconds, out.PeakBytes
+}
+
+// findAssert returns the first assertion of src whose text contains want.
+func findAssert(src []byte, want string) *models.Expect {
+	for _, e := range models.Expectations(src) {
+		if strings.Contains(e.Text, want) {
+			return &e
+		}
+	}
+	return nil
+}
+
+// assertionFor is the text that identifies the row's assertion in the model.
+func assertionFor(r *Row) string {
+	switch r.Method {
+	case "manual":
+		return "refines ClusterSpec()"
+	case "window":
+		return fmt.Sprintf("refines<quasi %d window>", r.QF)
+	}
+	return fmt.Sprintf("refines<quasi %d on", r.QF)
+}
+
+// outcome is what a check reports for one assertion.
+type outcome struct {
+	Verdict     lts.Verdict
+	Reason      string
+	States      int64
+	Transitions int64
+	Seconds     float64
+	PeakBytes   int64
+}
+
+func formatParams(p map[string]int) string {
+	keys := make([]string, 0, len(p))
+	for k := range p {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var parts []string
+	for _, k := range keys {
+		parts = append(parts, fmt.Sprintf("%s=%d", k, p[k]))
+	}
+	return strings.Join(parts, " ")
+}
+
+// machine describes the hardware the figures were measured on.
+func machine() string {
+	cpu := ""
+	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
+		for _, l := range strings.Split(string(b), "\n") {
+			if k, v, ok := strings.Cut(l, ":"); ok && strings.TrimSpace(k) == "model name" {
+				cpu = strings.TrimSpace(v)
+				break
+			}
+		}
+	}
+	mem := ""
+	if b, err := os.ReadFile("/proc/meminfo"); err == nil {
+		for _, l := range strings.Split(string(b), "\n") {
+			if k, v, ok := strings.Cut(l, ":"); ok && k == "MemTotal" {
+				var kb int64
+				fmt.Sscan(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), &kb)
+				mem = fmt.Sprintf(", %.0f GB RAM", float64(kb)/(1<<20))
+				break
+			}
+		}
+	}
+	if cpu == "" {
+		cpu = "unknown CPU"
+	}
+	return fmt.Sprintf("%s, %d logical CPUs%s, %s", cpu, runtime.NumCPU(), mem, runtime.GOOS)
+}

@@ -1,0 +1,103 @@
+package relax
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+func TestParseConfig(t *testing.T) {
+	cases := []struct {
+		text string
+		want string // canonical rendering (Config.String)
+	}{
+		{"2", "2"},
+		{"0", "0"},
+		{"2 on {deq}", "2 on {deq}"},
+		{"2 on {deq} barrier {deq.0}", "2 on {deq} barrier {deq.0}"},
+		{"2 barrier {deq.0} on {deq}", "2 on {deq} barrier {deq.0}"},
+		{"{deq: 2, pop: 1} barrier {deq.0}", "{deq: 2, pop: 1} barrier {deq.0}"},
+		{"{deq: 2, {pop, push.1}: 1}", "{deq: 2, {pop, push.1}: 1}"},
+		{"2 window", "2 window"},
+		{"  1 on { deq , enq.-1 }  window ", "1 on {deq, enq.-1} window"},
+		{"1 on {deq} barrier {deq.0} complete", "1 on {deq} barrier {deq.0} complete"},
+		{"1 exact", "1"},
+	}
+	for _, c := range cases {
+		cfg, err := ParseConfig(c.text)
+		if err != nil {
+			t.Errorf("%q: %v", c.text, err)
+			continue
+		}
+		if got := cfg.String(); got != c.want {
+			t.Errorf("%q: got %q, want %q", c.text, got, c.want)
+		}
+		again, err := ParseConfig(cfg.String())
+		if err != nil || again.String() != cfg.String() {
+			t.Errorf("%q: round trip gives %q, %v", c.text, again.String(), err)
+		}
+	}
+	// Structure of one config.
+	cfg := mustParse(t, "{deq: 2, pop: 1} barrier {deq.0}")
+	if len(cfg.Classes) != 2 || cfg.Classes[0].Bound != 2 || cfg.Classes[1].Patterns[0].Base != "pop" ||
+		len(cfg.Barriers) != 1 || cfg.Barriers[0].Data[0] != 0 || cfg.Mode != Exact {
+		t.Errorf("parsed %+v", cfg)
+	}
+}
+
+func TestParseConfigErrors(t *testing.T) {
+	cases := []struct {
+		text string
+		col  int
+		msg  string
+	}{
+		{"", 1, "expected quasi factor"},
+		{"x", 1, "expected quasi factor"},
+		{"2 on", 5, "expected \"{\""},
+		{"2 on {}", 7, "expected an event pattern"},
+		{"2 on {deq", 10, "expected \"}\""},
+		{"2 on {deq} on {enq}", 12, "repeated on"},
+		{"2 sideways", 3, "expected on, barrier, window, exact or complete"},
+		{"{deq 2}", 6, "expected \":\""},
+		{"{deq: 2} on {x}", 10, "needs a single quasi factor"},
+		{"2 window exact", 10, "window and exact both given"},
+		{"{deq: 1, pop: 2} window", 1, "window mode takes one quasi factor"},
+		{"1 window complete", 1, "complete mode applies to exact mode only"},
+		{"9 window", 1, "too large"},
+		{"2 on {deq.}", 7, "malformed event pattern"},
+		{"2 ; 3", 3, "expected on, barrier"},
+		{"99999999999999999999", 1, "too large"},
+	}
+	for _, c := range cases {
+		_, err := ParseConfig(c.text)
+		var se *SyntaxError
+		if !errors.As(err, &se) {
+			t.Errorf("%q: error %v, want a SyntaxError", c.text, err)
+			continue
+		}
+		if se.Col != c.col || !strings.Contains(se.Msg, c.msg) {
+			t.Errorf("%q: got col %d %q, want col %d containing %q", c.text, se.Col, se.Msg, c.col, c.msg)
+		}
+	}
+}
+
+func TestValidate(t *testing.T) {
+	bad := []Config{
+		{All: -1},
+		{All: 1, Classes: []Class{{Bound: 1}}},
+		{Classes: []Class{{Bound: 1}}},
+		{Mode: 7},
+		{All: MaxExactBound + 1},
+	}
+	for _, c := range bad {
+		if err := c.Validate(); err == nil {
+			t.Errorf("%+v: no error", c)
+		}
+		if _, err := New(nil, c); err == nil {
+			t.Errorf("%+v: New accepted it", c)
+		}
+	}
+	if err := (Config{}).Validate(); err != nil {
+		t.Errorf("zero config: %v", err)
+	}
+}

@@ -1,0 +1,124 @@
+// Package relax turns a specification automaton into a relaxed one, for
+// checking quasi-linearizability (SEMANTICS.md §2) with the ordinary trace
+// refinement search of package refine, or a history with package history.
+//
+// New(spec, cfg) returns a *Relaxed, an lts.Automaton built lazily: a state
+// is computed when Step or Enabled first asks for its successors, then
+// memoised. Relaxed states are encoded as compact byte strings and interned
+// (internal/intern) to dense lts.State ids. The configuration (Config,
+// ParseConfig) names relaxed classes of events, each with a bound, rigid
+// events (in no class) and barriers. Two constructions are offered.
+//
+// # Exact mode: the anchored, late-only relaxation (SEMANTICS.md §2.2)
+//
+// A state is (spec state, obligations). An obligation is a class-d event
+// the spec has performed ahead of the implementation ("pulled"), with its
+// slack: the number of further class-d implementation events, the owed one
+// included, within which it must occur. Reading an implementation event a:
+//
+//   - rigid a: the spec steps on a; obligations unchanged.
+//   - barrier a: as rigid, but only when no obligation (of any class) is
+//     pending.
+//   - relaxed a of class d, owed: discharge the least-slack obligation for
+//     a and age class d (decrement every other class-d slack; one reaching 0
+//     is a violation). Another copy of a with more slack is never better,
+//     so it gets no transition.
+//   - relaxed a of class d, fresh: the spec performs a path of j <= Q(d) -
+//     |owed_d| class-d events (the pulled ones), then a. Class d is aged and
+//     the k-th pulled event (k = 0..j-1) becomes an obligation with slack
+//     Q(d) + |owed_d| + k: it sits at class rank r + |owed_d| + k of the
+//     spec run, where r is a's rank in the implementation trace, so it may
+//     come up to Q(d) ranks later. An owed a may also be read as fresh
+//     (only possible with repeated data): with rigid events around, the
+//     discharge alone can lose runs (TestOwedEventMayBeFresh).
+//
+// States are encoded as: spec state (uvarint), number of obligations
+// (uvarint), then each obligation as event (uvarint) and slack (one byte),
+// sorted by class, slack, event, so equal configurations have equal bytes.
+// Slacks are at most 2·Q(d)-1, hence MaxExactBound. Every transition of a
+// state is computed at once (expandExact) and kept, sorted by (event,
+// target), in a slice indexed by state id.
+//
+// Every reachable configuration can be completed (perform the obligations
+// in the order they were pulled), so acceptance is prefix-closed and
+// checking prefixes needs no lookahead ("open" mode). Complete mode
+// (Config.Complete, for histories that drain the object) accepts a trace
+// only if it reaches a settled state (Relaxed.Settled: no obligation).
+// With Q ≡ 0 the automaton is the spec: one state (s, ∅) per spec state.
+// With distinct data, queue, stack and priority-queue consumer relaxations
+// are deterministic: the pulled path is forced by the value consumed.
+//
+// # Declarative characterisation of exact mode (what Admits checks)
+//
+// Let τ = τ_0 … τ_{n-1} be the trace. For class d, the class rank of a
+// position (in τ or in a spec run σ) is the number of class-d events
+// before it. τ is admitted (open mode) iff there are a spec run σ = σ_0 …
+// σ_{m-1} from an initial state and an injective map f from τ's positions
+// to σ's with σ_{f(t)} = τ_t such that, with M_t = 1 + max f(0..t) (M_{-1} =
+// 0) the part of σ the spec has performed after reading τ_0..τ_t:
+//
+//   - (R) m = M_{n-1}, and every position of σ outside the image of f
+//     ("pending") holds a relaxed event;
+//   - (P) if f(t) >= M_{t-1} (the spec moves forward at t), every position
+//     in [M_{t-1}, f(t)) holds an event of τ_t's class: only same-class
+//     events are pulled;
+//   - (Rg) a rigid or barrier τ_t has f(t) = M_{t-1}: it is performed
+//     exactly where it occurs, never ahead and pulling nothing;
+//   - (B) a barrier τ_t has every position before f(t) in f(0..t-1):
+//     nothing is owed when it occurs;
+//   - (D) for every class-d τ_t, |rank_σ(f(t)) - rank_τ(t)| <= Q(d); and
+//     every pending class-d position p has rank_σ(p) + Q(d) >= n_d, the
+//     number of class-d events in τ (it could still come next).
+//
+// Complete mode: f is a bijection. The automaton reads τ left to right and
+// keeps exactly the information about (σ, f) that the future needs: the
+// spec state after σ_0..σ_{M_t - 1} and, for each pending position, its
+// slack rank_σ(p) + Q(d) - (class-d events read so far). Admits searches
+// for σ and f directly: it builds σ as τ is read, placing τ_t on an
+// unplaced position or extending σ by same-class events and τ_t, and
+// checks (R), (P), (Rg), (B), (D) on explicit ranks, with no slack and no
+// interning. With one class holding every event, no barrier and no rigid
+// event, the definition is the global metric: some spec trace of the same
+// events in which every event is displaced by at most Q (open mode: its
+// prefix closure). The tests check the automaton against Admits and
+// against a brute-force enumeration of the global metric.
+//
+// # Window mode: Algorithms 2-4 of the paper, as intended (SEMANTICS.md §2.3)
+//
+// From every spec state s, every spec path s -e_1 … e_L-> t with 1 <= L <=
+// 2·QF+1, and every permutation π of e_1 … e_L in which every event moves by
+// at most QF positions (the cost range of Algorithm 4 taken as inclusive,
+// [0, 2QF], and checked for every event, the last one included), gives a
+// chain of fresh pseudo-states from s that performs π and reconnects to t.
+// With "on {..}" only events of the classes move; the others keep their
+// position in the window. A barrier is a window of its own (paths stop at
+// barriers), the window analogue of "nothing owed". Accepted traces are
+// the prefixes of concatenations of such permuted windows.
+//
+// A state is either a spec state (tag 0, spec state uvarint) or a
+// pseudo-state (tag 1, end state t, then the events still to perform).
+// Pseudo-states with the same rest and end state have the same future, so
+// they are one state; the language is Algorithm 3's. The automaton is
+// nondeterministic: refine must use the subset construction (checking
+// (impl, spec) pairs one at a time gives false alarms on a plain FIFO
+// queue). The transitions of a spec state (one per permuted window) can be
+// many; they live in a bounded ristretto cache keyed by the encoded state
+// and are recomputed after an eviction (the targets are interned, so the
+// ids are stable and verdicts never depend on the cache). Position
+// permutations are memoised per (length, fixed positions).
+//
+// Window mode accepts a subset of the global metric's prefix closure,
+// equal to it for QF <= 1 and strictly smaller for QF >= 2: a queue holding
+// 1..8 dequeued as 3 1 5 2 7 4 8 6 moves every item by at most 2 but has no
+// closed prefix of length 1..5, so it has no window decomposition.
+//
+// # Explanations and re-validation
+//
+// Relaxed.Explain runs a trace through the automaton and reports the
+// longest accepted prefix, the closest relaxed run (each step with the spec
+// events it performed, pulled ones first) and why the next event fails: a
+// rigid event not enabled, a barrier with obligations pending, an
+// obligation whose slack ran out, a relaxed event the spec cannot perform
+// within the pull budget, or a window in progress that the event breaks.
+// Admits re-validates counterexamples independently of the automaton.
+package relax
