@@ -214,7 +214,7 @@ type kvMachine struct {
 	// Pruning (single key, see Viable): for each completed get, the prefix
 	// hashes of its result and the puts that could reset the string for it.
 	gets    []int32
-	getPref [][]uint64
+	getPref [][]uint64 // slices of one array
 	getPuts [][]int32
 }
 
@@ -355,13 +355,21 @@ func (mc *kvMachine) Describe(s State) string {
 // current string is a prefix of G, or some unlinearized put (not after g in
 // real time) writes a prefix of G.
 func (mc *kvMachine) initPruning(ops []Op) {
+	total := 0
+	for i := range ops {
+		if r := &mc.ops[i]; r.kind == kvGet && !r.info {
+			total += int(mc.strs.nodes[r.out].n) + 1
+		}
+	}
+	all := make([]uint64, total)
 	for i := range ops {
 		r := &mc.ops[i]
 		if r.kind != kvGet || r.info {
 			continue
 		}
 		g := mc.strs.str(r.out)
-		pref := make([]uint64, len(g)+1)
+		pref := all[: len(g)+1 : len(g)+1]
+		all = all[len(g)+1:]
 		for k := 0; k < len(g); k++ {
 			pref[k+1] = pref[k]*ropeBase + uint64(g[k])
 		}

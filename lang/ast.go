@@ -106,6 +106,7 @@ type VarDecl struct {
 }
 
 // Range is `{lo..hi}` in declarations, index sets and channel inputs.
+// A bound left out (`var x : {0..};`, `||| {..} @ P`) is nil.
 type Range struct {
 	Span
 	Lo, Hi Expr
@@ -317,7 +318,10 @@ type ChanOutProc struct {
 }
 
 // ChanInProc is `c?x -> P`, `c?x.y -> P`, `c?[x > 0]x -> P` (a guard over
-// the received values), `c?0 -> P` (a constant must match).
+// the received values), `c?0 -> P` (a constant must match). The checker
+// records an *Ident that binds a name in Info.Defs (SymInput, in scope in
+// Guard, Block and Next); one that names a constant or enum member is a
+// value to match, recorded in Info.Uses and Info.Consts.
 type ChanInProc struct {
 	Span
 	Chan  *Ident

@@ -46,6 +46,7 @@ type checker struct {
 	evaluating map[*Symbol]bool
 	evaluated  map[*Symbol]bool
 	varDims    map[*Symbol][]int // global and local arrays
+	arity      map[*Symbol]int   // processes
 }
 
 func newChecker(m *Model) *checker {
@@ -64,6 +65,7 @@ func newChecker(m *Model) *checker {
 		evaluating: map[*Symbol]bool{},
 		evaluated:  map[*Symbol]bool{},
 		varDims:    map[*Symbol][]int{},
+		arity:      map[*Symbol]int{},
 	}
 }
 
@@ -181,7 +183,9 @@ func (c *checker) collect() {
 			add(x.Name, &Symbol{Kind: SymChannel, Slot: len(c.info.Channels)})
 			c.info.Channels = append(c.info.Channels, &ChannelInfo{Decl: x})
 		case *ProcDecl:
-			add(x.Name, &Symbol{Kind: SymProc, Slot: len(x.Params)})
+			sym := &Symbol{Kind: SymProc}
+			c.arity[sym] = len(x.Params)
+			add(x.Name, sym)
 			if _, dup := c.info.Procs[x.Name.Name]; !dup {
 				c.info.Procs[x.Name.Name] = x
 			}
@@ -270,6 +274,10 @@ func (c *checker) dims(es []Expr, what string) ([]int, bool) {
 		}
 		if v < 1 {
 			c.errorf(e.Pos(), "%s must be at least 1, found %d", what, v)
+			return nil, false
+		}
+		if v > maxArray || n*v > maxArray { // n <= maxArray: no overflow
+			c.errorf(e.Pos(), "%s too large (more than %d elements)", what, maxArray)
 			return nil, false
 		}
 		n *= v
@@ -405,7 +413,7 @@ func (c *checker) arrayLit(a *ArrayLit, sc *scope) ([]int64, Type, bool) {
 				if !ok {
 					return nil, 0, false
 				}
-				if hi-v >= maxArray {
+				if hi > v && uint64(hi)-uint64(v) >= maxArray { // unsigned: no overflow
 					c.errorf(el.Pos(), "array too large (more than %d elements)", maxArray)
 					return nil, 0, false
 				}
@@ -420,7 +428,7 @@ func (c *checker) arrayLit(a *ArrayLit, sc *scope) ([]int64, Type, bool) {
 			if !ok {
 				return nil, 0, false
 			}
-			if n < 0 || n*int64(len(vals))+int64(len(out)) > maxArray {
+			if n < 0 || n > maxArray || n*int64(len(vals))+int64(len(out)) > maxArray {
 				c.errorf(el.Count.Pos(), "repetition count %d out of range", n)
 				return nil, 0, false
 			}
@@ -548,7 +556,7 @@ func (c *checker) procRef(r *RefProc, sc *scope) {
 		c.info.Uses[r.Name] = sym
 		if sym.Kind != SymProc {
 			c.errorf(r.Name.Pos(), "%s is %s, not a process", r.Name.Name, kindWords[sym.Kind])
-		} else if want := sym.Slot; want != len(r.Args) {
+		} else if want := c.arity[sym]; want != len(r.Args) {
 			c.errorf(r.Pos(), "%s takes %d %s, found %d", r.Name.Name, want, plural(want, "argument"), len(r.Args))
 		}
 	}

@@ -16,7 +16,7 @@
 // matched by value and stay usable as names.
 //
 // The grammar of declarations is participle's (grammar.go; its EBNF is
-// pinned in testdata/grammar.ebnf). Processes, statement blocks, event
+// pinned in the repository's testdata/lang/grammar.ebnf). Processes, statement blocks, event
 // sets, array initialisers and expressions are participle custom nodes
 // parsed by hand (procparse.go, exprparse.go) by precedence climbing: that
 // is several times faster than participle's backtracking over a dozen

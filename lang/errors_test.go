@@ -135,8 +135,12 @@ func runErrorFiles(t *testing.T, archive string) {
 	}
 }
 
-func TestParseErrors(t *testing.T) { runErrorFiles(t, filepath.Join(testdata, "errors", "parse.txtar")) }
-func TestCheckErrors(t *testing.T) { runErrorFiles(t, filepath.Join(testdata, "errors", "check.txtar")) }
+func TestParseErrors(t *testing.T) {
+	runErrorFiles(t, filepath.Join(testdata, "errors", "parse.txtar"))
+}
+func TestCheckErrors(t *testing.T) {
+	runErrorFiles(t, filepath.Join(testdata, "errors", "check.txtar"))
+}
 
 // TestErrorCap checks that Check reports at most 20 errors, sorted.
 func TestErrorCap(t *testing.T) {

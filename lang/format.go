@@ -19,13 +19,26 @@ import (
 func Format(m *Model) []byte {
 	var p printer
 	var prev Decl
+	lastLine := 0 // source line of the last thing printed
 	comments := m.Comments
 	for _, d := range m.Decls {
 		if d.Pos().File != m.File {
 			continue
 		}
-		if prev != nil && (declGroup(prev) != declGroup(d) || declGroup(d) == "proc" && p.lastMultiline) {
-			p.buf.WriteByte('\n')
+		first := d.Pos().Line
+		if len(comments) > 0 && comments[0].Pos().Offset < d.Pos().Offset {
+			first = comments[0].Pos().Line
+		}
+		// Keep the author's blank lines between declarations; without
+		// positions, separate groups of different kinds.
+		if prev != nil {
+			if first > 0 && lastLine > 0 {
+				if first > lastLine+1 {
+					p.buf.WriteByte('\n')
+				}
+			} else if declGroup(prev) != declGroup(d) {
+				p.buf.WriteByte('\n')
+			}
 		}
 		// Leading comments: those before the end of d.
 		for len(comments) > 0 && comments[0].Pos().Offset < d.End().Offset {
@@ -33,9 +46,8 @@ func Format(m *Model) []byte {
 			p.buf.WriteByte('\n')
 			comments = comments[1:]
 		}
-		start := p.buf.Len()
 		p.decl(d)
-		p.lastMultiline = bytes.Contains(p.buf.Bytes()[start:], []byte("\n"))
+		lastLine = d.End().Line
 		// A trailing comment on the same line as the end of d.
 		if len(comments) > 0 && comments[0].Pos().Line == d.End().Line && !strings.Contains(comments[0].Text, "\n") {
 			p.buf.WriteString(" ")
@@ -45,7 +57,7 @@ func Format(m *Model) []byte {
 		p.buf.WriteByte('\n')
 		prev = d
 	}
-	if len(comments) > 0 && prev != nil {
+	if len(comments) > 0 && prev != nil && comments[0].Pos().Line > lastLine+1 {
 		p.buf.WriteByte('\n')
 	}
 	for _, c := range comments {
@@ -72,8 +84,7 @@ func declGroup(d Decl) string {
 }
 
 type printer struct {
-	buf           bytes.Buffer
-	lastMultiline bool
+	buf bytes.Buffer
 }
 
 func (p *printer) w(s ...string) {
@@ -91,7 +102,7 @@ func (p *printer) decl(d Decl) {
 		}
 		p.w(" ")
 		if x.Block != nil {
-			p.w(blockString(x.Block))
+			p.w(blockAt(x.Block, 0))
 		} else {
 			p.w(exprString(x.Value))
 		}
@@ -458,21 +469,33 @@ func exprList(es []Expr) string {
 // ---------------------------------------------------------------------------
 // Statements
 
-func blockString(b *Block) string {
+// blockString prints a block on one line, or, when that line would be
+// long, one statement per line indented by depth+1 tabs.
+func blockString(b *Block) string { return blockAt(b, 1) }
+
+func blockAt(b *Block, depth int) string {
 	if len(b.Stmts) == 0 {
 		return "{}"
 	}
 	s := make([]string, len(b.Stmts))
+	n := 0
 	for i, st := range b.Stmts {
-		s[i] = stmtString(st)
+		s[i] = stmtAt(st, depth+1)
+		n += len(s[i]) + 1
 	}
-	return "{ " + strings.Join(s, " ") + " }"
+	if n <= 60 && !strings.Contains(strings.Join(s, ""), "\n") {
+		return "{ " + strings.Join(s, " ") + " }"
+	}
+	in := strings.Repeat("\t", depth+1)
+	return "{\n" + in + strings.Join(s, "\n"+in) + "\n" + strings.Repeat("\t", depth) + "}"
 }
 
-func stmtString(s Stmt) string {
+func stmtString(s Stmt) string { return stmtAt(s, 1) }
+
+func stmtAt(s Stmt, depth int) string {
 	switch x := s.(type) {
 	case *Block:
-		return blockString(x)
+		return blockAt(x, depth)
 	case *AssignStmt:
 		return exprString(x.LHS) + " " + x.Op + " " + exprString(x.RHS) + ";"
 	case *IncDecStmt:
@@ -487,17 +510,17 @@ func stmtString(s Stmt) string {
 		}
 		return out + ";"
 	case *IfStmt:
-		out := "if (" + exprString(x.Cond) + ") " + blockString(x.Then)
+		out := "if (" + exprString(x.Cond) + ") " + blockAt(x.Then, depth)
 		switch e := x.Else.(type) {
 		case nil:
 		case *Block:
-			out += " else " + blockString(e)
+			out += " else " + blockAt(e, depth)
 		default:
-			out += " else " + stmtString(e)
+			out += " else " + stmtAt(e, depth)
 		}
 		return out
 	case *WhileStmt:
-		return "while (" + exprString(x.Cond) + ") " + blockString(x.Body)
+		return "while (" + exprString(x.Cond) + ") " + blockAt(x.Body, depth)
 	case *ExprStmt:
 		return exprString(x.X) + ";"
 	}

@@ -7,15 +7,14 @@ import (
 	"github.com/alecthomas/participle/v2/lexer"
 )
 
-// lowerer turns the participle parse tree of one file into the AST,
-// applying operator precedence and reporting what the permissive grammar
-// let through.
+// lowerer turns the participle parse tree of the declarations of one file
+// into the AST (processes, blocks, event sets and expressions are already
+// AST nodes, built by the hand-written custom nodes).
 type lowerer struct {
 	file     string
 	src      []byte
 	toks     []lexer.Token
 	comments []*Comment
-	errs     ErrorList
 }
 
 // span returns the span from p to just past the last token before e (e is
@@ -28,9 +27,6 @@ func (l *lowerer) span(p, e pos) Span {
 	}
 	return Span{start, tokEnd(&l.toks[i-1])}
 }
-
-
-func (l *lowerer) errorf(p Pos, format string, args ...any) { l.errs.Addf(p, format, args...) }
 
 func (l *lowerer) ident(n *name) *Ident {
 	if n == nil {
@@ -238,4 +234,3 @@ func (l *lowerer) expr(e *expression) Expr { return e.X }
 func (l *lowerer) dataExpr(e *dataExpr) Expr { return e.X }
 
 func (l *lowerer) unary(u *unary) Expr { return u.X }
-

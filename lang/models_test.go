@@ -92,7 +92,7 @@ func TestInclude(t *testing.T) {
 	if _, err := Check(m); err != nil {
 		t.Errorf("check: %v", err)
 	}
-	if got := string(Format(m)); got != "#include \"lib/defs.csp\";\n#include \"lib/defs.csp\";\n\nP() = a.N -> Q();\n" {
+	if got := string(Format(m)); got != "#include \"lib/defs.csp\";\n#include \"lib/defs.csp\";\nP() = a.N -> Q();\n" {
 		t.Errorf("Format printed included declarations:\n%s", got)
 	}
 	errs := []struct{ file, want string }{

@@ -154,12 +154,7 @@ func parseOne(filename string, src []byte) (*Model, ErrorList) {
 		return nil, ErrorList{convertError(filename, toks, err)}
 	}
 	l := &lowerer{file: filename, src: src, toks: toks, comments: sc.comments}
-	m := l.model(tree)
-	if len(l.errs) > 0 {
-		l.errs.Sort()
-		return nil, l.errs
-	}
-	return m, nil
+	return l.model(tree), nil
 }
 
 // unsupported reports the first C# construct of PAT that Quasar does not

@@ -344,7 +344,7 @@ func (p *exprParser) ifProc() (Proc, error) {
 	}
 	if isPunct(p.lex.Peek(), "else") {
 		if out.Kind == IfB {
-			return nil, p.errExpected("no else after ifb")
+			return nil, participle.Errorf(p.lex.Peek().Pos, "ifb has no else branch")
 		}
 		p.next()
 		if t := p.lex.Peek(); t.Type == tokKeyword && (t.Value == "if" || t.Value == "ifa" || t.Value == "ifb") {

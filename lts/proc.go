@@ -7,7 +7,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/quasar-verify/quasar/internal/intern"
 	"github.com/quasar-verify/quasar/lang"
 )
 
@@ -26,7 +25,7 @@ type Proc struct {
 	names  []string
 
 	mu    sync.Mutex
-	store *intern.Set
+	store *store
 	init  State
 	pool  sync.Pool
 }
@@ -85,7 +84,7 @@ func (p *Program) ProcessByName(name string, args ...int64) (sys *Proc, err erro
 }
 
 func (p *Program) newProc(name string, t uint32) (*Proc, error) {
-	s := &Proc{p: p, name: name, op: lang.Interleave, store: intern.New(1 << 10)}
+	s := &Proc{p: p, name: name, op: lang.Interleave, store: newStore()}
 	for p.term(t).kind == kHide {
 		tm := p.term(t)
 		s.hides = append(s.hides, tm.set)

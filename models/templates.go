@@ -36,6 +36,14 @@ var funcs = template.FuncMap{
 		c[k] = v
 		return c
 	},
+	// unlink k nseg t: the statements that unlink the head segment of a
+	// segmented structure kept in positions 0..nseg-1 (the head at 0): every
+	// segment moves down one position, the last position becomes a fresh
+	// segment, and every live register (>= 0) that names a position follows
+	// its segment (a register naming the unlinked head becomes -1: stale).
+	"unlink": unlink,
+	// regs t: "[-1, -1, ...]", t dead registers.
+	"regs": func(t int) string { return "[" + strings.TrimSuffix(strings.Repeat("-1, ", t), ", ") + "]" },
 	// allZero a lo hi: "a[lo] == 0 && ... && a[hi] == 0", or "true".
 	"allZero": func(a string, lo, hi int) string {
 		if hi < lo {
@@ -64,4 +72,27 @@ func removeAt(a string, i, n int) string {
 	}
 	fmt.Fprintf(&b, "%s[%d] = 0;", a, n-1)
 	return b.String()
+}
+
+func unlink(k, nseg, t int) string {
+	var b strings.Builder
+	for p := 0; p < nseg; p++ {
+		for i := 0; i < k; i++ {
+			if p < nseg-1 {
+				fmt.Fprintf(&b, "slot[%d] = slot[%d]; ", p*k+i, (p+1)*k+i)
+			} else {
+				fmt.Fprintf(&b, "slot[%d] = 0; ", p*k+i)
+			}
+		}
+	}
+	for _, a := range []string{"enqc", "deqc"} {
+		for p := 0; p < nseg-1; p++ {
+			fmt.Fprintf(&b, "%s[%d] = %s[%d]; ", a, p, a, p+1)
+		}
+		fmt.Fprintf(&b, "%s[%d] = 0; ", a, nseg-1)
+	}
+	for u := 0; u < t; u++ {
+		fmt.Fprintf(&b, "if (es[%d] >= 0) { es[%d] = es[%d] - 1; } if (ds[%d] >= 0) { ds[%d] = ds[%d] - 1; } ", u, u, u, u, u, u)
+	}
+	return strings.TrimSpace(b.String())
 }

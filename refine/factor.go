@@ -48,7 +48,9 @@ type FactorStep struct {
 //     K without a search (exactly; no monotonicity is assumed).
 //
 // When K is found, the check at K-1 is a full search (re-run if K-1 was
-// refuted by replay), so Below holds a shortest counterexample.
+// refuted by replay), so Below holds a shortest counterexample. The limits
+// of opt apply to each check separately; a check that ends Unknown ends
+// the search with verdict Unknown.
 func MinFactor(ctx context.Context, impl lts.System, build func(k int) (lts.Automaton, error), maxK int, opt Options) (*FactorResult, error) {
 	if maxK < 0 {
 		return nil, fmt.Errorf("refine: negative maximum factor %d", maxK)
@@ -58,20 +60,27 @@ func MinFactor(ctx context.Context, impl lts.System, build func(k int) (lts.Auto
 	var last *Result // the last full check (Invalid), at lastK
 	lastK := -1
 	var trace []lts.Event // counterexample to replay
-	check := func(k int) (*Result, error) {
-		spec, err := build(k)
+	spec := func(k int) (lts.Automaton, error) {
+		a, err := build(k)
 		if err != nil {
 			return nil, fmt.Errorf("refine: building the spec for factor %d: %w", k, err)
 		}
-		return Check(ctx, cached, spec, opt)
+		return a, nil
+	}
+	check := func(k int) (*Result, error) {
+		a, err := spec(k)
+		if err != nil {
+			return nil, err
+		}
+		return Check(ctx, cached, a, opt)
 	}
 	for k := 0; k <= maxK; k++ {
+		a, err := spec(k)
+		if err != nil {
+			return nil, err
+		}
 		if trace != nil {
-			spec, err := build(k)
-			if err != nil {
-				return nil, fmt.Errorf("refine: building the spec for factor %d: %w", k, err)
-			}
-			ok, err := accepts(spec, trace)
+			ok, err := accepts(a, trace)
 			if err != nil {
 				return nil, &TraceError{Err: err, Trace: names(impl.Events(), trace)}
 			}
@@ -80,7 +89,8 @@ func MinFactor(ctx context.Context, impl lts.System, build func(k int) (lts.Auto
 				continue
 			}
 		}
-		res, err := check(k)
+		// The same automaton: its memoised expansions are warm.
+		res, err := Check(ctx, cached, a, opt)
 		if err != nil {
 			return nil, err
 		}

@@ -134,3 +134,17 @@ func TestCachedSystemSameSuccessors(t *testing.T) {
 		t.Errorf("cached %d states %d transitions, want state 0's 2 transitions only", states, tr)
 	}
 }
+
+// MinFactor checks through its successor cache; counterexamples are still
+// validated and described on the system itself.
+func TestMinFactorDescribes(t *testing.T) {
+	tab := lts.NewEventTable()
+	impl := described{graph(t, tab, "0-a->1 1-a->2 2-b->0")}
+	fr, err := MinFactor(context.Background(), impl, func(k int) (lts.Automaton, error) { return runSpec(tab, k, 0), nil }, 4, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fr.K != 2 || fr.Below == nil || len(fr.Below.Counterexample.Initial) != 2 || len(fr.Below.Counterexample.Path[0].Vars) != 2 {
+		t.Fatalf("K %d below %+v", fr.K, fr.Below)
+	}
+}

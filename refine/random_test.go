@@ -2,6 +2,7 @@ package refine
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
 	"reflect"
@@ -41,7 +42,17 @@ func randomGraph(r *rand.Rand, tab *lts.EventTable, n, maxOut int, events []stri
 func oracle(impl, spec *lts.Explicit, events []lts.Event, maxLen int) int {
 	type sets struct{ i, s []lts.State }
 	start := sets{closure(impl, []lts.State{impl.Init}), closure(spec, []lts.State{spec.Init})}
-	key := func(p sets) string { return fmt.Sprint(p.i, p.s) }
+	key := func(p sets) string {
+		b := make([]byte, 0, 2*(len(p.i)+len(p.s))+1)
+		for _, x := range p.i {
+			b = binary.AppendUvarint(b, uint64(x)+1)
+		}
+		b = append(b, 0)
+		for _, x := range p.s {
+			b = binary.AppendUvarint(b, uint64(x)+1)
+		}
+		return string(b)
+	}
 	seen := map[string]bool{key(start): true}
 	level := []sets{start}
 	for n := 1; n <= maxLen && len(level) > 0; n++ {

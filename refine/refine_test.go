@@ -362,3 +362,25 @@ func TestAntichainPrunes(t *testing.T) {
 		}
 	}
 }
+
+// panicky is a System that panics in state 1 (a bug in a system, not in
+// the model): Check reports an internal error instead of crashing.
+type panicky struct{ *lts.Explicit }
+
+func (p panicky) Successors(s lts.State, buf []lts.Transition) ([]lts.Transition, error) {
+	if s == 1 {
+		panic("boom")
+	}
+	return p.Explicit.Successors(s, buf)
+}
+
+func TestPanicBecomesError(t *testing.T) {
+	for _, opt := range allOptions() {
+		tab := lts.NewEventTable()
+		impl := panicky{graph(t, tab, "0-a->1 1-a->0")}
+		_, err := Check(context.Background(), impl, graph(t, tab, "0-a->0"), opt)
+		if err == nil || !strings.Contains(err.Error(), "internal error") || !strings.Contains(err.Error(), "boom") {
+			t.Errorf("%+v: error %v", opt, err)
+		}
+	}
+}

@@ -59,6 +59,9 @@ const (
 )
 
 func (c *classifier) class(e lts.Event) int {
+	if e == lts.Tau || int(e) >= c.table.Len() {
+		return rigidClass // unknown to the spec: it cannot perform it
+	}
 	for _, p := range c.cfg.Barriers {
 		if p.Match(c.table, e) {
 			return barrierClass
@@ -300,6 +303,13 @@ func (w *windowAdmits) paths(t int, start, u lts.State, path []lts.Event) (bool,
 		if err != nil {
 			return false, err
 		}
+		// Pruning: the j-th event of a window lands within qf positions
+		// of j, so it must occur there in the trace when all those
+		// positions are inside the trace.
+		j := len(path)
+		if t+j+w.qf < len(w.trace) && !w.occursNear(e, t+j) {
+			continue
+		}
 		p := append(path[:len(path):len(path)], e)
 		for _, v := range vs {
 			if ok, err := w.try(t, v, p); ok || err != nil {
@@ -315,8 +325,18 @@ func (w *windowAdmits) paths(t int, start, u lts.State, path []lts.Event) (bool,
 	return false, nil
 }
 
-// try checks every permutation of the window path (ending in v) against
-// the trace at t, by plain enumeration of all permutations.
+func (w *windowAdmits) occursNear(e lts.Event, j int) bool {
+	for i := max(0, j-w.qf); i <= j+w.qf && i < len(w.trace); i++ {
+		if w.trace[i] == e {
+			return true
+		}
+	}
+	return false
+}
+
+// try checks the permutations of the window path (ending in v) against the
+// trace at t: every permutation of its positions, pruned as soon as a
+// placed event differs from the trace.
 func (w *windowAdmits) try(t int, v lts.State, path []lts.Event) (bool, error) {
 	n := len(path)
 	perm := make([]int, n)
@@ -332,18 +352,13 @@ func (w *windowAdmits) try(t int, v lts.State, path []lts.Event) (bool, error) {
 					return false, nil // rigid events keep their place
 				}
 			}
-			for j, k := range perm {
-				if t+j == len(w.trace) {
-					return true, nil // the trace ends inside this window
-				}
-				if w.trace[t+j] != path[k] {
-					return false, nil
-				}
+			if t+n > len(w.trace) {
+				return true, nil // the trace ends inside this window
 			}
 			return w.from(t+n, v)
 		}
 		for k := 0; k < n; k++ {
-			if used[k] {
+			if used[k] || t+i < len(w.trace) && w.trace[t+i] != path[k] {
 				continue
 			}
 			used[k] = true

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/quasar-verify/quasar/lts"
 )
 
 func TestParseConfig(t *testing.T) {
@@ -99,5 +101,48 @@ func TestValidate(t *testing.T) {
 	}
 	if err := (Config{}).Validate(); err != nil {
 		t.Errorf("zero config: %v", err)
+	}
+}
+
+// FuzzParseConfig: errors are fine, panics are bugs; what parses prints
+// back to itself.
+func FuzzParseConfig(f *testing.F) {
+	for _, s := range []string{"2", "2 on {deq}", "2 on {deq} barrier {deq.0}", "{deq: 2, pop: 1} barrier {deq.0}",
+		"{deq: 2, {pop, push.1}: 1}", "2 window", "1 on {deq} barrier {deq.0} complete", "{", "2 on {a.-1}"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		cfg, err := ParseConfig(text)
+		if err != nil {
+			return
+		}
+		again, err := ParseConfig(cfg.String())
+		if err != nil || again.String() != cfg.String() {
+			t.Fatalf("%q -> %q -> %q, %v", text, cfg.String(), again.String(), err)
+		}
+	})
+}
+
+// TestBadInput: foreign events and unknown states give no panic.
+func TestBadInput(t *testing.T) {
+	table := lts.NewEventTable()
+	spec := queueSpec(table, 2, 2)
+	for _, text := range []string{"1 on {deq} barrier {deq.0}", "1 window"} {
+		r := mustNew(t, spec, mustParse(t, text))
+		s := r.Start(nil)[0]
+		for _, e := range []lts.Event{lts.Tau, 9999} {
+			if ts, err := r.Step(s, e, nil); err != nil || len(ts) != 0 {
+				t.Errorf("%s: Step(start, %d) = %v, %v", text, e, ts, err)
+			}
+			if ok, err := Admits(spec, r.Config(), []lts.Event{e}); ok || err != nil {
+				t.Errorf("%s: Admits(%d) = %v, %v", text, e, ok, err)
+			}
+		}
+		if _, err := r.Step(12345, 1, nil); err == nil {
+			t.Errorf("%s: Step on an unknown state: no error", text)
+		}
+		if _, err := r.Enabled(12345, nil); err == nil {
+			t.Errorf("%s: Enabled on an unknown state: no error", text)
+		}
 	}
 }

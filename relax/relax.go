@@ -28,9 +28,11 @@ type Relaxed struct {
 	// succ[id] holds the sorted, deduplicated transitions of state id once
 	// computed (nil: not yet). In window mode the transitions of states that
 	// stand for spec states live in cache instead, since they can be large.
-	succ  [][]trans
-	cache *ristretto.Cache[string, []trans]
-	perms map[uint64][][]uint8 // window mode: (length, fixed mask) -> position permutations
+	succ       [][]trans
+	memoBudget int64 // window mode: transitions of spec states the dense memo may still take
+	cache      *ristretto.Cache[string, []trans]
+	closed     bool
+	perms      map[uint64][][]uint8 // window mode: (length, fixed mask) -> position permutations
 
 	stats  Stats
 	detail bool // expansions record RunStep.Spec (for Explain)
@@ -52,7 +54,7 @@ type Stats struct {
 	Expanded    int64 `json:"expanded"`     // memo entries: states whose successors were computed
 	Transitions int64 `json:"transitions"`  // transitions computed
 	CacheHits   int64 `json:"cache_hits"`   // window expansions found in the bounded cache
-	CacheMisses int64 `json:"cache_misses"` // window expansions computed (first time or after eviction)
+	CacheMisses int64 `json:"cache_misses"` // window expansions computed for the bounded cache (first time or after eviction)
 	Bytes       int64 `json:"bytes"`        // memory of the interned states
 }
 
@@ -64,8 +66,11 @@ const (
 	kindClass   = 3 // kindClass+d: relaxed class d
 )
 
-// Cache sizing for window mode: cost is counted in transitions.
+// Window mode keeps the expansions of spec states in the dense memo until
+// they hold memoBudget transitions, then in a bounded cache whose cost is
+// counted in transitions.
 const (
+	memoBudget    = 1 << 20
 	cacheMaxCost  = 1 << 21
 	cacheCounters = 1 << 18
 )
@@ -97,30 +102,38 @@ func New(spec lts.Automaton, cfg Config) (*Relaxed, error) {
 	}
 	if cfg.Mode == Window {
 		r.perms = map[uint64][][]uint8{}
-		c, err := ristretto.NewCache(&ristretto.Config[string, []trans]{
-			NumCounters:        cacheCounters,
-			MaxCost:            cacheMaxCost,
-			BufferItems:        64,
-			IgnoreInternalCost: true,
-		})
-		if err != nil {
-			return nil, fmt.Errorf("relax: %w", err)
-		}
-		r.cache = c
-		// The cache runs goroutines; stop them when r becomes unreachable
-		// (Close does it earlier).
-		runtime.AddCleanup(r, func(c *ristretto.Cache[string, []trans]) { c.Close() }, c)
+		r.memoBudget = memoBudget
 	}
 	return r, nil
 }
 
-// Close releases the bounded cache (window mode). The automaton remains
-// usable; it recomputes what the cache held.
+// startCache creates the bounded cache of window expansions, once the dense
+// memo has used its budget (small specs never need it).
+func (r *Relaxed) startCache() error {
+	c, err := ristretto.NewCache(&ristretto.Config[string, []trans]{
+		NumCounters:        cacheCounters,
+		MaxCost:            cacheMaxCost,
+		BufferItems:        64,
+		IgnoreInternalCost: true,
+	})
+	if err != nil {
+		return fmt.Errorf("relax: %w", err)
+	}
+	r.cache = c
+	// The cache runs goroutines; stop them when r becomes unreachable
+	// (Close does it earlier).
+	runtime.AddCleanup(r, func(c *ristretto.Cache[string, []trans]) { c.Close() }, c)
+	return nil
+}
+
+// Close releases the bounded cache (window mode, large specs). The
+// automaton remains usable; it recomputes what the cache held.
 func (r *Relaxed) Close() {
 	if r.cache != nil {
 		r.cache.Close()
 		r.cache = nil
 	}
+	r.closed = true
 }
 
 // Config returns the configuration r was built with.
@@ -259,43 +272,40 @@ func (r *Relaxed) transitions(s lts.State) ([]trans, error) {
 	if int(s) < len(r.succ) && r.succ[s] != nil {
 		return r.succ[s], nil
 	}
-	if r.cfg.Mode == Window {
-		b := r.states.Get(uint32(s))
-		if b[0] == tagOrig {
-			return r.windowTransitions(s)
+	window := r.cfg.Mode == Window && r.states.Get(uint32(s))[0] == tagOrig
+	if window && r.cache != nil {
+		if ts, ok := r.cache.Get(string(r.states.Get(uint32(s)))); ok {
+			r.stats.CacheHits++
+			return ts, nil
 		}
 	}
 	ts, err := r.compute(s)
 	if err != nil {
 		return nil, err
+	}
+	if window {
+		if r.memoBudget < int64(len(ts)) {
+			// Past the budget: the bounded cache. After an eviction the
+			// expansion is recomputed; its targets are interned already, so
+			// the ids (and every verdict) are the same.
+			r.stats.CacheMisses++
+			if r.cache == nil && !r.closed {
+				if err := r.startCache(); err != nil {
+					return nil, err
+				}
+			}
+			if r.cache != nil {
+				r.cache.Set(string(r.states.Get(uint32(s))), ts, int64(len(ts))+1)
+				r.cache.Wait()
+			}
+			return ts, nil
+		}
+		r.memoBudget -= int64(len(ts))
 	}
 	for int(s) >= len(r.succ) {
 		r.succ = append(r.succ, nil)
 	}
 	r.succ[s] = ts
-	return ts, nil
-}
-
-// windowTransitions serves the expansion of a spec state from the bounded
-// cache, recomputing it after an eviction (the ids are stable: the targets
-// are already interned).
-func (r *Relaxed) windowTransitions(s lts.State) ([]trans, error) {
-	key := string(r.states.Get(uint32(s)))
-	if r.cache != nil {
-		if ts, ok := r.cache.Get(key); ok {
-			r.stats.CacheHits++
-			return ts, nil
-		}
-	}
-	r.stats.CacheMisses++
-	ts, err := r.compute(s)
-	if err != nil {
-		return nil, err
-	}
-	if r.cache != nil {
-		r.cache.Set(key, ts, int64(len(ts))+1)
-		r.cache.Wait()
-	}
 	return ts, nil
 }
 
@@ -338,6 +348,12 @@ func (r *Relaxed) kind(e lts.Event) int32 {
 		return k
 	}
 	k := int32(kindRigid)
+	if e == lts.Tau || int(e) >= r.table.Len() {
+		// Not a visible event of this table: the spec has no edge for it
+		// anyway; rigid makes Step simply find nothing.
+		r.kinds[e] = k
+		return k
+	}
 	for _, p := range r.cfg.Barriers {
 		if p.Match(r.table, e) {
 			k = kindBarrier

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -25,10 +26,10 @@ func newHistoryCmd(io *streams) *cobra.Command {
 Porcupine) or Jepsen logs. See docs/history.md for the formats.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return &usageError{cmd, fmt.Errorf("missing subcommand (check)")}
+			return &usageError{cmd, fmt.Errorf("missing subcommand (check or factor)")}
 		},
 	}
-	cmd.AddCommand(newHistoryCheckCmd(io))
+	cmd.AddCommand(newHistoryCheckCmd(io), newHistoryFactorCmd(io))
 	return cmd
 }
 
@@ -40,6 +41,7 @@ type historyCheckOptions struct {
 	quasi    string // quasi factor, as in refines<quasi ...>; "" checks linearizability
 	complete bool
 	localize bool
+	html     string
 	json     bool
 	limits   limitFlags
 }
@@ -84,6 +86,7 @@ hit (unknown).`,
 	fs.StringVar(&opts.quasi, "quasi", "", "check quasi-linearizability with this quasi factor, as in refines<quasi ...>: '1 on {deq} barrier {deq.0}'")
 	fs.BoolVar(&opts.complete, "complete", false, "with --quasi: no obligation may remain at the end (for histories that drain the object)")
 	fs.BoolVar(&opts.localize, "localize", false, "for a violation, also print a minimal failing test case")
+	fs.StringVar(&opts.html, "html", "", "write a page that shows the check (and, for a violation, a minimal test case) to this file")
 	fs.BoolVar(&opts.json, "json", false, "print the result as one JSON document")
 	opts.limits.register(fs)
 	return cmd
@@ -96,13 +99,13 @@ type historyReport struct {
 	Model        string               `json:"model"`
 	Property     string               `json:"property"` // "linearizability" or "quasi-linearizability SPEC"
 	Localization *historyLocalization `json:"localization,omitempty"`
-	Ops        int                `json:"ops"`
-	Verdict    lts.Verdict        `json:"verdict"`
-	Reason     string             `json:"reason,omitempty"`
-	Stats      lts.Stats          `json:"stats"`
-	Witness    []int              `json:"witness,omitempty"`
-	Failure    *historyFailure    `json:"failure,omitempty"`
-	Partitions []historyPartition `json:"partitions,omitempty"`
+	Ops          int                  `json:"ops"`
+	Verdict      lts.Verdict          `json:"verdict"`
+	Reason       string               `json:"reason,omitempty"`
+	Stats        lts.Stats            `json:"stats"`
+	Witness      []int                `json:"witness,omitempty"`
+	Failure      *historyFailure      `json:"failure,omitempty"`
+	Partitions   []historyPartition   `json:"partitions,omitempty"`
 }
 
 type historyFailure struct {
@@ -147,12 +150,23 @@ func runHistoryCheck(ctx context.Context, cmd *cobra.Command, io *streams, opts 
 	if hopt.Quasi != nil {
 		rep.Property = "quasi-linearizability " + hopt.Quasi.String()
 	}
-	if opts.localize && res.Verdict == lts.Invalid {
-		loc, err := history.Localize(ctx, h, m, hopt)
-		if err != nil {
+	var loc *history.Localization
+	if (opts.localize || opts.html != "") && res.Verdict == lts.Invalid {
+		if loc, err = history.Localize(ctx, h, m, hopt); err != nil {
 			return &exitError{exitBadInput, fmt.Errorf("%s: %w", opts.file, err)}
 		}
-		rep.Localization = newHistoryLocalization(h, loc)
+		if opts.localize {
+			rep.Localization = newHistoryLocalization(h, loc)
+		}
+	}
+	if opts.html != "" {
+		var page bytes.Buffer
+		if err := history.WriteHTML(&page, h, res, loc, history.HTMLOptions{}); err != nil {
+			return err
+		}
+		if err := writeFileAtomic(opts.html, page.Bytes()); err != nil {
+			return &exitError{exitBadInput, err}
+		}
 	}
 	out := cmd.OutOrStdout()
 	if opts.json {
@@ -206,6 +220,9 @@ func loadHistory(cmd *cobra.Command, io *streams, opts *historyCheckOptions) (*h
 		if err != nil {
 			return nil, nil, &exitError{exitBadInput, err}
 		}
+		if err := internEvents(m, h); err != nil {
+			return nil, nil, &exitError{exitBadInput, fmt.Errorf("%s: %w", opts.file, err)}
+		}
 		return h, m, nil
 	}
 	if opts.process != "" {
@@ -248,6 +265,34 @@ func automatonModel(file, process string) (history.Model, error) {
 		return nil, &sourceError{err, map[string][]byte{file: src}}
 	}
 	return history.FromAutomaton(lts.NewTauClosed(sys)), nil
+}
+
+// internEvents enters the events of h's operations in the model's event
+// table. A compiled process interns its events as it explores, and the
+// history package looks an operation's event up before any exploration: an
+// event not yet entered would be taken for one the specification never
+// offers. Entering an event the specification does not offer changes
+// nothing: it still has no transition.
+func internEvents(m history.Model, h *history.History) error {
+	ev, ok := m.(history.Eventer)
+	am, ok2 := m.(history.AutomatonModel)
+	if !ok || !ok2 {
+		return nil
+	}
+	a, err := am.Automaton(h.Ops)
+	if err != nil {
+		return err
+	}
+	for i := range h.Ops {
+		base, data, complete, err := ev.Event(&h.Ops[i])
+		if err != nil {
+			return err
+		}
+		if complete {
+			a.Events().Intern(base, data...)
+		}
+	}
+	return nil
 }
 
 // firstSpec is the right side of the first refinement assertion of m.
@@ -443,4 +488,124 @@ func writeLocalization(w io.Writer, l *historyLocalization) {
 			fmt.Fprintf(w, "      %s\n", o)
 		}
 	}
+}
+
+// historyFactorOptions are the inputs of "quasar history factor".
+type historyFactorOptions struct {
+	historyCheckOptions
+	max int
+}
+
+func newHistoryFactorCmd(io *streams) *cobra.Command {
+	var opts historyFactorOptions
+	cmd := &cobra.Command{
+		Use:   "factor FILE",
+		Short: "Find the least quasi factor for which a history is quasi-linearizable",
+		Long: `Factor finds the least k in 0..max such that the history is
+quasi-linearizable with quasi factor k (0 is linearizability).
+
+--quasi chooses the relaxed classes and barriers, as in refines<quasi ...>,
+without the bound, which factor supplies: --quasi 'on {deq} barrier {deq.0}'.
+By default every operation is in one class.
+
+Exit code 0: a factor was found; 1: none up to --max; 2: bad input; 3: a
+limit was hit.`,
+		Args: rangeArgs(1, 1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.file = args[0]
+			return runHistoryFactor(cmd.Context(), cmd, io, opts)
+		},
+	}
+	fs := cmd.Flags()
+	opts.registerModelFlags(fs)
+	fs.StringVar(&opts.quasi, "quasi", "", "the relaxed classes and barriers, without the bound: 'on {deq} barrier {deq.0}'")
+	fs.BoolVar(&opts.complete, "complete", false, "no obligation may remain at the end (for histories that drain the object)")
+	fs.IntVar(&opts.max, "max", 10, "the largest factor tried")
+	fs.BoolVar(&opts.json, "json", false, "print the result as one JSON document")
+	opts.limits.register(fs)
+	return cmd
+}
+
+// historyFactorReport is the JSON document of "quasar history factor --json".
+type historyFactorReport struct {
+	File    string      `json:"file"`
+	Model   string      `json:"model"`
+	Classes string      `json:"classes"` // the quasi factor with bound k
+	Max     int         `json:"max"`
+	Verdict lts.Verdict `json:"verdict"` // valid: K found; invalid: none up to max; unknown: a limit
+	K       int         `json:"k"`       // -1 if none
+	Reason  string      `json:"reason,omitempty"`
+	Stats   lts.Stats   `json:"stats"` // of the last check
+}
+
+func runHistoryFactor(ctx context.Context, cmd *cobra.Command, io *streams, opts historyFactorOptions) error {
+	limits, err := opts.limits.limits()
+	if err != nil {
+		return &usageError{cmd, err}
+	}
+	if opts.max < 0 {
+		return &usageError{cmd, fmt.Errorf("--max must not be negative, found %d", opts.max)}
+	}
+	text := strings.TrimSpace(opts.quasi)
+	if text == "" || !strings.ContainsAny(text[:1], "0123456789{") {
+		text = strings.TrimSpace("0 " + text) // the bound is MinQuasiFactor's
+	}
+	cfg, err := parseQuasi(text, opts.complete)
+	if err != nil {
+		return &usageError{cmd, err}
+	}
+	h, m, err := loadHistory(cmd, io, &opts.historyCheckOptions)
+	if err != nil {
+		return err
+	}
+	k, res, err := history.MinQuasiFactor(ctx, h, m, cfg, opts.max, history.Options{Limits: limits, Workers: opts.limits.workers})
+	if err != nil {
+		return &exitError{exitBadInput, fmt.Errorf("%s: %w", opts.file, err)}
+	}
+	rep := historyFactorReport{File: opts.file, Model: m.Name(), Max: opts.max, K: k, Verdict: lts.Valid}
+	if res != nil {
+		rep.Stats, rep.Reason = res.Stats, res.Reason
+	}
+	switch {
+	case k >= 0:
+		rep.Reason = ""
+	case res != nil && res.Verdict == lts.Unknown:
+		rep.Verdict = lts.Unknown
+	default:
+		rep.Verdict = lts.Invalid
+	}
+	shown := cfg
+	for i := range shown.Classes {
+		shown.Classes[i].Bound = max(k, 0)
+	}
+	if len(shown.Classes) == 0 {
+		shown.All = max(k, 0)
+	}
+	rep.Classes = shown.String()
+	out := cmd.OutOrStdout()
+	if opts.json {
+		if err := writeIndentedJSON(out, rep); err != nil {
+			return err
+		}
+	} else {
+		switch rep.Verdict {
+		case lts.Valid:
+			fmt.Fprintf(out, "%s: least quasi factor %d: quasi-linearizable %s w.r.t. %s", rep.File, k, rep.Classes, rep.Model)
+			if k == 0 {
+				fmt.Fprint(out, " (linearizable)")
+			}
+		case lts.Invalid:
+			fmt.Fprintf(out, "%s: not quasi-linearizable w.r.t. %s with any factor up to %d", rep.File, rep.Model, opts.max)
+		default:
+			fmt.Fprintf(out, "%s: unknown (%s)", rep.File, rep.Reason)
+		}
+		fmt.Fprintf(out, "  (%s)\n", formatStats(runStats(rep.Stats)))
+	}
+	switch rep.Verdict {
+	case lts.Invalid:
+		return &exitError{code: exitInvalid}
+	case lts.Unknown:
+		return &exitError{code: exitUnknown}
+	}
+	return nil
 }

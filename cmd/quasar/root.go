@@ -97,8 +97,10 @@ func subcommands(io *streams) []*cobra.Command {
 	return []*cobra.Command{
 		newVetCmd(io),
 		newFmtCmd(io),
+		newQuasiFactorCmd(io),
 		newModelsCmd(io),
 		newHistoryCmd(io),
+		newPaperCmd(io),
 		newVersionCmd(io),
 	}
 }

@@ -110,13 +110,15 @@ func fmtFile(cmd *cobra.Command, file string, write, list bool) error {
 	return nil
 }
 
-// writeFileAtomic replaces file with data: it writes a temporary file in
-// the same directory, with the original's permissions, and renames it over
-// the original, so that a crash or a full disk never leaves a half-written
-// model.
+// writeFileAtomic replaces (or creates) file with data: it writes a
+// temporary file in the same directory, with the original's permissions,
+// and renames it over the original, so that a crash or a full disk never
+// leaves a half-written file.
 func writeFileAtomic(file string, data []byte) (err error) {
-	info, err := os.Stat(file)
-	if err != nil {
+	perm := os.FileMode(0o644)
+	if info, err := os.Stat(file); err == nil {
+		perm = info.Mode().Perm()
+	} else if !errors.Is(err, os.ErrNotExist) {
 		return err
 	}
 	dir, base := splitPath(file)
@@ -133,7 +135,7 @@ func writeFileAtomic(file string, data []byte) (err error) {
 	if _, err = tmp.Write(data); err != nil {
 		return err
 	}
-	if err = tmp.Chmod(info.Mode().Perm()); err != nil {
+	if err = tmp.Chmod(perm); err != nil {
 		return err
 	}
 	if err = tmp.Sync(); err != nil {

@@ -17,7 +17,12 @@ import (
 	"math"
 )
 
-const chunkBits = 22 // 4 MiB arena chunks
+// Arena chunks start small (a set per check is cheap) and double up to
+// maxChunk; a string never straddles two chunks.
+const (
+	minChunk = 64 << 10
+	maxChunk = 4 << 20
+)
 
 // Set interns byte strings. The zero value is not usable; call New.
 type Set struct {
@@ -27,6 +32,7 @@ type Set struct {
 	refs  []uint64
 	lens  []uint32
 	table []uint32 // open addressing; 0 = empty, else id+1
+	tags  []uint8  // tags[i]: 8 more hash bits of table[i]'s string, so most probes skip the byte comparison
 	mask  uint64
 	bytes int64 // arena bytes in use
 }
@@ -40,6 +46,7 @@ func New(n int) *Set {
 	return &Set{
 		seed:  maphash.MakeSeed(),
 		table: make([]uint32, size),
+		tags:  make([]uint8, size),
 		mask:  uint64(size - 1),
 	}
 }
@@ -49,7 +56,11 @@ func (s *Set) Len() int { return len(s.lens) }
 
 // Bytes is an estimate of the memory held by the set.
 func (s *Set) Bytes() int64 {
-	return int64(len(s.chunks))<<chunkBits + int64(cap(s.refs))*8 + int64(cap(s.lens))*4 + int64(len(s.table))*4
+	var arena int64
+	for _, c := range s.chunks {
+		arena += int64(cap(c))
+	}
+	return arena + int64(cap(s.refs))*8 + int64(cap(s.lens))*4 + int64(len(s.table))*5
 }
 
 // Get returns the bytes of id. The slice aliases the arena: do not modify it.
@@ -62,12 +73,13 @@ func (s *Set) Get(id uint32) []byte {
 // Lookup returns the id of b and whether it is present.
 func (s *Set) Lookup(b []byte) (uint32, bool) {
 	h := maphash.Bytes(s.seed, b)
+	tag := uint8(h >> 56)
 	for i := h & s.mask; ; i = (i + 1) & s.mask {
 		v := s.table[i]
 		if v == 0 {
 			return 0, false
 		}
-		if s.equal(v-1, b) {
+		if s.tags[i] == tag && s.equal(v-1, b) {
 			return v - 1, true
 		}
 	}
@@ -77,13 +89,14 @@ func (s *Set) Lookup(b []byte) (uint32, bool) {
 // whether it was new. Ids are dense and assigned in insertion order.
 func (s *Set) Intern(b []byte) (id uint32, added bool) {
 	h := maphash.Bytes(s.seed, b)
+	tag := uint8(h >> 56)
 	i := h & s.mask
 	for ; ; i = (i + 1) & s.mask {
 		v := s.table[i]
 		if v == 0 {
 			break
 		}
-		if s.equal(v-1, b) {
+		if s.tags[i] == tag && s.equal(v-1, b) {
 			return v - 1, false
 		}
 	}
@@ -94,6 +107,7 @@ func (s *Set) Intern(b []byte) (id uint32, added bool) {
 	s.refs = append(s.refs, s.store(b))
 	s.lens = append(s.lens, uint32(len(b)))
 	s.table[i] = id + 1
+	s.tags[i] = tag
 	if uint64(len(s.lens))*4 > uint64(len(s.table))*3 {
 		s.grow()
 	}
@@ -110,7 +124,10 @@ func (s *Set) equal(id uint32, b []byte) bool {
 func (s *Set) store(b []byte) uint64 {
 	n := len(s.chunks)
 	if n == 0 || len(s.chunks[n-1])+len(b) > cap(s.chunks[n-1]) {
-		size := 1 << chunkBits
+		size := minChunk
+		if n > 0 {
+			size = min(2*cap(s.chunks[n-1]), maxChunk)
+		}
 		if len(b) > size {
 			size = len(b)
 		}
@@ -126,6 +143,7 @@ func (s *Set) store(b []byte) uint64 {
 
 func (s *Set) grow() {
 	table := make([]uint32, 2*len(s.table))
+	tags := make([]uint8, len(table))
 	mask := uint64(len(table) - 1)
 	for id := range s.lens {
 		h := maphash.Bytes(s.seed, s.Get(uint32(id)))
@@ -134,6 +152,7 @@ func (s *Set) grow() {
 			i = (i + 1) & mask
 		}
 		table[i] = uint32(id) + 1
+		tags[i] = uint8(h >> 56)
 	}
-	s.table, s.mask = table, mask
+	s.table, s.tags, s.mask = table, tags, mask
 }

@@ -93,7 +93,8 @@ func (rep *Report) Markdown() []byte {
 	w("  counts are not comparable one to one; verdicts and growth are. Our \"states\" are product pairs\n")
 	w("  (implementation state, specification macrostate) stored by the refinement search.\n")
 	w("* *expected* is the verdict written in the model (`// expect:`, reasoned from the design); *paper* is\n")
-	w("  Table 3's verdict. *speed-up* is the paper's time over ours, on different hardware.\n")
+	w("  Table 3's verdict. *speed-up* is the paper's time over ours, on different hardware, shown only\n")
+	w("  when both verdicts agree.\n")
 	w("* A row that hit a limit is *unknown*, with its figures when it stopped.\n\n")
 	if mism := rep.mismatches(); len(mism) > 0 {
 		w("**Verdicts that differ from the model's expectation:** %s.\n\n", strings.Join(mism, "; "))
@@ -237,6 +238,9 @@ func speedup(r *Row) string {
 	if s == 0 {
 		if r.PaperFigures.MOut && r.Verdict != lts.Unknown && r.Err == "" {
 			return "PAT: MOut"
+		}
+		if r.PaperFigures.Seconds > 0 && r.Verdict != lts.Unknown && r.Verdict != r.Paper {
+			return "– (verdicts differ)"
 		}
 		return "–"
 	}

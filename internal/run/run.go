@@ -51,6 +51,7 @@ type Assertion struct {
 	Stats          Stats           `json:"stats"`
 	Counterexample *Counterexample `json:"counterexample,omitempty"`
 	Value          *int64          `json:"value,omitempty"` // reaches ... with min/max
+	Error          string          `json:"error,omitempty"` // a run-time error of the model, or an internal error
 }
 
 // Stats are the figures of one check.

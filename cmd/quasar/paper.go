@@ -1,0 +1,152 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/quasar-verify/quasar/internal/repro"
+	"github.com/quasar-verify/quasar/lts"
+)
+
+// paperOptions are the inputs of "quasar paper".
+type paperOptions struct {
+	tables     []string
+	maxSeconds float64
+	mem        string
+	out        string
+	only       string
+	list       bool
+	json       bool
+}
+
+// rowName is how --only and the progress lines name a row:
+// "table 1: segqueue qf=1 seg=2 manual".
+func rowName(r *repro.Row) string {
+	return fmt.Sprintf("table %s: %s qf=%d seg=%d %s", r.Table, r.Model, r.QF, r.Seg, r.Method)
+}
+
+func newPaperCmd(io *streams) *cobra.Command {
+	var opts paperOptions
+	cmd := &cobra.Command{
+		Use:   "paper",
+		Short: "Reproduce the quasi-refinement paper's tables with the model library",
+		Long: `Paper reruns the experiments of the quasi-refinement paper (Table 1: the
+manual relaxed specification; Table 4: automatic quasi refinement of every
+Table 3 class, exact and window modes; Fig. 8: time against segments) and
+writes the results beside the paper's figures: paper-results.md,
+paper-results.json and paper-fig8.svg in --out. Each row has a time and a
+memory limit; a row that hits one is unknown (the paper's "MOut").
+
+--list prints the rows without running them. Progress goes to standard error.
+
+Exit code 0: every verdict is the one the model expects (or unknown); 1: some
+verdict differs or a row failed; 2: bad usage; 3: interrupted.`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runPaper(cmd.Context(), cmd, io, opts)
+		},
+	}
+	fs := cmd.Flags()
+	fs.StringSliceVar(&opts.tables, "table", nil, "the tables to run: 1, 4, fig8 (repeatable; default all)")
+	fs.Float64Var(&opts.maxSeconds, "max-seconds", 60, "time limit of one row, in seconds")
+	fs.StringVar(&opts.mem, "mem", "4GiB", "memory budget of one row (the paper's machine ran out at 4 GB)")
+	fs.StringVar(&opts.out, "out", "docs", "directory the results are written to")
+	fs.StringVar(&opts.only, "only", "", "run only the rows whose name contains this text, e.g. 'segqueue qf=1 seg=2 manual'")
+	fs.BoolVar(&opts.list, "list", false, "list the rows without running them")
+	fs.BoolVar(&opts.json, "json", false, "print the report as JSON on standard output")
+	return cmd
+}
+
+func runPaper(ctx context.Context, cmd *cobra.Command, io *streams, opts paperOptions) error {
+	for _, t := range opts.tables {
+		switch t {
+		case repro.Table1, repro.Table4, repro.Fig8:
+		default:
+			return &usageError{cmd, fmt.Errorf("--table must be 1, 4 or fig8, found %q", t)}
+		}
+	}
+	if opts.maxSeconds <= 0 {
+		return &usageError{cmd, fmt.Errorf("--max-seconds must be positive, found %g", opts.maxSeconds)}
+	}
+	maxBytes, err := parseSize(opts.mem)
+	if err != nil {
+		return &usageError{cmd, fmt.Errorf("--mem: %v", err)}
+	}
+	ropt := repro.Options{Tables: opts.tables, MaxSeconds: opts.maxSeconds, MaxBytes: maxBytes}
+	if opts.only != "" {
+		ropt.Filter = func(r *repro.Row) bool { return strings.Contains(rowName(r), opts.only) }
+	}
+	out := cmd.OutOrStdout()
+	if opts.list {
+		tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "ROW\tCLASS")
+		for _, r := range repro.Rows(ropt) {
+			fmt.Fprintf(tw, "%s\t%s\n", rowName(r), dash(r.Class))
+		}
+		return tw.Flush()
+	}
+	total := len(repro.Rows(ropt))
+	if total == 0 {
+		return &usageError{cmd, fmt.Errorf("no row matches --only %q (see quasar paper --list)", opts.only)}
+	}
+	n := 0
+	ropt.Progress = func(r *repro.Row, done bool) {
+		if !done {
+			n++
+			fmt.Fprintf(io.stderr, "[%d/%d] %s ... ", n, total, rowName(r))
+			return
+		}
+		verdict := r.Verdict.String()
+		if r.Err != "" {
+			verdict = "error: " + r.Err
+		} else if r.Reason != "" {
+			verdict += " (" + r.Reason + ")"
+		}
+		fmt.Fprintf(io.stderr, "%s, %d states, %s\n", verdict, r.States, formatSeconds(r.Seconds))
+	}
+	rep, err := repro.Run(ctx, ropt)
+	if err != nil && ctx.Err() == nil {
+		return err
+	}
+	if ctx.Err() != nil {
+		fmt.Fprintln(io.stderr, "quasar: interrupted; writing the rows done so far")
+	}
+	paths, werr := repro.Write(opts.out, rep)
+	if werr != nil {
+		return &exitError{exitBadInput, werr}
+	}
+	if opts.json {
+		b, err := rep.JSON()
+		if err != nil {
+			return err
+		}
+		out.Write(b)
+	}
+	for _, p := range paths {
+		fmt.Fprintf(io.stderr, "wrote %s\n", p)
+	}
+	bad := 0
+	for _, r := range rep.Rows {
+		if r.Err != "" || r.Verdict != lts.Unknown && r.Expected != lts.Unknown && r.Verdict != r.Expected {
+			bad++
+		}
+	}
+	switch {
+	case bad > 0:
+		return &exitError{exitInvalid, fmt.Errorf("%d rows differ from the expected verdicts (see %s)", bad, opts.out)}
+	case ctx.Err() != nil:
+		return &exitError{code: exitUnknown}
+	}
+	return nil
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}

@@ -1,0 +1,411 @@
+package run
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/quasar-verify/quasar/lang"
+	"github.com/quasar-verify/quasar/lts"
+	"github.com/quasar-verify/quasar/refine"
+	"github.com/quasar-verify/quasar/relax"
+)
+
+// File checks the assertions of the model file at path.
+func File(ctx context.Context, path string, opt Options) (*Report, error) {
+	m, err := lang.ParseFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return Model(ctx, m, fileSource(nil), opt)
+}
+
+// Source checks the assertions of a model given as text; name is used in
+// positions. Includes are resolved relative to name on the file system.
+func Source(ctx context.Context, name string, src []byte, opt Options) (*Report, error) {
+	m, err := lang.Parse(name, src)
+	if err != nil {
+		return nil, err
+	}
+	return Model(ctx, m, fileSource(map[string][]byte{name: src}), opt)
+}
+
+// FS checks the assertions of the model name in fsys (the embedded library).
+func FS(ctx context.Context, fsys fs.FS, name string, opt Options) (*Report, error) {
+	m, err := lang.ParseFS(fsys, name)
+	if err != nil {
+		return nil, err
+	}
+	return Model(ctx, m, func(file string) []byte {
+		b, _ := fs.ReadFile(fsys, file)
+		return b
+	}, opt)
+}
+
+// fileSource returns the text of a file: from known, else from disk.
+func fileSource(known map[string][]byte) func(string) []byte {
+	return func(file string) []byte {
+		if b, ok := known[file]; ok {
+			return b
+		}
+		b, _ := os.ReadFile(file)
+		return b
+	}
+}
+
+// Model checks the assertions of a parsed model. src returns the text of a
+// file of the model (used for the assertions' text).
+func Model(ctx context.Context, m *lang.Model, src func(string) []byte, opt Options) (*Report, error) {
+	c, err := lang.Check(m)
+	if err != nil {
+		return nil, err
+	}
+	prog, err := lts.Compile(c)
+	if err != nil {
+		return nil, err
+	}
+	rep := &Report{File: m.File}
+	asserts := c.Info.Asserts
+	selected, err := selectAsserts(asserts, src, opt.Assert)
+	if err != nil {
+		return nil, err
+	}
+	for _, i := range selected {
+		a := asserts[i]
+		res := &Assertion{Line: a.Pos().Line, Text: assertText(a, src), Kind: kindName(a)}
+		rep.Assertions = append(rep.Assertions, res)
+		if err := ctx.Err(); err != nil {
+			res.Verdict, res.Reason = lts.Unknown, "cancelled"
+			continue
+		}
+		checkOne(ctx, prog, c.Info, a, res, opt)
+	}
+	return rep, nil
+}
+
+// selectAsserts picks the assertions named by sel: all, a 1-based index,
+// or those whose text contains sel.
+func selectAsserts(asserts []*lang.AssertDecl, src func(string) []byte, sel string) ([]int, error) {
+	var out []int
+	if sel == "" {
+		for i := range asserts {
+			out = append(out, i)
+		}
+		return out, nil
+	}
+	if n, err := strconv.Atoi(sel); err == nil {
+		if n < 1 || n > len(asserts) {
+			return nil, fmt.Errorf("no assertion %d: the model has %d", n, len(asserts))
+		}
+		return []int{n - 1}, nil
+	}
+	for i, a := range asserts {
+		if strings.Contains(assertText(a, src), sel) {
+			out = append(out, i)
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("no assertion matches %q", sel)
+	}
+	return out, nil
+}
+
+// assertText is the source text of an assertion without `#assert` and `;`.
+func assertText(a *lang.AssertDecl, src func(string) []byte) string {
+	b := src(a.Pos().File)
+	start, end := a.Pos().Offset, a.End().Offset
+	if b == nil || start < 0 || end > len(b) || start >= end {
+		return a.Kind.String()
+	}
+	t := strings.TrimSpace(string(b[start:end]))
+	t = strings.TrimPrefix(t, "#assert")
+	t = strings.TrimSuffix(strings.TrimSpace(t), ";")
+	return strings.Join(strings.Fields(t), " ")
+}
+
+func kindName(a *lang.AssertDecl) string {
+	switch a.Kind {
+	case lang.KindQuasi:
+		return "quasi"
+	case lang.KindRefinesF:
+		return "refines_f"
+	case lang.KindRefinesFD:
+		return "refines_fd"
+	case lang.KindLTL:
+		return "ltl"
+	}
+	return a.Kind.String()
+}
+
+// checkOne runs one assertion and fills res. Errors of the model found
+// while checking (run-time errors) and internal errors end in res.Error.
+func checkOne(ctx context.Context, prog *lts.Program, info *lang.Info, a *lang.AssertDecl, res *Assertion, opt Options) {
+	start := time.Now()
+	defer func() {
+		if r := recover(); r != nil {
+			res.Verdict, res.Error = lts.Unknown, fmt.Sprintf("internal error: %v", r)
+		}
+		if res.Stats.Seconds == 0 {
+			res.Stats.Seconds = time.Since(start).Seconds()
+		}
+	}()
+	var err error
+	switch a.Kind {
+	case lang.KindRefines:
+		err = checkRefines(ctx, prog, info, a, res, opt, nil)
+	case lang.KindQuasi:
+		var cfg relax.Config
+		if cfg, err = quasiConfig(prog.Events(), info, a.Quasi, opt.Mode); err == nil {
+			err = checkRefines(ctx, prog, info, a, res, opt, &cfg)
+		}
+	case lang.KindRefinesF, lang.KindRefinesFD, lang.KindLTL:
+		res.Verdict = lts.Unknown
+		res.Reason = fmt.Sprintf("%s assertions are not supported yet", a.Kind)
+	default:
+		var r *lts.Result
+		r, err = lts.CheckAssertion(ctx, prog, a, lts.Options{Limits: opt.Limits, Workers: opt.Workers})
+		if err == nil {
+			fromLTS(r, res)
+		}
+	}
+	if err != nil {
+		res.Verdict, res.Error = lts.Unknown, err.Error()
+	}
+}
+
+func fromLTS(r *lts.Result, res *Assertion) {
+	res.Verdict, res.Reason = r.Verdict, r.Reason
+	res.Stats = Stats{States: r.Stats.States, Transitions: r.Stats.Transitions, Seconds: r.Stats.Seconds, PeakBytes: r.Stats.PeakBytes}
+	if r.HasValue {
+		v := r.Value
+		res.Value = &v
+	}
+	if r.Err != nil {
+		res.Error = r.Err.Error()
+	}
+	if len(r.Trace) > 0 && (r.Verdict == lts.Invalid || r.Err != nil || r.HasValue || len(r.Loop) > 0) {
+		ce := &Counterexample{}
+		prev := r.Trace[0].Vars
+		steps := append(append([]lts.Step(nil), r.Trace[1:]...), r.Loop...)
+		for _, st := range steps {
+			vars := varsOnly(st.Vars)
+			who := st.Who
+			if who == "" {
+				who = changedNames(splitControlOnly(prev), splitControlOnly(st.Vars))
+			}
+			ce.Steps = append(ce.Steps, Step{Event: st.Event, Who: who, Changed: changed(varsOnly(prev), vars)})
+			if st.Event != "tau" {
+				ce.Trace = append(ce.Trace, st.Event)
+			}
+			prev = st.Vars
+		}
+		if len(r.Loop) > 0 {
+			ce.Explanation = fmt.Sprintf("the last %d steps form a cycle of internal steps", len(r.Loop))
+		}
+		res.Counterexample = ce
+	}
+}
+
+// checkRefines runs `Left refines Right`, relaxed by cfg if not nil, and
+// re-validates a quasi counterexample against the definition.
+func checkRefines(ctx context.Context, prog *lts.Program, info *lang.Info, a *lang.AssertDecl, res *Assertion, opt Options, cfg *relax.Config) error {
+	impl, err := prog.Process(a.Left)
+	if err != nil {
+		return err
+	}
+	specSys, err := prog.Process(a.Right)
+	if err != nil {
+		return err
+	}
+	var spec lts.Automaton = lts.NewTauClosed(specSys)
+	base := spec
+	var relaxed *relax.Relaxed
+	if cfg != nil {
+		if relaxed, err = relax.New(spec, *cfg); err != nil {
+			return err
+		}
+		defer relaxed.Close()
+		spec = relaxed
+	}
+	r, err := refine.Check(ctx, impl, spec, refine.Options{Limits: opt.Limits, Workers: opt.Workers})
+	if err != nil {
+		return err
+	}
+	res.Verdict, res.Reason = r.Verdict, r.Reason
+	res.Stats = Stats{
+		States: r.Stats.ImplStates, Transitions: r.Stats.Transitions, Seconds: r.Stats.Seconds,
+		PeakBytes: r.Stats.PeakBytes, Pairs: r.Stats.Pairs, SpecStates: r.Stats.Macrostates,
+	}
+	if r.Counterexample == nil {
+		return nil
+	}
+	ce := &Counterexample{Trace: r.Counterexample.Trace, Offered: r.Counterexample.Offered}
+	prev := r.Counterexample.Initial
+	for _, st := range r.Counterexample.Path {
+		vars := varsOnly(st.Vars)
+		who := changedNames(splitControlOnly(prev), splitControlOnly(st.Vars))
+		ce.Steps = append(ce.Steps, Step{Event: st.Event, Who: who, Changed: changed(varsOnly(prev), vars)})
+		prev = st.Vars
+	}
+	res.Counterexample = ce
+	if cfg != nil {
+		if err := validateQuasi(base, relaxed, *cfg, ce); err != nil {
+			res.Counterexample = nil
+			return err
+		}
+	}
+	return nil
+}
+
+// validateQuasi re-checks a quasi counterexample against the definition
+// (relax.Admits, independent of the relaxed automaton the search used): the
+// trace without its last event must be admitted, the whole trace not. It
+// also attaches the automaton's explanation.
+func validateQuasi(spec lts.Automaton, relaxed *relax.Relaxed, cfg relax.Config, ce *Counterexample) error {
+	t := spec.Events()
+	trace := make([]lts.Event, len(ce.Trace))
+	for i, name := range ce.Trace {
+		e, ok := t.Lookup(name)
+		if !ok {
+			return fmt.Errorf("internal error: counterexample event %q is not in the event table", name)
+		}
+		trace[i] = e
+	}
+	whole, err := relax.Admits(spec, cfg, trace)
+	if err != nil {
+		return err
+	}
+	prefix, err := relax.Admits(spec, cfg, trace[:len(trace)-1])
+	if err != nil {
+		return err
+	}
+	if whole || !prefix {
+		return fmt.Errorf("internal error: quasi counterexample %s failed re-validation against the definition (trace admitted: %v, prefix admitted: %v)",
+			strings.Join(ce.Trace, " "), whole, prefix)
+	}
+	if ex, err := relaxed.Explain(trace); err == nil && ex.Reason != "" {
+		ce.Explanation = ex.Reason
+	}
+	return nil
+}
+
+// quasiConfig turns the `quasi ...` of an assertion into a relax.Config.
+// mode ("", "exact", "window") overrides the assertion's own mode.
+func quasiConfig(t *lts.EventTable, info *lang.Info, q *lang.QuasiSpec, mode string) (relax.Config, error) {
+	var cfg relax.Config
+	if q == nil {
+		return cfg, errors.New("quasi assertion without a quasi factor")
+	}
+	if q.Window {
+		cfg.Mode = relax.Window
+	}
+	switch mode {
+	case "":
+	case "exact":
+		cfg.Mode = relax.Exact
+	case "window":
+		cfg.Mode = relax.Window
+	default:
+		return cfg, fmt.Errorf("unknown mode %q: want exact or window", mode)
+	}
+	patterns := func(evs []*lang.EventExpr) ([]lts.Pattern, error) {
+		var out []lts.Pattern
+		for _, e := range evs {
+			p := lts.Pattern{Base: e.Name.Name}
+			for _, d := range e.Data {
+				v, ok := info.Consts[d]
+				if !ok {
+					return nil, fmt.Errorf("%s: event pattern data must be constant", d.Pos())
+				}
+				p.Data = append(p.Data, int(v))
+			}
+			out = append(out, p)
+		}
+		return out, nil
+	}
+	bound := func(e lang.Expr) (int, error) {
+		v, ok := info.Consts[e]
+		if !ok || v < 0 {
+			return 0, fmt.Errorf("%s: a quasi bound must be a constant >= 0", e.Pos())
+		}
+		return int(v), nil
+	}
+	var err error
+	if cfg.Barriers, err = patterns(q.Barriers); err != nil {
+		return cfg, err
+	}
+	switch {
+	case len(q.Classes) > 0:
+		for _, cl := range q.Classes {
+			ps, err := patterns(cl.Patterns)
+			if err != nil {
+				return cfg, err
+			}
+			b, err := bound(cl.Bound)
+			if err != nil {
+				return cfg, err
+			}
+			cfg.Classes = append(cfg.Classes, relax.Class{Patterns: ps, Bound: b})
+		}
+	case q.Factor != nil:
+		b, err := bound(q.Factor)
+		if err != nil {
+			return cfg, err
+		}
+		if len(q.On) > 0 {
+			ps, err := patterns(q.On)
+			if err != nil {
+				return cfg, err
+			}
+			cfg.Classes = []relax.Class{{Patterns: ps, Bound: b}}
+		} else {
+			cfg.All = b
+		}
+	}
+	return cfg, cfg.Validate()
+}
+
+// splitControl separates variable bindings from control-state bindings
+// (those named "@component").
+func splitControl(bs []lts.Binding) (vars, control []lts.Binding) {
+	for _, b := range bs {
+		if strings.HasPrefix(b.Name, "@") {
+			control = append(control, b)
+		} else {
+			vars = append(vars, b)
+		}
+	}
+	return vars, control
+}
+
+func varsOnly(bs []lts.Binding) []lts.Binding         { v, _ := splitControl(bs); return v }
+func splitControlOnly(bs []lts.Binding) []lts.Binding { _, c := splitControl(bs); return c }
+
+// changed lists the bindings of cur that are new or differ from prev.
+func changed(prev, cur []lts.Binding) []lts.Binding {
+	old := make(map[string]string, len(prev))
+	for _, b := range prev {
+		old[b.Name] = b.Value
+	}
+	var out []lts.Binding
+	for _, b := range cur {
+		if v, ok := old[b.Name]; !ok || v != b.Value {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+// changedNames names the components whose control state changed.
+func changedNames(prev, cur []lts.Binding) string {
+	var names []string
+	for _, b := range changed(prev, cur) {
+		names = append(names, strings.TrimPrefix(b.Name, "@"))
+	}
+	return strings.Join(names, ", ")
+}
