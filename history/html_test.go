@@ -113,7 +113,7 @@ func locBigQueue(n, procs, at int, seed uint64) *History {
 // TestHTMLBoundedOnLargeHistory: a 10,000-operation history gives a page
 // of at most a few hundred KB (the test case and a bounded context).
 func TestHTMLBoundedOnLargeHistory(t *testing.T) {
-	h := locBigQueue(10000, 8, 400, 1)
+	h := locBigQueue(10000, 2, 100, 1)
 	ctx := context.Background()
 	start := time.Now()
 	res, err := Check(ctx, h, Queue(), Options{})

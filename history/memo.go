@@ -1,32 +1,33 @@
 package history
 
 // memo is the visited set of the search: (set of linearized ops, model
-// state) pairs. The set is identified by its Zobrist hash (maintained
+// state) pairs. A set is stored as a compact key (see search.key): the
+// index m of the first completed op not linearized, the bitset words of the
+// window of ops that may be linearized before m completes, and the bits of
+// the Info ops. The key is a function of the set and determines it, so
+// equal keys mean equal sets. A set is found by its Zobrist hash (kept
 // incrementally by the search) and the state; equality is decided on the
-// bitset words, never on the hash alone. Bitsets live in one arena.
+// key and the state, never on the hash alone. Keys live in one arena.
 type memo struct {
-	w      int      // words per bitset
-	keys   []uint64 // mixed hash of entry j
+	hashes []uint64 // mixed hash of entry j
 	states []State
-	sets   []uint64 // arena: entry j is sets[j*w : j*w+w]
+	meta   []uint64 // m<<32 | number of key words
+	offs   []uint32 // entry j's words: words[offs[j] : offs[j]+len]
+	words  []uint64
 	table  []uint32 // open addressing: 0 empty, else j+1
 	mask   uint64
 }
 
 // newMemo sizes the table for about hint entries (it grows as needed).
-func newMemo(words, hint int) *memo {
+func newMemo(hint int) *memo {
 	size := 64
 	for size < 2*hint {
 		size <<= 1
 	}
-	return &memo{w: words, table: make([]uint32, size), mask: uint64(size - 1)}
+	return &memo{table: make([]uint32, size), mask: uint64(size - 1)}
 }
 
 func (m *memo) len() int { return len(m.states) }
-
-func (m *memo) bytes() int64 {
-	return int64(cap(m.keys))*8 + int64(cap(m.states))*4 + int64(cap(m.sets))*8 + int64(len(m.table))*4
-}
 
 func mixKey(h uint64, s State) uint64 {
 	k := h ^ (uint64(s)+1)*0x9E3779B97F4A7C15
@@ -36,8 +37,8 @@ func mixKey(h uint64, s State) uint64 {
 	return k
 }
 
-// insert adds (set, s) with Zobrist hash h; it reports false if present.
-func (m *memo) insert(h uint64, s State, set []uint64) bool {
+// insert adds (key, s) with Zobrist hash h; it reports false if present.
+func (m *memo) insert(h uint64, s State, meta uint64, key []uint64) bool {
 	k := mixKey(h, s)
 	i := k & m.mask
 	for {
@@ -46,15 +47,20 @@ func (m *memo) insert(h uint64, s State, set []uint64) bool {
 			break
 		}
 		j := int(t - 1)
-		if m.keys[j] == k && m.states[j] == s && equalWords(m.sets[j*m.w:j*m.w+m.w], set) {
-			return false
+		if m.hashes[j] == k && m.states[j] == s && m.meta[j] == meta {
+			o := int(m.offs[j])
+			if equalWords(m.words[o:o+len(key)], key) {
+				return false
+			}
 		}
 		i = (i + 1) & m.mask
 	}
 	j := len(m.states)
-	m.keys = append(m.keys, k)
+	m.hashes = append(m.hashes, k)
 	m.states = append(m.states, s)
-	m.sets = append(m.sets, set...)
+	m.meta = append(m.meta, meta)
+	m.offs = append(m.offs, uint32(len(m.words)))
+	m.words = append(m.words, key...)
 	m.table[i] = uint32(j + 1)
 	if uint64(len(m.states))*2 > m.mask {
 		m.grow()
@@ -62,11 +68,15 @@ func (m *memo) insert(h uint64, s State, set []uint64) bool {
 	return true
 }
 
+// full reports whether the arena cannot take another key of n words
+// (offsets are 32-bit): the search then stops with a limit.
+func (m *memo) full(n int) bool { return len(m.words)+n >= 1<<32-1 }
+
 func (m *memo) grow() {
 	size := uint64(len(m.table)) * 2
 	m.table = make([]uint32, size)
 	m.mask = size - 1
-	for j, k := range m.keys {
+	for j, k := range m.hashes {
 		i := k & m.mask
 		for m.table[i] != 0 {
 			i = (i + 1) & m.mask

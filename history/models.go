@@ -361,6 +361,16 @@ func (mc *kvMachine) initPruning(ops []Op) {
 			total += int(mc.strs.nodes[r.out].n) + 1
 		}
 	}
+	if total > maxPruneWords {
+		return // too much memory for the prefix hashes: no pruning
+	}
+	putsOf := map[string][]int32{} // put value -> puts writing it
+	for j := range ops {
+		if mc.ops[j].kind == kvPut {
+			v := mc.strs.str(mc.ops[j].arg)
+			putsOf[v] = append(putsOf[v], int32(j))
+		}
+	}
 	all := make([]uint64, total)
 	for i := range ops {
 		r := &mc.ops[i]
@@ -374,12 +384,13 @@ func (mc *kvMachine) initPruning(ops []Op) {
 			pref[k+1] = pref[k]*ropeBase + uint64(g[k])
 		}
 		var puts []int32
-		for j := range ops {
-			if mc.ops[j].kind != kvPut || ops[i].Return < ops[j].Call {
-				continue
-			}
-			if v := mc.strs.str(mc.ops[j].arg); len(v) <= len(g) && g[:len(v)] == v {
-				puts = append(puts, int32(j))
+		if len(putsOf) > 0 {
+			for k := 0; k <= len(g); k++ {
+				for _, j := range putsOf[g[:k]] {
+					if ops[i].Return >= ops[j].Call {
+						puts = append(puts, j)
+					}
+				}
 			}
 		}
 		mc.gets = append(mc.gets, int32(i))
@@ -387,6 +398,9 @@ func (mc *kvMachine) initPruning(ops []Op) {
 		mc.getPuts = append(mc.getPuts, puts)
 	}
 }
+
+// maxPruneWords bounds the memory of kv pruning (8 bytes a word).
+const maxPruneWords = 1 << 23
 
 // Viable reports false when some unlinearized completed get can no longer
 // see its result (see initPruning). Prefixes are compared by hash: equal

@@ -75,6 +75,30 @@ func check(ctx context.Context, all []Op, m Model, opt Options) (res *Result, er
 		}
 		parts = []part{pt}
 	}
+	// The search wants each partition in invocation order (its memo keys
+	// rely on it); IDs travel with the ops.
+	for pi := range parts {
+		pt := &parts[pi]
+		sorted := true
+		for i := 1; i < len(pt.ops); i++ {
+			if pt.ops[i].Call < pt.ops[i-1].Call {
+				sorted = false
+				break
+			}
+		}
+		if !sorted {
+			idx := make([]int, len(pt.ops))
+			for i := range idx {
+				idx[i] = i
+			}
+			sort.SliceStable(idx, func(a, b int) bool { return pt.ops[idx[a]].Call < pt.ops[idx[b]].Call })
+			ops2, ids2 := make([]Op, len(idx)), make([]int, len(idx))
+			for k, i := range idx {
+				ops2[k], ids2[k] = pt.ops[i], pt.ids[i]
+			}
+			pt.ops, pt.ids = ops2, ids2
+		}
+	}
 	machines := make([]Machine, len(parts))
 	for i := range parts {
 		mc, err := compile(m, parts[i].ops, opt)

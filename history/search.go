@@ -100,6 +100,12 @@ type search struct {
 	head       int32
 
 	complete int // ops that must be linearized (not Info)
+	// Compact memo keys (memo.go): ops are in call order (check sorts
+	// them); hiWord[i] is the word index of the last op invoked before
+	// completed op i returns; infoRank[i] numbers the Info ops.
+	hiWord   []int32
+	infoRank []int32
+	ninfo    int
 	// twin[i] is the previous Info op identical to Info op i (same F, Key,
 	// Input; by call order), or -1. Identical Info ops are interchangeable
 	// and the earlier-called one can go wherever the later one can, so the
@@ -150,6 +156,19 @@ func newSearch(m Machine, ops []Op, bud limiter) *search {
 		}
 		return x.op < y.op
 	})
+	s.hiWord = make([]int32, n)
+	s.infoRank = make([]int32, n)
+	for i := range ops {
+		s.infoRank[i] = -1
+		if ops[i].Status == Info {
+			s.infoRank[i] = int32(s.ninfo)
+			s.ninfo++
+			continue
+		}
+		ret := ops[i].Return
+		hi := sort.Search(n, func(j int) bool { return ops[j].Call > ret }) - 1
+		s.hiWord[i] = int32(hi >> 6)
+	}
 	s.twin = make([]int32, n)
 	for i := range s.twin {
 		s.twin[i] = -1
@@ -262,6 +281,9 @@ const (
 type runState struct {
 	started bool
 	set     []uint64
+	infoSet []uint64 // bits of the Info ops, by rank
+	key     []uint64 // scratch: the memo key
+	m       int      // first completed op not linearized (n if none)
 	z       []uint64
 	mm      *memo
 	h       uint64
@@ -272,6 +294,31 @@ type runState struct {
 	state   State
 	e       int32
 	resume  int32
+}
+
+// firstOpen is the first completed op at index >= from not in set (n if none).
+func (s *search) firstOpen(from int, set []uint64) int {
+	for i := from; i < s.n; i++ {
+		if s.infoRank[i] < 0 && set[i>>6]&(1<<(uint(i)&63)) == 0 {
+			return i
+		}
+	}
+	return s.n
+}
+
+// key encodes the linearized set for the memo: with m the first completed
+// op not linearized, every completed op before m is linearized and none
+// invoked after m returns can be (real-time order: the search meets m's
+// completion first), so the set is m, the bitset words from m's word to
+// the word of the last op invoked before m returns, and the Info ops' bits.
+func (s *search) key(m int, set []uint64, r *runState) (uint64, []uint64) {
+	k := r.key[:0]
+	if m < s.n {
+		k = append(k, set[m>>6:s.hiWord[m]+1]...)
+	}
+	k = append(k, r.infoSet...)
+	r.key = k
+	return uint64(m)<<32 | uint64(len(k)), k
 }
 
 // run searches to the end.
@@ -297,8 +344,10 @@ func (s *search) step(quota int64) outcome {
 			words = 1
 		}
 		r.set = make([]uint64, words)
+		r.infoSet = make([]uint64, (s.ninfo+63)/64)
 		r.z = zobrist(n)
-		r.mm = newMemo(words, 4*n)
+		r.mm = newMemo(4 * n)
+		r.m = s.firstOpen(0, r.set)
 		r.stack = make([]frame, 0, n)
 		r.buf = make([]State, 0, 8)
 		r.inits = s.m.Init(nil)
@@ -368,14 +417,32 @@ func (s *search) step(quota int64) outcome {
 					set[w] &^= bit
 					continue
 				}
-				if mm.insert(nh, ns, set) {
+				if info {
+					rk := s.infoRank[op]
+					r.infoSet[rk>>6] |= 1 << (uint(rk) & 63)
+				}
+				m := r.m
+				if int(op) == m {
+					m = s.firstOpen(m+1, set)
+				}
+				meta, key := s.key(m, set, r)
+				if mm.full(len(key)) {
+					s.reason = "memory limit: memo arena full"
+					return limited
+				}
+				if mm.insert(nh, ns, meta, key) {
 					stack = append(stack, frame{entry: op, prev: state, k: k})
 					state, h = ns, nh
+					r.m = m
 					s.lift(op)
 					placed = true
 					break
 				}
 				set[w] &^= bit
+				if info {
+					rk := s.infoRank[op]
+					r.infoSet[rk>>6] &^= 1 << (uint(rk) & 63)
+				}
 			}
 			resume = 0
 			if !placed {
@@ -421,6 +488,11 @@ func (s *search) step(quota int64) outcome {
 			s.complete++
 		}
 		set[op>>6] &^= uint64(1) << (uint(op) & 63)
+		if rk := s.infoRank[op]; rk >= 0 {
+			r.infoSet[rk>>6] &^= 1 << (uint(rk) & 63)
+		} else if int(op) < r.m {
+			r.m = int(op)
+		}
 		h ^= z[op]
 		state = f.prev
 		e = op

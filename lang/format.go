@@ -412,7 +412,10 @@ func procText(p Proc) string {
 		var sb strings.Builder
 		sb.WriteString("case {")
 		for _, a := range x.Arms {
-			sb.WriteString(" " + exprString(a.Cond) + ": " + procString(a.Body, 0))
+			// A condition starting with `||` would continue the previous arm.
+			var cond strings.Builder
+			writeExpr(&cond, a.Cond, 1)
+			sb.WriteString(" " + cond.String() + ": " + procString(a.Body, 0))
 		}
 		if x.Default != nil {
 			sb.WriteString(" default: " + procString(x.Default, 0))

@@ -234,3 +234,31 @@ func TestSpans(t *testing.T) {
 		t.Errorf("offset %d", off)
 	}
 }
+
+// TestRoundTripEdges: forms whose printing needs care.
+func TestRoundTripEdges(t *testing.T) {
+	for _, src := range []string{
+		"P = case { x == 1: Q() (|| i:{0..1} @ i == x): R() };",
+		"P = case { x == 1: [] i:{0..1} @ a.i -> Skip x == 2: Skip };",
+		"P = e.(-1).(x - 1) -> c!(-2).(a[1]) -> c?[y > -1]y.(-3) -> Skip;",
+		"#define Z - -3 - -(x) * (1 - 2) % -(4);",
+		"#assert P() refines<quasi (-1 + 3) on {deq.(0 - 1)}> Q();",
+		"var a = [-1..3, -2(2), x + 1..y];",
+		"P = (a -> Skip [] b -> Skip) [] c -> Skip; (Q; R); S \\ {a} \\ {b};",
+		"P = a -> ([] i:{0..1} @ b -> Skip) [] ([] i:{0..1} @ c -> Skip);",
+		"P = ifa (x) { a -> Skip } else ifb (y) { b -> Skip };",
+		"P = [&& i:{0..1} @ a[i] > 0] Skip;",
+		"P = atomic { a -> Skip ||| b -> Skip } interrupt (c -> Skip interrupt d -> Skip);",
+	} {
+		m := mustParse(t, "r.csp", src)
+		out := Format(m)
+		m2, err := Parse("r.csp", out)
+		if err != nil {
+			t.Errorf("%s: formatted model does not parse: %v\n%s", src, err, out)
+			continue
+		}
+		if d1, d2 := Dump(m), Dump(m2); d1 != d2 {
+			t.Errorf("%s: round trip changed the tree:\n%s\n%s\nformatted: %s", src, d1, d2, out)
+		}
+	}
+}

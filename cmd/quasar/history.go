@@ -137,22 +137,22 @@ func runHistoryCheck(ctx context.Context, cmd *cobra.Command, io *streams, opts 
 	} else if opts.complete {
 		return &usageError{cmd, fmt.Errorf("--complete needs --quasi")}
 	}
-	h, m, err := loadHistory(cmd, io, &opts)
+	h, m, err := loadHistory(ctx, cmd, io, &opts)
 	if err != nil {
 		return err
 	}
-	res, err := history.Check(ctx, h, m, hopt)
+	res, err := history.Check(ctx, h, m.Model, hopt)
 	if err != nil {
 		return &exitError{exitBadInput, fmt.Errorf("%s: %w", opts.file, err)}
 	}
-	rep := newHistoryReport(opts.file, m.Name(), h, res)
+	rep := newHistoryReport(opts.file, m.name, h, res)
 	rep.Property = "linearizability"
 	if hopt.Quasi != nil {
 		rep.Property = "quasi-linearizability " + hopt.Quasi.String()
 	}
 	var loc *history.Localization
 	if (opts.localize || opts.html != "") && res.Verdict == lts.Invalid {
-		if loc, err = history.Localize(ctx, h, m, hopt); err != nil {
+		if loc, err = history.Localize(ctx, h, m.Model, hopt); err != nil {
 			return &exitError{exitBadInput, fmt.Errorf("%s: %w", opts.file, err)}
 		}
 		if opts.localize {
@@ -200,56 +200,62 @@ func parseQuasi(text string, complete bool) (relax.Config, error) {
 	return cfg, nil
 }
 
+// namedModel is a model with the name it is shown under.
+type namedModel struct {
+	history.Model
+	name string
+}
+
 // loadHistory reads the history and the model it is checked against.
-func loadHistory(cmd *cobra.Command, io *streams, opts *historyCheckOptions) (*history.History, history.Model, error) {
+//
+// The model's name in messages is the built-in model's, or the process and
+// file ("Queue() in spec.csp").
+func loadHistory(ctx context.Context, cmd *cobra.Command, io *streams, opts *historyCheckOptions) (*history.History, namedModel, error) {
 	h, src, err := readHistory(opts.file, io.stdin)
 	if err != nil {
-		return nil, nil, &exitError{exitBadInput, &sourceError{err, map[string][]byte{opts.file: src}}}
+		return nil, namedModel{}, &exitError{exitBadInput, &sourceError{err, map[string][]byte{opts.file: src}}}
 	}
 	name := opts.model
 	if name == "" {
 		if opts.process != "" {
-			return nil, nil, &usageError{cmd, fmt.Errorf("--process needs --model FILE.csp")}
+			return nil, namedModel{}, &usageError{cmd, fmt.Errorf("--process needs --model FILE.csp")}
 		}
 		if name, err = guessModel(h); err != nil {
-			return nil, nil, &usageError{cmd, err}
+			return nil, namedModel{}, &usageError{cmd, err}
 		}
 	}
 	if strings.HasSuffix(name, ".csp") {
-		m, err := automatonModel(name, opts.process)
+		m, shown, err := automatonModel(ctx, name, opts.process)
 		if err != nil {
-			return nil, nil, &exitError{exitBadInput, err}
+			return nil, namedModel{}, &exitError{exitBadInput, err}
 		}
-		if err := internEvents(m, h); err != nil {
-			return nil, nil, &exitError{exitBadInput, fmt.Errorf("%s: %w", opts.file, err)}
-		}
-		return h, m, nil
+		return h, namedModel{m, shown}, nil
 	}
 	if opts.process != "" {
-		return nil, nil, &usageError{cmd, fmt.Errorf("--process needs --model FILE.csp")}
+		return nil, namedModel{}, &usageError{cmd, fmt.Errorf("--process needs --model FILE.csp")}
 	}
 	m, err := historyModel(name)
 	if err != nil {
-		return nil, nil, &usageError{cmd, err}
+		return nil, namedModel{}, &usageError{cmd, err}
 	}
-	return h, m, nil
+	return h, namedModel{m, m.Name()}, nil
 }
 
 // automatonModel compiles a model file and returns one of its processes as
 // a sequential specification: the named one, or the specification (right
 // side) of the file's first refinement assertion.
-func automatonModel(file, process string) (history.Model, error) {
+func automatonModel(ctx context.Context, file, process string) (history.Model, string, error) {
 	src, err := os.ReadFile(file)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	ch, err := checkSource(file, src)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	prog, err := lts.Compile(ch)
 	if err != nil {
-		return nil, &sourceError{err, map[string][]byte{file: src}}
+		return nil, "", &sourceError{err, map[string][]byte{file: src}}
 	}
 	var sys *lts.Proc
 	if process != "" {
@@ -257,43 +263,30 @@ func automatonModel(file, process string) (history.Model, error) {
 	} else {
 		spec := firstSpec(ch.Model)
 		if spec == nil {
-			return nil, fmt.Errorf("%s: no refinement assertion to take the specification from: use --process", file)
+			return nil, "", fmt.Errorf("%s: no refinement assertion to take the specification from: use --process", file)
 		}
 		sys, err = prog.Process(spec)
 	}
 	if err != nil {
-		return nil, &sourceError{err, map[string][]byte{file: src}}
+		return nil, "", &sourceError{err, map[string][]byte{file: src}}
 	}
-	return history.FromAutomaton(lts.NewTauClosed(sys)), nil
+	// A compiled process enters its events in the event table as it
+	// explores, and the history package names an operation's event by
+	// looking it up (enq.1 or enq.1.0?) before any exploration: explore the
+	// specification once, so that every event it can perform is known. A
+	// sequential specification is small; a bound keeps a mistake cheap.
+	res, err := lts.Explore(ctx, sys, lts.Options{Limits: lts.Limits{MaxStates: maxSpecStates}})
+	if err != nil {
+		return nil, "", &sourceError{err, map[string][]byte{file: src}}
+	}
+	if res.Verdict != lts.Valid {
+		return nil, "", fmt.Errorf("%s: the specification %s has more than %d states: too large for a sequential model", file, sys.Name(), maxSpecStates)
+	}
+	return history.FromAutomaton(lts.NewTauClosed(sys)), fmt.Sprintf("%s() in %s", sys.Name(), file), nil
 }
 
-// internEvents enters the events of h's operations in the model's event
-// table. A compiled process interns its events as it explores, and the
-// history package looks an operation's event up before any exploration: an
-// event not yet entered would be taken for one the specification never
-// offers. Entering an event the specification does not offer changes
-// nothing: it still has no transition.
-func internEvents(m history.Model, h *history.History) error {
-	ev, ok := m.(history.Eventer)
-	am, ok2 := m.(history.AutomatonModel)
-	if !ok || !ok2 {
-		return nil
-	}
-	a, err := am.Automaton(h.Ops)
-	if err != nil {
-		return err
-	}
-	for i := range h.Ops {
-		base, data, complete, err := ev.Event(&h.Ops[i])
-		if err != nil {
-			return err
-		}
-		if complete {
-			a.Events().Intern(base, data...)
-		}
-	}
-	return nil
-}
+// maxSpecStates bounds the specification processes used as history models.
+const maxSpecStates = 1_000_000
 
 // firstSpec is the right side of the first refinement assertion of m.
 func firstSpec(m *lang.Model) lang.Proc {
@@ -554,15 +547,15 @@ func runHistoryFactor(ctx context.Context, cmd *cobra.Command, io *streams, opts
 	if err != nil {
 		return &usageError{cmd, err}
 	}
-	h, m, err := loadHistory(cmd, io, &opts.historyCheckOptions)
+	h, m, err := loadHistory(ctx, cmd, io, &opts.historyCheckOptions)
 	if err != nil {
 		return err
 	}
-	k, res, err := history.MinQuasiFactor(ctx, h, m, cfg, opts.max, history.Options{Limits: limits, Workers: opts.limits.workers})
+	k, res, err := history.MinQuasiFactor(ctx, h, m.Model, cfg, opts.max, history.Options{Limits: limits, Workers: opts.limits.workers})
 	if err != nil {
 		return &exitError{exitBadInput, fmt.Errorf("%s: %w", opts.file, err)}
 	}
-	rep := historyFactorReport{File: opts.file, Model: m.Name(), Max: opts.max, K: k, Verdict: lts.Valid}
+	rep := historyFactorReport{File: opts.file, Model: m.name, Max: opts.max, K: k, Verdict: lts.Valid}
 	if res != nil {
 		rep.Stats, rep.Reason = res.Stats, res.Reason
 	}

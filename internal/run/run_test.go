@@ -1,0 +1,201 @@
+package run
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/quasar-verify/quasar/lang"
+	"github.com/quasar-verify/quasar/lts"
+	"github.com/quasar-verify/quasar/models"
+)
+
+// TestExpectations runs every model of testdata/run end to end and compares
+// each verdict with the `// expect:` comment of its assertion (taken from
+// SEMANTICS.md or worked out by hand, never from the tool).
+func TestExpectations(t *testing.T) {
+	files, err := filepath.Glob("../../testdata/run/*.csp")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no models in testdata/run: %v", err)
+	}
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			src, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := models.Expectations(src)
+			rep, err := Source(context.Background(), f, src, Options{Limits: lts.Limits{Timeout: time.Minute}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(rep.Assertions) != len(want) {
+				t.Fatalf("%d assertions, %d expectations", len(rep.Assertions), len(want))
+			}
+			for i, a := range rep.Assertions {
+				if want[i].Verdict == lts.Unknown {
+					t.Errorf("line %d: no expectation", a.Line)
+					continue
+				}
+				if a.Error != "" {
+					t.Errorf("line %d: %s: error %s", a.Line, a.Text, a.Error)
+				}
+				if a.Verdict != want[i].Verdict {
+					t.Errorf("line %d: %s: got %v, want %v", a.Line, a.Text, a.Verdict, want[i].Verdict)
+				}
+				if a.Verdict == lts.Invalid && (a.Counterexample == nil || len(a.Counterexample.Trace) == 0) {
+					t.Errorf("line %d: invalid without a counterexample", a.Line)
+				}
+			}
+		})
+	}
+}
+
+const small = `
+var x = 0;
+Count() = inc{x = x + 1;} -> ([x < 3] Count() [] [x >= 3] done -> Stop);
+Spec() = a -> b -> Spec();
+Swap() = b -> a -> Swap();
+Big() = [] i:{0..9} @ step.i{x = (x * 10 + i) % 1000003;} -> Big();
+Div() = div{x = 1 / x;} -> Stop;
+#assert Count() deadlockfree;
+#assert Swap() refines Spec();
+#assert Swap() refines<quasi 1> Spec();
+#assert Big() deadlockfree;
+#assert Div() deadlockfree;
+#assert Count() |= [] <> done;
+`
+
+func TestDeadlockCounterexample(t *testing.T) {
+	rep, err := Source(context.Background(), "small.csp", []byte(small), Options{Assert: "1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := rep.Assertions[0]
+	if a.Verdict != lts.Invalid || a.Text != "Count() deadlockfree" || a.Line != 8 {
+		t.Fatalf("got %+v", a)
+	}
+	// By hand: three increments, then done, then Stop.
+	got := strings.Join(a.Counterexample.Trace, " ")
+	if got != "inc inc inc done" {
+		t.Errorf("trace %q, want %q", got, "inc inc inc done")
+	}
+	first := a.Counterexample.Steps[0]
+	if len(first.Changed) != 1 || first.Changed[0].Name != "x" || first.Changed[0].Value != "1" {
+		t.Errorf("first step changed %v, want x = 1", first.Changed)
+	}
+}
+
+func TestRefinementCounterexample(t *testing.T) {
+	rep, err := Source(context.Background(), "small.csp", []byte(small), Options{Assert: "Swap() refines"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Assertions) != 2 {
+		t.Fatalf("selected %d assertions, want 2", len(rep.Assertions))
+	}
+	plain, quasi := rep.Assertions[0], rep.Assertions[1]
+	if plain.Verdict != lts.Invalid || strings.Join(plain.Counterexample.Trace, " ") != "b" ||
+		strings.Join(plain.Counterexample.Offered, " ") != "a" {
+		t.Errorf("plain: %+v %+v", plain, plain.Counterexample)
+	}
+	// b a b a ... is within displacement 1 of a b a b ...
+	if quasi.Verdict != lts.Valid {
+		t.Errorf("quasi 1: %v, want valid", quasi.Verdict)
+	}
+}
+
+func TestLimitsGiveUnknown(t *testing.T) {
+	rep, err := Source(context.Background(), "small.csp", []byte(small), Options{Assert: "4", Limits: lts.Limits{MaxStates: 1000}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := rep.Assertions[0]
+	if a.Verdict != lts.Unknown || !strings.Contains(a.Reason, "state limit") || a.Stats.States < 1000 {
+		t.Errorf("got %v %q %+v", a.Verdict, a.Reason, a.Stats)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	rep, err = Source(ctx, "small.csp", []byte(small), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range rep.Assertions {
+		if a.Verdict != lts.Unknown {
+			t.Errorf("cancelled: %s gave %v", a.Text, a.Verdict)
+		}
+	}
+}
+
+func TestRuntimeErrorAndUnsupported(t *testing.T) {
+	rep, err := Source(context.Background(), "small.csp", []byte(small), Options{Assert: "Div"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	div := rep.Assertions[0]
+	if rep, err = Source(context.Background(), "small.csp", []byte(small), Options{Assert: "|="}); err != nil {
+		t.Fatal(err)
+	}
+	ltl := rep.Assertions[0]
+	if !strings.Contains(div.Error, "small.csp:7:") || !strings.Contains(div.Error, "division by zero") {
+		t.Errorf("division by zero: error %q", div.Error)
+	}
+	if ltl.Verdict != lts.Unknown || !strings.Contains(ltl.Reason, "not supported") {
+		t.Errorf("LTL: %v %q", ltl.Verdict, ltl.Reason)
+	}
+}
+
+func TestBadInput(t *testing.T) {
+	_, err := Source(context.Background(), "bad.csp", []byte("P() = a -> ;\n"), Options{})
+	var list lang.ErrorList
+	if !errors.As(err, &list) || list[0].Pos.Line != 1 {
+		t.Fatalf("want a positioned error on line 1, got %v", err)
+	}
+	_, err = Source(context.Background(), "small.csp", []byte(small), Options{Assert: "99"})
+	if err == nil || !strings.Contains(err.Error(), "no assertion 99") {
+		t.Errorf("assertion 99: %v", err)
+	}
+}
+
+func TestJSONSchema(t *testing.T) {
+	rep, err := Source(context.Background(), "small.csp", []byte(small), Options{Assert: "2"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.Marshal(rep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		File       string `json:"file"`
+		Assertions []struct {
+			Line    int    `json:"line"`
+			Text    string `json:"text"`
+			Kind    string `json:"kind"`
+			Verdict string `json:"verdict"`
+			Stats   struct {
+				States      *int64   `json:"states"`
+				Transitions *int64   `json:"transitions"`
+				Seconds     *float64 `json:"seconds"`
+				PeakBytes   *int64   `json:"peak_bytes"`
+			} `json:"stats"`
+			Counterexample struct {
+				Trace []string `json:"trace"`
+			} `json:"counterexample"`
+		} `json:"assertions"`
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	a := doc.Assertions[0]
+	if doc.File != "small.csp" || a.Line != 9 || a.Kind != "refines" || a.Verdict != "invalid" ||
+		a.Stats.States == nil || a.Stats.Transitions == nil || a.Stats.Seconds == nil || a.Stats.PeakBytes == nil ||
+		len(a.Counterexample.Trace) != 1 {
+		t.Errorf("schema: %s", b)
+	}
+}
