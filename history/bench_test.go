@@ -2,8 +2,11 @@ package history
 
 import (
 	"context"
+	"github.com/quasar-verify/quasar/lts"
+	"math/rand"
 	"os"
 	"path/filepath"
+	"sort"
 	"testing"
 )
 
@@ -43,3 +46,63 @@ func BenchmarkC10Ok(b *testing.B)  { benchFile(b, "kv/c10-ok.txt", KV()) }
 func BenchmarkC50Bad(b *testing.B) { benchFile(b, "kv/c50-bad.txt", KV()) }
 func BenchmarkC10Bad(b *testing.B) { benchFile(b, "kv/c10-bad.txt", KV()) }
 func BenchmarkC01Bad(b *testing.B) { benchFile(b, "kv/c01-bad.txt", KV()) }
+
+// linearizableQueue simulates procs processes on an atomic queue: each op
+// takes effect at a random point inside its interval, so the history is
+// linearizable by construction.
+func linearizableQueue(n, procs int, seed int64) *History {
+	r := rand.New(rand.NewSource(seed))
+	type ev struct {
+		at  int64
+		idx int
+	}
+	h := &History{}
+	clock := make([]int64, procs)
+	var points []ev
+	next := int64(1)
+	for i := 0; i < n; i++ {
+		p := r.Intn(procs)
+		call := clock[p] + int64(r.Intn(10))
+		ret := call + 1 + int64(r.Intn(20))
+		clock[p] = ret + 1
+		o := Op{Process: p, Status: Ok, Call: call, Return: ret}
+		if r.Intn(2) == 0 {
+			o.F, o.Input = "enq", Int(next)
+			next++
+		} else {
+			o.F = "deq"
+		}
+		h.Ops = append(h.Ops, o)
+		points = append(points, ev{call + r.Int63n(ret-call+1), i})
+	}
+	sort.Slice(points, func(a, b int) bool { return points[a].at < points[b].at })
+	var q []int64
+	for _, pt := range points {
+		o := &h.Ops[pt.idx]
+		if o.F == "enq" {
+			v, _ := o.Input.Int()
+			q = append(q, v)
+		} else if len(q) > 0 {
+			o.Output, q = Int(q[0]), q[1:]
+		}
+	}
+	sort.SliceStable(h.Ops, func(a, b int) bool { return h.Ops[a].Call < h.Ops[b].Call })
+	for i := range h.Ops {
+		h.Ops[i].ID = i
+	}
+	return h
+}
+
+func BenchmarkQueueBig(b *testing.B) {
+	h := linearizableQueue(20000, 8, 1)
+	b.ReportAllocs()
+	var res *Result
+	for b.Loop() {
+		var err error
+		res, err = Check(context.Background(), h, Queue(), Options{})
+		if err != nil || res.Verdict != lts.Valid {
+			b.Fatal(err, res.Verdict, res.Reason)
+		}
+	}
+	b.ReportMetric(float64(res.Stats.States), "states")
+}

@@ -106,6 +106,7 @@ type search struct {
 	hiWord   []int32
 	infoRank []int32
 	ninfo    int
+	compact  bool // use compact keys (they are shorter than the bitset)
 	// twin[i] is the previous Info op identical to Info op i (same F, Key,
 	// Input; by call order), or -1. Identical Info ops are interchangeable
 	// and the earlier-called one can go wherever the later one can, so the
@@ -169,6 +170,13 @@ func newSearch(m Machine, ops []Op, bud limiter) *search {
 		hi := sort.Search(n, func(j int) bool { return ops[j].Call > ret }) - 1
 		s.hiWord[i] = int32(hi >> 6)
 	}
+	maxWin := 0
+	for i := range ops {
+		if s.infoRank[i] < 0 {
+			maxWin = max(maxWin, int(s.hiWord[i])-i>>6+1)
+		}
+	}
+	s.compact = maxWin+(s.ninfo+63)/64 < (n+63)/64
 	s.twin = make([]int32, n)
 	for i := range s.twin {
 		s.twin[i] = -1
@@ -312,6 +320,9 @@ func (s *search) firstOpen(from int, set []uint64) int {
 // completion first), so the set is m, the bitset words from m's word to
 // the word of the last op invoked before m returns, and the Info ops' bits.
 func (s *search) key(m int, set []uint64, r *runState) (uint64, []uint64) {
+	if !s.compact {
+		return 0, set
+	}
 	k := r.key[:0]
 	if m < s.n {
 		k = append(k, set[m>>6:s.hiWord[m]+1]...)

@@ -212,6 +212,11 @@ func TestSpans(t *testing.T) {
 	if len(l) != 1 || l[0].Pos.Line != 2 || l[0].Pos.Col != 20 || l[0].Pos.Offset != len("// x\n/* é */ P() = a -> ") {
 		t.Fatalf("got %v, want an error at 2:20", err)
 	}
+	// CRLF line ends and tabs: a tab is one column.
+	_, err = Parse("s.csp", []byte("P = a -> Skip;\r\n\tQ = ;\r\n"))
+	if l := Errors(err); len(l) != 1 || l[0].Pos.Line != 2 || l[0].Pos.Col != 6 {
+		t.Fatalf("got %v, want an error at 2:6", err)
+	}
 	m := mustParse(t, "s.csp", "\ufeff// é\n\tP(x) = e.(x + 1) -> Skip [] Q(2);\n")
 	p := m.Decls[0].(*ProcDecl)
 	check := func(what string, n Node, line, col, endLine, endCol int) {

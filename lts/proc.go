@@ -240,7 +240,7 @@ func (s *Proc) expand(t State, x *scratch) error {
 	m := &x.m
 	m.err = nil
 	c := &x.c
-	c.flat, c.starts = c.flat[:0], c.starts[:0]
+	c.flat, c.ext, c.starts = c.flat[:0], c.ext[:0], c.starts[:0]
 	x.enc, x.ends, x.evs, x.who = x.enc[:0], x.ends[:0], x.evs[:0], x.who[:0]
 	for i, ct := range x.comps {
 		c.starts = append(c.starts, int32(len(c.flat)))
@@ -255,15 +255,11 @@ func (s *Proc) expand(t State, x *scratch) error {
 		if err != nil {
 			return err
 		}
-		n := len(c.flat)
 		for j := range es {
 			m.vars = x.vars
-			if c.flat, err = p.inst(&es[j], m, c.flat); err != nil {
+			if err := p.inst(&es[j], m, c, int32(i)); err != nil {
 				return err
 			}
-		}
-		for k := n; k < len(c.flat); k++ {
-			c.flat[k].who = int32(i)
 		}
 	}
 	c.starts = append(c.starts, int32(len(c.flat)))
@@ -314,10 +310,11 @@ func (s *Proc) fire(x *scratch, j joint) error {
 	m.vars = x.nv
 	parts := c.parts[j.off : j.off+j.n]
 	for k, pi := range parts {
-		e := &c.flat[pi]
+		mv := &c.flat[pi]
+		e := c.edgeOf(mv)
 		target := e.target
 		if j.pair && k == 1 {
-			a := &c.flat[parts[0]]
+			a := c.edgeOf(&c.flat[parts[0]])
 			ne := make([]int64, max(len(e.env), e.node.def.nslots))
 			copy(ne, e.env)
 			for i, sl := range e.node.slots {
@@ -340,7 +337,7 @@ func (s *Proc) fire(x *scratch, j joint) error {
 		if m.err != nil {
 			return m.err
 		}
-		x.ncomps[e.who] = target
+		x.ncomps[mv.who] = target
 	}
 	return nil
 }

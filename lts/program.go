@@ -291,8 +291,8 @@ type pnode struct {
 	vals   []cexpr // pChanOut values; pChanIn: constants to match (f == nil for binders)
 	slots  []int   // pChanIn: env slot per value, -1 for a constant
 	guard  *cexpr  // pChanIn guard over the received values
-	index  *lang.IndexVar
-	islot  int // pIndexed: env slot of the index variable (-1: replication count)
+	index  []*lang.IndexVar
+	islot  []int // pIndexed: env slot per index variable (-1: replication count)
 	hide   *lang.EventSet
 	hideSc *scope
 }
@@ -544,21 +544,25 @@ func (p *Program) prepIn(q lang.Proc, def *procDef, sc *scope) (*pnode, error) {
 		} else {
 			n.op = int(q.ChoiceOp)
 		}
-		if len(q.Index) != 1 {
-			return nil, errAt(q, "only one index variable is supported")
+		if len(q.Index) == 0 {
+			return nil, errAt(q, "missing index")
 		}
-		n.index = q.Index[0]
-		n.islot = -1
-		// The set is evaluated with the environment when the term is built.
-		if err := p.recordSet(n.index.Set, sc, n); err != nil {
-			return nil, err
-		}
-		if n.index.Var != nil {
-			slot, err := p.bindSlot(def, n.index.Var)
-			if err != nil {
+		n.index = q.Index
+		for _, iv := range q.Index {
+			// The set is evaluated with the environment (and the earlier
+			// index variables) when the term is built.
+			if err := p.recordSet(iv.Set, sc, n); err != nil {
 				return nil, err
 			}
-			n.islot = slot
+			slot := -1
+			if iv.Var != nil {
+				s, err := p.bindSlot(def, iv.Var)
+				if err != nil {
+					return nil, err
+				}
+				slot = s
+			}
+			n.islot = append(n.islot, slot)
 		}
 		return p.withKids(n, def, sc, q.Body)
 	case *lang.HideProc:

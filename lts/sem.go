@@ -494,29 +494,50 @@ func (p *Program) staticEvent(t *evTmpl, env []int64) (Event, error) {
 // ---------------------------------------------------------------------------
 // Instantiation
 
-// inst appends the instantiation of template e in the state m (nothing if
-// a guard is false or a channel is not ready).
-func (p *Program) inst(e *edge, m *machine, out []edge) ([]edge, error) {
+// move is an instantiated transition of one component: the edge it comes
+// from (a memoised template, a run-time edge, or a materialised channel
+// edge in combiner.ext) and its evaluated label. Moves are small so that
+// instantiating templates copies little.
+type move struct {
+	e      *edge // nil when x >= 0
+	x      int32 // index into combiner.ext, or -1
+	ev     Event
+	who    int32
+	kind   labKind
+	sync   bool
+	atomic bool
+}
+
+// edgeOf returns the edge of a move.
+func (c *combiner) edgeOf(mv *move) *edge {
+	if mv.x >= 0 {
+		return &c.ext[mv.x]
+	}
+	return mv.e
+}
+
+// inst appends to c.flat the instantiation of template e in the state m
+// (nothing if a guard is false or a channel is not ready).
+func (p *Program) inst(e *edge, m *machine, c *combiner, who int32) error {
 	if e.done {
-		return append(out, *e), nil
+		c.flat = append(c.flat, move{e: e, x: -1, ev: e.ev, who: who, kind: e.kind, sync: e.sync, atomic: e.atomic})
+		return nil
 	}
 	for i := range e.conds {
-		c := &e.conds[i]
-		m.env = c.env
-		v := c.f(m)
+		cd := &e.conds[i]
+		m.env = cd.env
+		v := cd.f(m)
 		if m.err != nil {
-			return out, m.err
+			return m.err
 		}
 		if v == 0 {
-			return out, nil
+			return nil
 		}
 	}
 	switch e.kind {
 	case labTau, labEv:
-		out = append(out, *e)
-		o := &out[len(out)-1]
-		o.conds, o.done = nil, true
-		return out, nil
+		c.flat = append(c.flat, move{e: e, x: -1, ev: e.ev, who: who, kind: e.kind, sync: e.sync, atomic: e.atomic})
+		return nil
 	case labDyn:
 		m.env = e.env
 		var data [maxVals + 2]int64
@@ -525,23 +546,30 @@ func (p *Program) inst(e *edge, m *machine, out []edge) ([]edge, error) {
 			ds = append(ds, d.f(m))
 		}
 		if m.err != nil {
-			return out, m.err
+			return m.err
 		}
 		ev := p.event(e.tmpl.base, ds)
-		out = append(out, *e)
-		o := &out[len(out)-1]
-		o.conds, o.done, o.kind, o.ev = nil, true, labEv, ev
+		mv := move{e: e, x: -1, ev: ev, who: who, kind: labEv, sync: e.sync, atomic: e.atomic}
 		for _, h := range e.hides {
 			if p.has(h, ev) {
-				o.kind, o.ev, o.sync = labTau, Tau, false
+				mv.kind, mv.ev, mv.sync = labTau, Tau, false
 				break
 			}
 		}
-		return out, nil
+		c.flat = append(c.flat, mv)
+		return nil
 	case labOut, labIn:
-		return p.instChan(e, m, out)
+		n := len(c.ext)
+		var err error
+		c.ext, err = p.instChan(e, m, c.ext)
+		if err != nil || len(c.ext) == n {
+			return err
+		}
+		o := &c.ext[n]
+		o.who = who
+		c.flat = append(c.flat, move{x: int32(n), ev: o.ev, who: who, kind: o.kind, sync: false, atomic: o.atomic})
 	}
-	return out, nil
+	return nil
 }
 
 // chanInstance evaluates the channel-array indices.
@@ -706,7 +734,8 @@ type joint struct {
 
 // combiner holds the scratch of combining the children of one parallel.
 type combiner struct {
-	flat   []edge
+	flat   []move
+	ext    []edge // materialised channel edges
 	starts []int32 // flat index where child i's edges start; len = children+1
 	joints []joint
 	parts  []int32
@@ -723,14 +752,19 @@ func (p *Program) combine(c *combiner, op lang.ParOp, alphas []*evset, halves bo
 		return int(c.flat[i].who)
 	}
 	for i := int32(0); i < int32(len(c.flat)); i++ {
-		a := &c.flat[i]
+		am := &c.flat[i]
 		ci := childOf(i)
 		switch {
-		case a.kind == labOut || a.kind == labIn:
+		case am.kind == labOut || am.kind == labIn:
+			a := c.edgeOf(am)
 			if a.kind == labOut {
 				for j := int32(0); j < int32(len(c.flat)); j++ {
-					b := &c.flat[j]
-					if b.kind != labIn || childOf(j) == ci || b.node.ch != a.node.ch || b.ch != a.ch {
+					bm := &c.flat[j]
+					if bm.kind != labIn || childOf(j) == ci {
+						continue
+					}
+					b := c.edgeOf(bm)
+					if b.node.ch != a.node.ch || b.ch != a.ch {
 						continue
 					}
 					ne, ok, err := p.receive(b.node, b.env, a.vals[:a.nv], m)
@@ -756,18 +790,18 @@ func (p *Program) combine(c *combiner, op lang.ParOp, alphas []*evset, halves bo
 			if halves {
 				off := int32(len(c.parts))
 				c.parts = append(c.parts, i)
-				c.joints = append(c.joints, joint{ev: Tau, off: off, n: 1, atomic: a.atomic})
+				c.joints = append(c.joints, joint{ev: Tau, off: off, n: 1, atomic: am.atomic})
 			}
-		case !a.sync || a.kind != labEv || op == lang.Interleave || alphas == nil || !p.has(alphas[ci], a.ev):
+		case !am.sync || am.kind != labEv || op == lang.Interleave || alphas == nil || !p.has(alphas[ci], am.ev):
 			off := int32(len(c.parts))
 			c.parts = append(c.parts, i)
-			c.joints = append(c.joints, joint{ev: a.ev, off: off, n: 1, atomic: a.atomic})
+			c.joints = append(c.joints, joint{ev: am.ev, off: off, n: 1, atomic: am.atomic})
 		default:
 			// Multi-party synchronisation: every child whose alphabet has
 			// the event takes part; the lowest such child generates.
 			lowest := true
 			for j := 0; j < ci; j++ {
-				if p.has(alphas[j], a.ev) {
+				if p.has(alphas[j], am.ev) {
 					lowest = false
 					break
 				}
@@ -777,11 +811,11 @@ func (p *Program) combine(c *combiner, op lang.ParOp, alphas []*evset, halves bo
 			}
 			var others []int
 			for j := ci + 1; j < nk; j++ {
-				if p.has(alphas[j], a.ev) {
+				if p.has(alphas[j], am.ev) {
 					others = append(others, j)
 				}
 			}
-			c.enumerate(i, a.ev, others)
+			c.enumerate(i, am.ev, others)
 		}
 	}
 	return nil
@@ -823,15 +857,10 @@ func (p *Program) buildPar(tm *term, m *machine) ([]edge, error) {
 		}
 		vars := m.vars
 		for j := range es {
-			n := len(c.flat)
-			c.flat, err = p.inst(&es[j], m, c.flat)
-			if err != nil {
+			if err := p.inst(&es[j], m, &c, int32(i)); err != nil {
 				return nil, err
 			}
 			m.vars = vars
-			for x := n; x < len(c.flat); x++ {
-				c.flat[x].who = int32(i)
-			}
 		}
 	}
 	c.starts = append(c.starts, int32(len(c.flat)))
@@ -847,7 +876,7 @@ func (p *Program) buildPar(tm *term, m *machine) ([]edge, error) {
 		parts := c.parts[j.off : j.off+j.n]
 		if j.n == 1 && (c.flat[parts[0]].kind == labOut || c.flat[parts[0]].kind == labIn) {
 			// An unpaired half: pass it up with this parallel as context.
-			e := c.flat[parts[0]]
+			e := c.materialise(&c.flat[parts[0]])
 			w := wrap{kind: wPar, i: int(e.who), kids: tm.kids, op: tm.op, alph: tm.alphas}
 			if e.bound {
 				e.wraps = append(append([]wrap(nil), e.wraps...), w)
@@ -864,9 +893,9 @@ func (p *Program) buildPar(tm *term, m *machine) ([]edge, error) {
 		kids := append([]uint32(nil), tm.kids...)
 		sub := make([]edge, 0, j.n)
 		for k, pi := range parts {
-			e := c.flat[pi]
+			e := c.materialise(&c.flat[pi])
 			if j.pair && k == 1 {
-				a := c.flat[parts[0]]
+				a := c.materialise(&c.flat[parts[0]])
 				ne, _, err := p.receive(e.node, e.env, a.vals[:a.nv], m)
 				if err != nil {
 					return nil, err
@@ -898,4 +927,12 @@ func allSync(es []edge) bool {
 		}
 	}
 	return true
+}
+
+// materialise returns a copy of a move's edge with the move's label.
+func (c *combiner) materialise(mv *move) edge {
+	e := *c.edgeOf(mv)
+	e.done, e.conds = true, nil
+	e.kind, e.ev, e.sync, e.atomic, e.who = mv.kind, mv.ev, mv.sync, mv.atomic, mv.who
+	return e
 }

@@ -51,7 +51,7 @@ type term struct {
 func (p *Program) term(id uint32) *term { return p.terms.get(id) }
 
 // mk interns t and returns its id.
-func (p *Program) mk(t term) uint32 {
+func (p *Program) mk(t *term) uint32 {
 	var kb [128]byte
 	b := kb[:0]
 	b = append(b, byte(t.kind), t.op)
@@ -98,14 +98,14 @@ func (p *Program) mk(t term) uint32 {
 		ch = new(termChunk)
 		tt.dir[c].Store(ch)
 	}
-	ch[id&(1<<chunkShift-1)] = &nt
+	ch[id&(1<<chunkShift-1)] = nt
 	tt.count.Store(id + 1)
 	return id
 }
 
 // initTerms interns Stop and Skip first so they get ids 0 and 1.
 func (p *Program) initTerms() {
-	if p.mk(term{kind: kStop}) != termStop || p.mk(term{kind: kSkip}) != termSkip {
+	if p.mk(&term{kind: kStop}) != termStop || p.mk(&term{kind: kSkip}) != termSkip {
 		panic("lts: Stop/Skip ids")
 	}
 }
@@ -170,31 +170,13 @@ func (p *Program) norm(n *pnode, env []int64, depth int) (uint32, error) {
 		return p.par(uint8(n.op), kids, alphas), nil
 	case pIndexed:
 		body := n.kids[0]
-		var vals []int64
-		if n.islot < 0 {
-			// |||{N} @ P: N copies.
-			cnt, err := p.setValues(n.index.Set, n.def.sc, env)
-			if err != nil {
-				return 0, err
-			}
-			if len(cnt) != 1 || cnt[0] < 0 || cnt[0] > 1<<12 {
-				return 0, errAt(n.index, "replication count must be a small constant")
-			}
-			vals = make([]int64, cnt[0])
-		} else {
-			v, err := p.setValues(n.index.Set, n.def.sc, env)
-			if err != nil {
-				return 0, err
-			}
-			vals = v
+		envs, err := p.indexEnvs(n, env)
+		if err != nil {
+			return 0, err
 		}
-		kids := make([]uint32, 0, len(vals))
+		kids := make([]uint32, 0, len(envs))
 		var alphas []*evset
-		for _, v := range vals {
-			ne := env
-			if n.islot >= 0 {
-				ne = p.envWith(n.def, env, n.islot, v)
-			}
+		for _, ne := range envs {
 			t, err := p.norm(body, ne, depth+1)
 			if err != nil {
 				return 0, err
@@ -280,7 +262,7 @@ func (p *Program) leaf(n *pnode, env []int64) uint32 {
 			}
 		}
 	}
-	return p.mk(term{kind: kNode, node: n, env: ne})
+	return p.mk(&term{kind: kNode, node: n, env: ne})
 }
 
 // unsuspend normalises a suspended kNode (the right of a sequence).
@@ -299,7 +281,7 @@ func (p *Program) seq(l, r uint32) (uint32, error) {
 	case termStop:
 		return termStop, nil
 	}
-	return p.mk(term{kind: kSeq, kids: []uint32{l, r}}), nil
+	return p.mk(&term{kind: kSeq, kids: []uint32{l, r}}), nil
 }
 
 func (p *Program) choice(op uint8, kids []uint32) uint32 {
@@ -309,7 +291,7 @@ func (p *Program) choice(op uint8, kids []uint32) uint32 {
 	if len(kids) == 1 {
 		return kids[0]
 	}
-	return p.mk(term{kind: kChoice, op: op, kids: kids})
+	return p.mk(&term{kind: kChoice, op: op, kids: kids})
 }
 
 func (p *Program) par(op uint8, kids []uint32, alphas []*evset) uint32 {
@@ -322,28 +304,28 @@ func (p *Program) par(op uint8, kids []uint32, alphas []*evset) uint32 {
 	if done {
 		return termSkip
 	}
-	return p.mk(term{kind: kPar, op: op, kids: kids, alphas: alphas})
+	return p.mk(&term{kind: kPar, op: op, kids: kids, alphas: alphas})
 }
 
 func (p *Program) hideT(b uint32, set *evset) uint32 {
 	if b == termSkip || b == termStop {
 		return b
 	}
-	return p.mk(term{kind: kHide, kids: []uint32{b}, set: set})
+	return p.mk(&term{kind: kHide, kids: []uint32{b}, set: set})
 }
 
 func (p *Program) atomicT(b uint32) uint32 {
 	if b == termSkip || b == termStop {
 		return b
 	}
-	return p.mk(term{kind: kAtomic, kids: []uint32{b}})
+	return p.mk(&term{kind: kAtomic, kids: []uint32{b}})
 }
 
 func (p *Program) intr(l, r uint32) uint32 {
 	if l == termSkip {
 		return termSkip
 	}
-	return p.mk(term{kind: kIntr, kids: []uint32{l, r}})
+	return p.mk(&term{kind: kIntr, kids: []uint32{l, r}})
 }
 
 // ---------------------------------------------------------------------------
@@ -599,20 +581,17 @@ func (p *Program) alphabet(n *pnode, env []int64) (*evset, error) {
 			seen[key] = true
 			return walk(n.ref.body, ne, kn)
 		case pIndexed:
-			if n.islot >= 0 && known {
-				vals, err := p.setValues(n.index.Set, n.def.sc, env)
-				if err == nil {
-					for _, v := range vals {
-						if err := walk(n.kids[0], p.envWith(n.def, env, n.islot, v), true); err != nil {
+			if known {
+				if envs, err := p.indexEnvs(n, env); err == nil {
+					for _, ne := range envs {
+						if err := walk(n.kids[0], ne, true); err != nil {
 							return err
 						}
 					}
 					return nil
 				}
 			}
-			if n.islot >= 0 {
-				return walk(n.kids[0], env, false)
-			}
+			return walk(n.kids[0], env, false)
 		case pChanIn:
 			// Input binders are unknown in the continuation.
 			return walk(n.kids[0], env, false)
@@ -628,4 +607,37 @@ func (p *Program) alphabet(n *pnode, env []int64) (*evset, error) {
 		return nil, err
 	}
 	return p.internSet(pats), nil
+}
+
+// indexEnvs lists the environments of the instances of an indexed
+// construct: one per combination of its index variables' values (sets may
+// read the earlier variables), or N copies of env for |||{N} @ P.
+func (p *Program) indexEnvs(n *pnode, env []int64) ([][]int64, error) {
+	envs := [][]int64{env}
+	for k, iv := range n.index {
+		var next [][]int64
+		for _, e := range envs {
+			vals, err := p.setValues(iv.Set, n.def.sc, e)
+			if err != nil {
+				return nil, err
+			}
+			if n.islot[k] < 0 {
+				if len(vals) != 1 || vals[0] < 0 || vals[0] > 1<<12 {
+					return nil, errAt(iv, "replication count must be a small constant")
+				}
+				for i := int64(0); i < vals[0]; i++ {
+					next = append(next, e)
+				}
+				continue
+			}
+			for _, v := range vals {
+				next = append(next, p.envWith(n.def, e, n.islot[k], v))
+			}
+			if len(next) > 1<<16 {
+				return nil, errAt(iv, "too many instances")
+			}
+		}
+		envs = next
+	}
+	return envs, nil
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 
@@ -157,8 +158,13 @@ type instance struct {
 func (in instance) String() string {
 	var b strings.Builder
 	b.WriteString(in.name)
-	for k, v := range in.params {
-		fmt.Fprintf(&b, " %s=%d", k, v)
+	keys := make([]string, 0, len(in.params))
+	for k := range in.params {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		fmt.Fprintf(&b, " %s=%d", k, in.params[k])
 	}
 	return b.String()
 }
@@ -286,5 +292,18 @@ func TestGolden(t *testing.T) {
 				t.Errorf("%s differs from %s (run go test -update and review the diff)", f, golden)
 			}
 		})
+	}
+}
+
+// TestDocumented: docs/models.md names every model of the catalogue.
+func TestDocumented(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join("..", "docs", "models.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, i := range List() {
+		if !strings.Contains(string(doc), "`"+i.Name+"`") {
+			t.Errorf("docs/models.md does not mention `%s`", i.Name)
+		}
 	}
 }

@@ -2,7 +2,9 @@ package models
 
 import (
 	"context"
+	"flag"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -10,16 +12,55 @@ import (
 	"github.com/quasar-verify/quasar/lts"
 )
 
-// TestVerdicts checks every model of the library at its default parameters
-// through the whole pipeline (the same path as `quasar check`) and compares
-// each assertion's verdict with the `// expect:` comment written in the model.
-// A disagreement means the model, the expectation or the engine is wrong:
-// investigate; never edit an expectation to match the tool without writing
-// the reason next to it.
-func TestVerdicts(t *testing.T) {
+var only = flag.String("model", "", "TestVerdicts: check only this model (with -params)")
+
+// verdictInstances are checked by TestVerdicts: every model at its defaults,
+// and small instances that reach the other branches of the templates'
+// expectations (two segments, other quasi factors, three threads, three
+// values).
+func verdictInstances() []instance {
+	var out []instance
 	for _, i := range List() {
-		t.Run(i.Name, func(t *testing.T) {
-			f, src, err := Generate(i.Name, nil)
+		out = append(out, instance{i.Name, nil})
+	}
+	return append(out,
+		instance{"segqueue", map[string]int{"qf": 1}},
+		instance{"segqueue", map[string]int{"qf": 1, "seg": 2}},
+		instance{"segqueue", map[string]int{"seg": 2}},
+		instance{"segqueue", map[string]int{"threads": 3}},
+		instance{"segqueue", map[string]int{"vals": 3}},
+		instance{"segqueue-buggy1", map[string]int{"seg": 2}},
+		instance{"segqueue-buggy2", map[string]int{"qf": 1, "seg": 3}},
+		instance{"segpq", map[string]int{"seg": 2}},
+		instance{"segpq", map[string]int{"qf": 1}},
+		instance{"segpq-buggy", map[string]int{"seg": 2}},
+		instance{"linqueue", map[string]int{"cap": 3}},
+		instance{"linstack", map[string]int{"cap": 3}},
+		instance{"relaxed-specs", map[string]int{"qf": 1, "seg": 2}},
+		instance{"relaxed-specs", map[string]int{"qf": 3}},
+	)
+}
+
+// TestVerdicts checks models through the whole pipeline (the same path as
+// `quasar check`) and compares each assertion's verdict with the
+// `// expect:` comment written in the model. A disagreement means the model,
+// the expectation or the engine is wrong: investigate; never edit an
+// expectation to match the tool without writing the reason next to it.
+//
+//	go test ./models -run TestVerdicts -v                         # the list above
+//	go test ./models -run TestVerdicts -v -model segqueue -params "qf=3 seg=2"
+func TestVerdicts(t *testing.T) {
+	list := verdictInstances()
+	if *only != "" {
+		p, err := ParseParams(strings.Fields(*params))
+		if err != nil {
+			t.Fatal(err)
+		}
+		list = []instance{{*only, p}}
+	}
+	for _, in := range list {
+		t.Run(in.String(), func(t *testing.T) {
+			f, src, err := Generate(in.name, in.params)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -27,8 +68,7 @@ func TestVerdicts(t *testing.T) {
 			for _, e := range Expectations(src) {
 				exp[e.Line] = e
 			}
-			ctx := context.Background()
-			rep, err := run.Source(ctx, f, src, run.Options{Limits: lts.Limits{Timeout: 60 * time.Second}})
+			rep, err := run.Source(context.Background(), f, src, run.Options{Limits: lts.Limits{Timeout: 60 * time.Second}})
 			if err != nil {
 				t.Fatal(err)
 			}

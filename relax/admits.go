@@ -12,7 +12,8 @@ import (
 // of the trace's events on it in exact mode; a decomposition into permuted
 // windows in window mode), without the relaxed automaton, its obligations,
 // slacks or interned states. It is exponential in the worst case and meant
-// for counterexamples and tests.
+// for counterexamples and tests; past MaxAdmitsSteps search steps it gives
+// up with an error wrapping lts.ErrLimit.
 func Admits(spec lts.Automaton, cfg Config, trace []lts.Event) (bool, error) {
 	if err := cfg.Validate(); err != nil {
 		return false, fmt.Errorf("relax: %w", err)
@@ -43,6 +44,13 @@ func Admits(spec lts.Automaton, cfg Config, trace []lts.Event) (bool, error) {
 	}
 	return false, nil
 }
+
+// MaxAdmitsSteps bounds the search of Admits.
+const MaxAdmitsSteps = 1 << 26
+
+var maxAdmitsSteps = MaxAdmitsSteps // lowered by tests
+
+var errAdmitsLimit = fmt.Errorf("relax: re-validation needs more than %d search steps: %w", MaxAdmitsSteps, lts.ErrLimit)
 
 // classifier sorts events into rigid (-1), barrier (-2) and class d >= 0,
 // written out again here so that Admits shares no code with the automaton.
@@ -96,6 +104,7 @@ type exactAdmits struct {
 	bound    func(d int) int
 
 	sigma []pos // σ built so far
+	steps int
 }
 
 type pos struct {
@@ -138,6 +147,9 @@ func (x *exactAdmits) pendingOK(d, n int) bool {
 
 // step places trace[t] with σ ending in spec state u.
 func (x *exactAdmits) step(t int, u lts.State) (bool, error) {
+	if x.steps++; x.steps > maxAdmitsSteps {
+		return false, errAdmitsLimit
+	}
 	if t == len(x.trace) {
 		if x.complete {
 			for _, p := range x.sigma {
@@ -189,6 +201,9 @@ func (x *exactAdmits) step(t int, u lts.State) (bool, error) {
 // pull extends σ by class-d events (unplaced) while a placed at the end
 // could still satisfy |rank difference| <= Q, trying a after each.
 func (x *exactAdmits) pull(t int, u lts.State, a lts.Event, d, q, rt int) (bool, error) {
+	if x.steps++; x.steps > maxAdmitsSteps {
+		return false, errAdmitsLimit
+	}
 	rs := x.classRank(d)
 	if rs-rt > q {
 		return false, nil
@@ -267,6 +282,7 @@ type windowAdmits struct {
 	trace  []lts.Event
 	qf     int
 	failed map[[2]int]bool // (t, spec state) already shown to fail
+	steps  int
 }
 
 func (w *windowAdmits) from(t int, u lts.State) (bool, error) {
@@ -343,6 +359,9 @@ func (w *windowAdmits) try(t int, v lts.State, path []lts.Event) (bool, error) {
 	used := make([]bool, n)
 	var rec func(i int) (bool, error)
 	rec = func(i int) (bool, error) {
+		if w.steps++; w.steps > maxAdmitsSteps {
+			return false, errAdmitsLimit
+		}
 		if i == n {
 			for j, k := range perm {
 				if abs(j-k) > w.qf {

@@ -146,3 +146,27 @@ func TestBadInput(t *testing.T) {
 		}
 	}
 }
+
+// TestExpansionLimit: an expansion that is too large ends in an error
+// wrapping lts.ErrLimit, not a hang.
+func TestExpansionLimit(t *testing.T) {
+	defer func(n int) { maxExpansion = n }(maxExpansion)
+	maxExpansion = 1000
+	table := lts.NewEventTable()
+	spec := queueSpec(table, 3, 3)
+	defer func(n int) { maxAdmitsSteps = n }(maxAdmitsSteps)
+	maxAdmitsSteps = 1000
+	tr := trace(table, "enq1 enq2 enq3 deq3 deq2 deq1 enq1 enq2 enq3 deq1 deq3 deq2 deq.0 deq7")
+	for _, text := range []string{"3 window", "40"} {
+		cfg := mustParse(t, text)
+		r := mustNew(t, spec, cfg)
+		_, err := r.Enabled(r.Start(nil)[0], nil)
+		if !errors.Is(err, lts.ErrLimit) {
+			t.Errorf("%s: error %v, want one wrapping lts.ErrLimit", text, err)
+		}
+		_, err = Admits(spec, cfg, tr)
+		if !errors.Is(err, lts.ErrLimit) {
+			t.Errorf("%s: Admits error %v, want one wrapping lts.ErrLimit", text, err)
+		}
+	}
+}

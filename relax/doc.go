@@ -102,10 +102,19 @@
 // nondeterministic: refine must use the subset construction (checking
 // (impl, spec) pairs one at a time gives false alarms on a plain FIFO
 // queue). The transitions of a spec state (one per permuted window) can be
-// many; they live in a bounded ristretto cache keyed by the encoded state
-// and are recomputed after an eviction (the targets are interned, so the
-// ids are stable and verdicts never depend on the cache). Position
+// many: they are kept in the dense memo until it holds about a million such
+// transitions, then in a bounded ristretto cache keyed by the encoded state,
+// and recomputed after an eviction (the targets are interned, so the ids
+// are stable and verdicts never depend on the cache). Position
 // permutations are memoised per (length, fixed positions).
+//
+// # Limits
+//
+// Computing the successors of one state stops after MaxExpansion steps, and
+// Admits after MaxAdmitsSteps, with an error wrapping lts.ErrLimit, so that
+// a caller can answer "unknown" instead of hanging: window mode enumerates
+// (branching)^(2QF+1) paths times their permutations (3, 31, 675 and 25231
+// for full windows at QF 1..4) from every spec state.
 //
 // Window mode accepts a subset of the global metric's prefix closure,
 // equal to it for QF <= 1 and strictly smaller for QF >= 2: a queue holding

@@ -123,7 +123,8 @@ func (r *Relaxed) expandExact(s lts.State, emit func(RunStep, lts.State)) error 
 			if r.detail {
 				spec = []lts.Event{e}
 			}
-			emit(RunStep{Event: e, Kind: kind, Spec: spec}, r.internExact(t, slices.Clone(obs)))
+			// obs is in canonical order already: encoding leaves it as is.
+			emit(RunStep{Event: e, Kind: kind, Spec: spec}, r.internExact(t, obs))
 		}
 	}
 	r.keep(0, evs, tgs)
@@ -179,6 +180,7 @@ type freshSearch struct {
 	aged   []obligation
 	pulled []lts.Event
 	emit   func(RunStep, lts.State)
+	count  int // spec steps tried, against maxExpansion
 }
 
 // walk emits every class-d event enabled at u (after f.pulled), and pulls
@@ -196,13 +198,16 @@ func (f *freshSearch) walk(u lts.State, depth int) error {
 		if r.kind(a) != kindClass+f.d {
 			continue
 		}
+		if f.count++; f.count > maxExpansion {
+			return expansionError()
+		}
 		tgs, err = r.spec.Step(u, a, tgs[:0])
 		if err != nil {
 			return err
 		}
 		for i := 0; i < len(tgs); i++ {
 			v := tgs[i]
-			obs := slices.Clone(f.aged)
+			obs := append(r.obsBuf[:0], f.aged...)
 			// The k-th pulled event sits at class rank (current + owed + k)
 			// in the spec, so it may be performed up to Q ranks later.
 			for k, p := range f.pulled {
@@ -213,6 +218,7 @@ func (f *freshSearch) walk(u lts.State, depth int) error {
 				spec = append(slices.Clone(f.pulled), a)
 			}
 			f.emit(RunStep{Event: a, Kind: "fresh", Spec: spec}, r.internExact(v, obs))
+			r.obsBuf = obs
 			if f.owed+len(f.pulled)+1 <= f.q {
 				f.pulled = append(f.pulled, a)
 				err := f.walk(v, depth+1)

@@ -357,6 +357,12 @@ func reachable(t testing.TB, a lts.Automaton, limit int) int {
 // no lookahead.
 func TestCompletion(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 10))
+	owing := 0 // states with obligations seen: the test must meet some
+	defer func() {
+		if owing < 50 {
+			t.Errorf("only %d states with obligations met", owing)
+		}
+	}()
 	for it := range 30 {
 		table := lts.NewEventTable()
 		spec := randomSpec(rng, table, propNames, 2+rng.IntN(3))
@@ -365,6 +371,9 @@ func TestCompletion(t *testing.T) {
 		r := mustNew(t, spec, cfg)
 		n := reachable(t, r, 5000)
 		for s := range n {
+			if !r.Settled(lts.State(s)) {
+				owing++
+			}
 			if !canSettle(t, r, lts.State(s)) {
 				t.Fatalf("spec %d, %s: state %s cannot be completed", it, cfg, r.Describe(lts.State(s)))
 			}
@@ -374,6 +383,9 @@ func TestCompletion(t *testing.T) {
 	table := lts.NewEventTable()
 	r := mustNew(t, queueSpec(table, 3, 3), mustParse(t, "2 on {deq} barrier {deq.0}"))
 	for s := range reachable(t, r, 5000) {
+		if !r.Settled(lts.State(s)) {
+			owing++
+		}
 		if !canSettle(t, r, lts.State(s)) {
 			t.Fatalf("queue: state %s cannot be completed", r.Describe(lts.State(s)))
 		}
@@ -499,4 +511,95 @@ func TestOwedEventMayBeFresh(t *testing.T) {
 	if !accepts(t, r, tr, true) {
 		t.Errorf("automaton rejects %q", names(table, tr))
 	}
+}
+
+// TestSlackOfLaterPulls pins the slack given to pulled events: the k-th of
+// them sits k class ranks further in the spec run, so it may come k ranks
+// later. Queue holding 1..4, Q = 2, "deq3 deq1 deq4 deq2" moves each item
+// by at most 2 (3: 2, 1: 1, 4: 1, 2: 2), so the global metric accepts it;
+// giving both pulled events (1 and 2) a slack of Q would reject it at
+// deq4.
+func TestSlackOfLaterPulls(t *testing.T) {
+	table := lts.NewEventTable()
+	spec := queueSpec(table, 0, 4, 1, 2, 3, 4)
+	tr := trace(table, "deq3 deq1 deq4 deq2")
+	if !metricAdmits(spec, 2, tr, true) {
+		t.Fatal("global metric rejects")
+	}
+	r := mustNew(t, spec, mustParse(t, "2 on {deq} barrier {deq.0} complete"))
+	if !accepts(t, r, tr, true) {
+		t.Error("exact mode rejects")
+	}
+	x, err := r.Explain(tr[:1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := x.States[1], "s3 [deq.1:2 deq.2:3]"; got != want {
+		t.Errorf("after deq3: %s, want %s", got, want)
+	}
+}
+
+// TestTauClosedSpec: a spec given as a system with tau steps, viewed through
+// lts.TauClosed (as compiled models are), relaxes to the same language as
+// its tau-free equivalent (built here by hand: s -e-> w for every
+// s tau* u -e-> v tau* w).
+func TestTauClosedSpec(t *testing.T) {
+	rng := rand.New(rand.NewPCG(15, 16))
+	withTau := append([]string{"tau", "tau"}, propNames...)
+	var m mix
+	defer m.check(t)
+	for it := range 40 {
+		table := lts.NewEventTable()
+		sys := randomSpec(rng, table, withTau, 2+rng.IntN(4))
+		plain := tauFree(sys)
+		cfgs := []Config{randomConfig(rng), {Mode: Window, All: rng.IntN(3)}}
+		for _, cfg := range cfgs {
+			a := mustNew(t, lts.NewTauClosed(sys), cfg)
+			b := mustNew(t, plain, cfg)
+			for range 20 {
+				tr := offTrace(t, rng, plain, propNames, rng.IntN(8))
+				got, want := accepts(t, a, tr, cfg.Complete), accepts(t, b, tr, cfg.Complete)
+				m.add(t, plain, tr, want)
+				if got != want {
+					t.Fatalf("system %d, %s, trace %q: through TauClosed %v, tau-free %v", it, cfg, names(table, tr), got, want)
+				}
+			}
+		}
+	}
+}
+
+func tauFree(x *lts.Explicit) *lts.Explicit {
+	closure := func(s lts.State) []lts.State {
+		seen := map[lts.State]bool{s: true}
+		stack, out := []lts.State{s}, []lts.State{s}
+		for len(stack) > 0 {
+			u := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			for _, e := range x.Edges[u] {
+				if e.Event == lts.Tau && !seen[e.Target] {
+					seen[e.Target] = true
+					stack = append(stack, e.Target)
+					out = append(out, e.Target)
+				}
+			}
+		}
+		return out
+	}
+	y := lts.NewExplicit(x.Table)
+	for len(y.Edges) < len(x.Edges) {
+		y.AddState()
+	}
+	for s := range x.Edges {
+		for _, u := range closure(lts.State(s)) {
+			for _, e := range x.Edges[u] {
+				if e.Event == lts.Tau {
+					continue
+				}
+				for _, w := range closure(e.Target) {
+					y.Edges[s] = append(y.Edges[s], lts.Transition{Event: e.Event, Target: w})
+				}
+			}
+		}
+	}
+	return y
 }

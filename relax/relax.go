@@ -40,7 +40,10 @@ type Relaxed struct {
 	ebufs  [][]lts.Event // per-depth scratch buffers
 	sbufs  [][]lts.State
 	tmp    []trans
+	obsBuf []obligation
 }
+
+var _ lts.Automaton = (*Relaxed)(nil)
 
 type trans struct {
 	e lts.Event
@@ -74,6 +77,20 @@ const (
 	cacheMaxCost  = 1 << 21
 	cacheCounters = 1 << 18
 )
+
+// MaxExpansion bounds the work of computing the successors of one relaxed
+// state (spec steps tried in exact mode, permuted windows in window mode).
+// Beyond it Step and Enabled return an error wrapping lts.ErrLimit, so that
+// a search can stop with verdict unknown instead of hanging: window mode
+// with a large quasi factor on a branching spec enumerates (branching ^
+// (2QF+1)) × (permutations) windows per spec state.
+const MaxExpansion = 1 << 23
+
+var maxExpansion = MaxExpansion // lowered by tests
+
+func expansionError() error {
+	return fmt.Errorf("relax: the successors of one relaxed state need more than %d steps (use exact mode or a smaller quasi factor): %w", MaxExpansion, lts.ErrLimit)
+}
 
 // New relaxes spec according to cfg. The result is lazy: states are built
 // when Step or Enabled first asks for them.
@@ -200,6 +217,9 @@ func (r *Relaxed) Enabled(s lts.State, buf []lts.Event) ([]lts.Event, error) {
 // window). A trace is accepted in complete mode iff it reaches a settled
 // state.
 func (r *Relaxed) Settled(s lts.State) bool {
+	if int(s) >= r.states.Len() {
+		return false
+	}
 	b := r.states.Get(uint32(s))
 	if r.cfg.Mode == Window {
 		return b[0] == tagOrig
@@ -213,6 +233,9 @@ func (r *Relaxed) Settled(s lts.State) bool {
 // (window: a spec state, or a pseudo-state with the rest of its permuted
 // window and the spec state it leads to).
 func (r *Relaxed) Describe(s lts.State) string {
+	if int(s) >= r.states.Len() {
+		return fmt.Sprintf("unknown state %d", s)
+	}
 	b := r.states.Get(uint32(s))
 	if r.cfg.Mode == Window {
 		tag, end, word := decodeWindow(b)

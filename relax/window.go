@@ -79,11 +79,12 @@ func (r *Relaxed) expandWindow(s lts.State, emit func(RunStep, lts.State)) error
 }
 
 type windowSearch struct {
-	r    *Relaxed
-	qf   int
-	path []lts.Event
-	word []lts.Event
-	emit func(RunStep, lts.State)
+	r     *Relaxed
+	qf    int
+	path  []lts.Event
+	word  []lts.Event
+	emit  func(RunStep, lts.State)
+	count int // permuted windows tried, against maxExpansion
 }
 
 func (w *windowSearch) walk(u lts.State, depth int) error {
@@ -107,6 +108,10 @@ func (w *windowSearch) walk(u lts.State, depth int) error {
 		for i := 0; i < len(tgs); i++ {
 			t := tgs[i]
 			w.path = append(w.path, e)
+			w.count++
+			if w.count > maxExpansion {
+				return expansionError()
+			}
 			if depth == 0 {
 				var spec []lts.Event
 				if r.detail {
@@ -137,6 +142,7 @@ func (w *windowSearch) permute(t lts.State) {
 		}
 	}
 	for _, perm := range w.r.permutations(len(w.path), w.qf, fixed) {
+		w.count++
 		w.word = w.word[:0]
 		same := true
 		for i, k := range perm {

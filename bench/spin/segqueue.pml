@@ -49,5 +49,7 @@ DeqTry:
 	:: seg[_pid] == head && EMPTY && used == 1; goto Th
 	fi;
 Done:
-	got[_pid] = 0; goto Th
+	if
+	:: d_step { got[_pid] != 0 -> got[_pid] = 0 }; goto Th
+	fi
 }

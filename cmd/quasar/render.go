@@ -36,6 +36,9 @@ func writeAssertion(w io.Writer, file string, a *run.Assertion) {
 	if a.Verdict != lts.Unknown && a.Reason != "" {
 		fmt.Fprintf(w, "  %s\n", a.Reason)
 	}
+	if a.Error != "" {
+		fmt.Fprintf(w, "  error: %s\n", a.Error)
+	}
 	if a.Counterexample != nil {
 		writeCounterexample(w, a.Counterexample)
 	}
@@ -116,7 +119,7 @@ func writeJSON(w io.Writer, rep *run.Report) error {
 	doc := jsonReport{File: rep.File, Assertions: []jsonAssertion{}}
 	for _, a := range rep.Assertions {
 		ja := jsonAssertion{
-			Line: a.Line, Text: a.Text, Kind: a.Kind, Verdict: a.Verdict, Reason: a.Reason,
+			Line: a.Line, Text: a.Text, Kind: a.Kind, Verdict: a.Verdict, Reason: a.Reason, Error: a.Error,
 			Stats: a.Stats, Value: a.Value,
 		}
 		if c := a.Counterexample; c != nil {
@@ -152,6 +155,7 @@ type jsonAssertion struct {
 	Kind           string              `json:"kind"`
 	Verdict        lts.Verdict         `json:"verdict"`
 	Reason         string              `json:"reason,omitempty"`
+	Error          string              `json:"error,omitempty"`
 	Stats          run.Stats           `json:"stats"`
 	Counterexample *jsonCounterexample `json:"counterexample,omitempty"`
 	Value          *int64              `json:"value,omitempty"`

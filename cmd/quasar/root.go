@@ -95,6 +95,7 @@ or bad input, 3 a limit was hit (verdict unknown), 4 internal error.`,
 // constructor.
 func subcommands(io *streams) []*cobra.Command {
 	return []*cobra.Command{
+		newCheckCmd(io),
 		newVetCmd(io),
 		newFmtCmd(io),
 		newQuasiFactorCmd(io),

@@ -29,7 +29,10 @@ func TestScript(t *testing.T) {
 		UpdateScripts:       *update,
 		RequireExplicitExec: true,
 		RequireUniqueNames:  true,
-		Cmds:                map[string]func(*testscript.TestScript, bool, []string){"status": cmdStatus},
+		Cmds: map[string]func(*testscript.TestScript, bool, []string){
+			"status": cmdStatus,
+			"sleep":  cmdSleep,
+		},
 	})
 }
 
@@ -71,4 +74,16 @@ func cmdStatus(ts *testscript.TestScript, neg bool, args []string) {
 	if within > 0 && took > within {
 		ts.Fatalf("%s took %s, want at most %s", args[0], took.Round(time.Millisecond), within)
 	}
+}
+
+// cmdSleep is "sleep DURATION".
+func cmdSleep(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: sleep DURATION")
+	}
+	d, err := time.ParseDuration(args[0])
+	if err != nil {
+		ts.Fatalf("sleep: %v", err)
+	}
+	time.Sleep(d)
 }

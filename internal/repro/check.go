@@ -3,68 +3,26 @@ package repro
 import (
 	"context"
 	"fmt"
-	"strings"
+	"strconv"
 
-	"github.com/quasar-verify/quasar/lang"
+	"github.com/quasar-verify/quasar/internal/run"
 	"github.com/quasar-verify/quasar/lts"
-	"github.com/quasar-verify/quasar/refine"
-	"github.com/quasar-verify/quasar/relax"
 )
 
-// check runs the assertion at line of a model: parse, check, compile, build
-// the (relaxed) specification and search the product.
-func check(ctx context.Context, name string, src []byte, line int, limits lts.Limits) (outcome, error) {
-	m, err := lang.Parse(name, src)
+// check runs assertion number index (1-based) of a model through the same
+// pipeline as `quasar check` (internal/run), with every core.
+func check(ctx context.Context, name string, src []byte, index int, limits lts.Limits) (outcome, error) {
+	rep, err := run.Source(ctx, name, src, run.Options{Limits: limits, Workers: lts.DefaultWorkers(), Assert: strconv.Itoa(index)})
 	if err != nil {
 		return outcome{}, err
 	}
-	ch, err := lang.Check(m)
-	if err != nil {
-		return outcome{}, err
+	if len(rep.Assertions) != 1 {
+		return outcome{}, fmt.Errorf("%s: assertion %d: %d results", name, index, len(rep.Assertions))
 	}
-	var a *lang.AssertDecl
-	for _, x := range ch.Info.Asserts {
-		if x.Pos().Line == line {
-			a = x
-		}
+	a := rep.Assertions[0]
+	states := a.Stats.States
+	if a.Stats.Pairs > 0 {
+		states = a.Stats.Pairs // refinement: the product pairs, as PAT counts
 	}
-	if a == nil {
-		return outcome{}, fmt.Errorf("%s:%d: no assertion", name, line)
-	}
-	prog, err := lts.Compile(ch)
-	if err != nil {
-		return outcome{}, err
-	}
-	if a.Kind != lang.KindRefines && a.Kind != lang.KindQuasi {
-		r, err := lts.CheckAssertion(ctx, prog, a, lts.Options{Limits: limits})
-		if err != nil {
-			return outcome{}, err
-		}
-		return outcome{r.Verdict, r.Reason, r.Stats.States, r.Stats.Transitions, r.Stats.Seconds, r.Stats.PeakBytes}, nil
-	}
-	impl, err := prog.Process(a.Left)
-	if err != nil {
-		return outcome{}, err
-	}
-	specSys, err := prog.Process(a.Right)
-	if err != nil {
-		return outcome{}, err
-	}
-	var spec lts.Automaton = lts.NewTauClosed(specSys)
-	if a.Kind == lang.KindQuasi {
-		text := string(src[a.Quasi.Pos().Offset:a.Quasi.End().Offset])
-		text = strings.TrimPrefix(strings.TrimSpace(text), "quasi")
-		cfg, err := relax.ParseConfig(text)
-		if err != nil {
-			return outcome{}, fmt.Errorf("%s: %v", a.Quasi.Pos(), err)
-		}
-		if spec, err = relax.New(spec, cfg); err != nil {
-			return outcome{}, err
-		}
-	}
-	r, err := refine.Check(ctx, impl, spec, refine.Options{Limits: limits, Workers: lts.DefaultWorkers()})
-	if err != nil {
-		return outcome{}, err
-	}
-	return outcome{r.Verdict, r.Reason, r.Stats.States, r.Stats.Transitions, r.Stats.Seconds, r.Stats.PeakBytes}, nil
+	return outcome{a.Verdict, a.Reason, states, a.Stats.Transitions, a.Stats.Seconds, a.Stats.PeakBytes}, nil
 }

@@ -1,7 +1,6 @@
 package repro
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -209,16 +208,16 @@ func runRow(ctx context.Context, r *Row, limits lts.Limits) {
 		return
 	}
 	want := assertionFor(r)
-	found := findAssert(src, want)
+	index, found := findAssert(src, want)
 	if found == nil && r.Method == "window" {
 		// The model asserts no window check (its verdict was not reasoned
 		// out, see the model): check the exact assertion's processes in
 		// window mode anyway, with no expectation.
-		if exact := findAssert(src, assertionFor(&Row{Method: "exact", QF: r.QF})); exact != nil {
+		if _, exact := findAssert(src, assertionFor(&Row{Method: "exact", QF: r.QF})); exact != nil {
 			i, j := strings.Index(exact.Text, "<quasi"), strings.Index(exact.Text, ">")
 			text := exact.Text[:i] + fmt.Sprintf("<quasi %d window>", r.QF) + exact.Text[j+1:]
 			src = append(append(append([]byte(nil), src...), '\n'), text+"\n"...)
-			found = &models.Expect{Line: bytes.Count(src, []byte("\n")), Text: text, Verdict: lts.Unknown}
+			index, found = findAssert(src, text)
 		}
 	}
 	if found == nil {
@@ -226,7 +225,7 @@ func runRow(ctx context.Context, r *Row, limits lts.Limits) {
 		return
 	}
 	r.Assert, r.Expected = found.Text, found.Verdict
-	out, err := check(ctx, name, src, found.Line, limits)
+	out, err := check(ctx, name, src, index, limits)
 	if err != nil {
 		r.Err, r.Verdict = err.Error(), lts.Unknown
 		return
@@ -235,14 +234,15 @@ func runRow(ctx context.Context, r *Row, limits lts.Limits) {
 	r.States, r.Transitions, r.Seconds, r.PeakBytes = out.States, out.Transitions, out.Seconds, out.PeakBytes
 }
 
-// findAssert returns the first assertion of src whose text contains want.
-func findAssert(src []byte, want string) *models.Expect {
-	for _, e := range models.Expectations(src) {
+// findAssert returns the first assertion of src whose text contains want,
+// and its 1-based index among the assertions.
+func findAssert(src []byte, want string) (int, *models.Expect) {
+	for i, e := range models.Expectations(src) {
 		if strings.Contains(e.Text, want) {
-			return &e
+			return i + 1, &e
 		}
 	}
-	return nil
+	return 0, nil
 }
 
 // assertionFor is the text that identifies the row's assertion in the model.

@@ -1,0 +1,226 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"runtime/pprof"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/quasar-verify/quasar/internal/run"
+	"github.com/quasar-verify/quasar/lts"
+	"github.com/quasar-verify/quasar/models"
+)
+
+// checkOptions are the inputs of "quasar check"; the zero value checks the
+// demo model with no limits.
+type checkOptions struct {
+	file       string // "" for the demo model, "-" for standard input
+	assert     string
+	json       bool
+	mode       string
+	limits     limitFlags
+	cpuprofile string
+	memprofile string
+}
+
+func newCheckCmd(io *streams) *cobra.Command {
+	var opts checkOptions
+	cmd := &cobra.Command{
+		Use:   "check [FILE]",
+		Short: "Check the assertions of a model",
+		Long: `Check runs every assertion of a model (or the one chosen with --assert) and
+prints one line per assertion: the verdict, the assertion, and the states,
+transitions, time and memory of the search. A violated assertion is followed
+by its counterexample, one step per line: the event (tau for an internal
+step), the process that performed it, and the variables it changed.
+
+With no FILE, check runs the library's demo model (quasar models show demo).
+FILE "-" reads the model from standard input.
+
+Exit code 0: every assertion holds; 1: some assertion is violated; 2: bad
+usage or a model with errors; 3: a limit was hit or the run was
+interrupted, and no assertion is violated (the verdict is unknown).`,
+		Args: rangeArgs(0, 1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 1 {
+				opts.file = args[0]
+			}
+			return runCheck(cmd.Context(), cmd, io, opts)
+		},
+	}
+	fs := cmd.Flags()
+	fs.StringVar(&opts.assert, "assert", "", "check only this assertion: its number (1 is the first) or a part of its text")
+	fs.BoolVar(&opts.json, "json", false, "print the results as one JSON document (schema: docs/cli.md)")
+	fs.StringVar(&opts.mode, "mode", "", "relaxation of quasi assertions: exact or window (default: as written)")
+	fs.StringVar(&opts.cpuprofile, "cpuprofile", "", "write a CPU profile to this file")
+	fs.StringVar(&opts.memprofile, "memprofile", "", "write a heap profile to this file")
+	opts.limits.register(fs)
+	return cmd
+}
+
+func runCheck(ctx context.Context, cmd *cobra.Command, io *streams, opts checkOptions) (err error) {
+	limits, err := opts.limits.limits()
+	if err != nil {
+		return &usageError{cmd, err}
+	}
+	switch opts.mode {
+	case "", "exact", "window":
+	default:
+		return &usageError{cmd, fmt.Errorf("--mode must be exact or window, found %q", opts.mode)}
+	}
+	name, src, err := readModel(opts.file, io.stdin)
+	if err != nil {
+		return &exitError{exitBadInput, err}
+	}
+	stopProfiles, err := startProfiles(opts.cpuprofile, opts.memprofile)
+	if err != nil {
+		return &exitError{exitBadInput, err}
+	}
+	defer func() {
+		if perr := stopProfiles(); perr != nil && err == nil {
+			err = &exitError{exitBadInput, perr}
+		}
+	}()
+
+	// --timeout bounds the whole run, not each assertion: a CI job wants
+	// the command to end in time. The search that is running when the
+	// deadline passes ends with "time limit", the ones after it are
+	// cancelled; all are unknown.
+	interrupted := ctx // cancelled by Ctrl-C only
+	if limits.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = withClockDeadline(ctx, time.Now().Add(limits.Timeout))
+		defer cancel()
+	}
+	ropt := run.Options{Limits: limits, Workers: opts.limits.workers, Mode: opts.mode, Assert: opts.assert}
+	prog := newProgress(io.stderr)
+	if prog != nil {
+		ropt.Progress = prog.update
+	}
+	rep, err := run.Source(ctx, name, src, ropt)
+	prog.clear()
+	if err != nil {
+		return &exitError{exitBadInput, &sourceError{err, map[string][]byte{name: src}}}
+	}
+
+	out := cmd.OutOrStdout()
+	if opts.json {
+		if err := writeJSON(out, rep); err != nil {
+			return err
+		}
+	} else {
+		writeReport(out, rep)
+	}
+	if len(rep.Assertions) == 0 {
+		fmt.Fprintf(io.stderr, "quasar: %s has no assertions\n", name)
+	}
+	if opts.file == "" && !opts.json {
+		demoNote(io.stderr, src, rep)
+	}
+	if interrupted.Err() != nil {
+		fmt.Fprintln(io.stderr, "quasar: interrupted; the results so far are above")
+	}
+	if code := reportCode(rep); code != exitOK {
+		return &exitError{code: code}
+	}
+	return nil
+}
+
+// readModel returns the model to check: the file, standard input ("-"), or
+// the demo model of the library ("").
+func readModel(file string, stdin io.Reader) (name string, src []byte, err error) {
+	switch file {
+	case "":
+		name, src = models.Demo()
+		return name, src, nil
+	case "-":
+		src, err = io.ReadAll(stdin)
+		return "<stdin>", src, err
+	}
+	src, err = os.ReadFile(file)
+	return file, src, err
+}
+
+// startProfiles starts the CPU profile and returns a function that stops it
+// and writes the heap profile; each is skipped when its file name is empty.
+func startProfiles(cpu, mem string) (stop func() error, err error) {
+	var cpuFile *os.File
+	if cpu != "" {
+		if cpuFile, err = os.Create(cpu); err != nil {
+			return nil, err
+		}
+		if err := pprof.StartCPUProfile(cpuFile); err != nil {
+			cpuFile.Close()
+			return nil, err
+		}
+	}
+	return func() error {
+		if cpuFile != nil {
+			pprof.StopCPUProfile()
+			if err := cpuFile.Close(); err != nil {
+				return err
+			}
+		}
+		if mem == "" {
+			return nil
+		}
+		f, err := os.Create(mem)
+		if err != nil {
+			return err
+		}
+		runtime.GC() // up-to-date statistics
+		if err := pprof.WriteHeapProfile(f); err != nil {
+			f.Close()
+			return err
+		}
+		return f.Close()
+	}, nil
+}
+
+// demoNote tells a first-time user what they just ran, and that the demo's
+// violation is intended: its verdicts are compared with the ones written in
+// the model (// expect: comments).
+func demoNote(w io.Writer, src []byte, rep *run.Report) {
+	fmt.Fprintln(w, "note: this is the built-in demo model; print it with: quasar models get demo")
+	want := map[int]lts.Verdict{}
+	for _, e := range models.Expectations(src) {
+		want[e.Line] = e.Verdict
+	}
+	for _, a := range rep.Assertions {
+		if w, ok := want[a.Line]; !ok || w != a.Verdict {
+			return
+		}
+	}
+	if reportCode(rep) == exitInvalid {
+		fmt.Fprintln(w, "note: every verdict is the one the demo expects: one assertion is violated on purpose, hence exit status 1")
+	}
+}
+
+// clockDeadline is a context with a deadline whose Err reads the clock. A
+// plain context's deadline takes effect when its timer fires, which on a
+// loaded machine can be well after the deadline: the next assertion would
+// then start (and perhaps report a violation) after --timeout has passed.
+type clockDeadline struct {
+	context.Context
+	at time.Time
+}
+
+func withClockDeadline(parent context.Context, at time.Time) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithDeadline(parent, at)
+	return clockDeadline{ctx, at}, cancel
+}
+
+func (c clockDeadline) Err() error {
+	if err := c.Context.Err(); err != nil {
+		return err
+	}
+	if !time.Now().Before(c.at) {
+		return context.DeadlineExceeded
+	}
+	return nil
+}

@@ -1,0 +1,248 @@
+package lts
+
+import (
+	"context"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/quasar-verify/quasar/lang"
+)
+
+// checkModel holds the assertions whose verdicts and traces are pinned
+// below; the expectations follow from the definitions in SEMANTICS.md and
+// docs/semantics.md, worked out by hand.
+const checkModel = `
+var x = 0;
+var c = 0;
+#define goal x == 2;
+#define big c >= 2;
+Dead = a -> (b -> Stop [] c1 -> Skip);
+Fine = a -> Fine;
+Term = a -> Skip;
+Div = (a -> Loop) \ {t};
+Loop = t -> Loop;
+NoDiv = (a -> t -> b -> Skip) \ {t};
+Det = a -> b -> Det;
+NonDet = a -> b -> Stop [] a -> c -> Stop;
+Inc = [x < 3] inc{x = x + 1} -> Inc;
+Cnt = [c < 3] up{c = c + 1} -> Cnt [] [c > 0] down{c = c - 1} -> Cnt;
+Bad = [x < 2] inc{x = x + 1} -> Bad [] [x == 2] oops{x = 5 / (x - 2)} -> Skip;
+#assert Dead deadlockfree;
+#assert Fine deadlockfree;
+#assert Term deadlockfree;
+#assert Div divergencefree;
+#assert NoDiv divergencefree;
+#assert Term nonterminating;
+#assert Fine nonterminating;
+#assert Det deterministic;
+#assert NonDet deterministic;
+#assert Inc reaches goal;
+#assert Term reaches goal;
+#assert Cnt reaches big with max(c);
+#assert Cnt reaches big with min(c);
+#assert Bad deadlockfree;
+`
+
+func TestChecks(t *testing.T) {
+	p := compileSrc(t, checkModel)
+	type want struct {
+		verdict Verdict
+		trace   string // events of the trace, space separated
+		value   int64
+	}
+	wants := []want{
+		{Invalid, "a b", 0},     // Dead: after a b, Stop; the c1 branch terminates
+		{Valid, "", 0},          // Fine
+		{Valid, "", 0},          // Term: a terminated state is not a deadlock
+		{Invalid, "a", 0},       // Div: after a, t is hidden and loops
+		{Valid, "", 0},          // NoDiv
+		{Invalid, "a", 0},       // Term terminates
+		{Valid, "", 0},          // Fine never stops
+		{Valid, "", 0},          // Det
+		{Invalid, "", 0},        // NonDet: two a's from the initial state
+		{Valid, "inc inc", 0},   // Inc reaches x == 2 after two steps
+		{Invalid, "", 0},        // Term never sets x
+		{Valid, "up up up", 3},  // max c over c >= 2 is 3
+		{Valid, "up up", 2},     // min is 2
+		{Unknown, "inc inc", 0}, // division by zero in the step after x == 2
+	}
+	asserts := p.info.Asserts
+	if len(asserts) != len(wants) {
+		t.Fatalf("%d assertions, %d expectations", len(asserts), len(wants))
+	}
+	for i, a := range asserts {
+		w := wants[i]
+		for _, workers := range []int{1, 2} {
+			r, err := CheckAssertion(context.Background(), p, a, Options{Workers: workers})
+			name := a.Left.(*lang.RefProc).Name.Name + " " + a.Kind.String()
+			if w.verdict == Unknown {
+				if err == nil || r == nil || r.Err == nil {
+					t.Fatalf("%s: want a run-time error, got %v", name, err)
+				}
+				if !strings.Contains(err.Error(), "division by zero") || !strings.HasPrefix(err.Error(), "test.csp:16:") {
+					t.Errorf("%s: error %v", name, err)
+				}
+			} else if err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			if r.Verdict != w.verdict {
+				t.Errorf("%s (workers %d): verdict %v (%s), want %v", name, workers, r.Verdict, r.Reason, w.verdict)
+				continue
+			}
+			if w.trace != "" || r.Verdict == Invalid && w.trace == "" && len(r.Trace) > 1 {
+				var evs []string
+				for _, s := range r.Trace[1:] {
+					evs = append(evs, s.Event)
+				}
+				if got := strings.Join(evs, " "); got != w.trace {
+					t.Errorf("%s: trace %q, want %q", name, got, w.trace)
+				}
+			}
+			if w.value != 0 && (!r.HasValue || r.Value != w.value) {
+				t.Errorf("%s: value %d (%v), want %d", name, r.Value, r.HasValue, w.value)
+			}
+		}
+	}
+}
+
+// TestTraceDetails checks the variables and the component shown in a
+// counterexample.
+func TestTraceDetails(t *testing.T) {
+	p := compileSrc(t, `
+var x = 0;
+var y = 0;
+P(i) = [x < 2] inc.i{x = x + 1} -> P(i);
+Q = [x == 2] set{y = 7} -> Stop;
+Sys = (||| i:{0..1} @ P(i)) ||| Q;
+`)
+	sys, err := p.ProcessByName("Sys")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := DeadlockFree(context.Background(), sys, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Verdict != Invalid || len(r.Trace) != 4 {
+		t.Fatalf("verdict %v, trace %v", r.Verdict, r.Trace)
+	}
+	last := r.Trace[3]
+	if last.Event != "set" || last.Who != "Q()" {
+		t.Errorf("last step %q by %q, want set by Q()", last.Event, last.Who)
+	}
+	if r.Trace[1].Who != "P(0)" || r.Trace[1].Event != "inc.0" {
+		t.Errorf("first step %q by %q, want inc.0 by P(0)", r.Trace[1].Event, r.Trace[1].Who)
+	}
+	vars := map[string]string{}
+	for _, b := range last.Vars {
+		vars[b.Name] = b.Value
+	}
+	if vars["x"] != "2" || vars["y"] != "7" {
+		t.Errorf("vars after the last step: %v", vars)
+	}
+}
+
+// TestLimits: a state limit, a time limit and a cancelled context give
+// Unknown with the stats so far.
+func TestLimits(t *testing.T) {
+	p := compileSrc(t, `
+var x = 0;
+P = inc{x = x + 1} -> P;
+`)
+	sys, err := p.ProcessByName("P")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := DeadlockFree(context.Background(), sys, Options{Limits: Limits{MaxStates: 1000}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Verdict != Unknown || !strings.Contains(r.Reason, "state limit") || r.Stats.States < 1000 {
+		t.Errorf("state limit: %v %q %+v", r.Verdict, r.Reason, r.Stats)
+	}
+	r, _ = DeadlockFree(context.Background(), sys, Options{Limits: Limits{Timeout: 50 * time.Millisecond}})
+	if r.Verdict != Unknown || !strings.Contains(r.Reason, "time limit") {
+		t.Errorf("time limit: %v %q", r.Verdict, r.Reason)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	r, _ = DeadlockFree(ctx, sys, Options{Workers: 2})
+	if r.Verdict != Unknown || r.Reason != "cancelled" {
+		t.Errorf("cancelled: %v %q", r.Verdict, r.Reason)
+	}
+}
+
+// TestParallelSameAsSequential: with GOMAXPROCS=2, the parallel search
+// finds the same number of states and the same verdicts and traces.
+func TestParallelSameAsSequential(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
+	src := `
+#define T 2;
+var q[4];
+var n = 0;
+P(i) = [] v:{1..2} @ ([n < 4] put.i.v{q[n] = v; n = n + 1} -> P(i))
+    [] [n > 0] take.i.q[n - 1]{n = n - 1; q[n] = 0} -> P(i);
+Sys = ||| i:{0..T-1} @ P(i);
+`
+	for _, w := range []int{1, 2, 3} {
+		p := compileSrc(t, src)
+		sys, err := p.ProcessByName("Sys")
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := Explore(context.Background(), sys, Options{Workers: w})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// 1 + 2 + 4 + 8 + 16 stack contents (values 1..2, up to 4 deep).
+		if r.Stats.States != 31 || r.Verdict != Valid {
+			t.Errorf("workers %d: %d states, %v", w, r.Stats.States, r.Verdict)
+		}
+	}
+	// A bigger space: compare the counts and the deadlock traces.
+	big := `
+var a[6];
+P(i) = [] k:{0..5} @ ([a[k] < 2] s.i.k{a[k] = a[k] + 1} -> P(i));
+Sys = ||| i:{0..2} @ P(i);
+`
+	var counts []int64
+	var traces []string
+	for _, w := range []int{1, 2} {
+		p := compileSrc(t, big)
+		sys, _ := p.ProcessByName("Sys")
+		r, err := DeadlockFree(context.Background(), sys, Options{Workers: w})
+		if err != nil {
+			t.Fatal(err)
+		}
+		counts = append(counts, r.Stats.States)
+		var evs []string
+		for _, s := range r.Trace {
+			evs = append(evs, s.Event)
+		}
+		traces = append(traces, strings.Join(evs, " "))
+		if r.Verdict != Invalid {
+			t.Errorf("workers %d: verdict %v", w, r.Verdict)
+		}
+	}
+	if counts[0] != counts[1] || traces[0] != traces[1] {
+		t.Errorf("sequential %d %q, parallel %d %q", counts[0], traces[0], counts[1], traces[1])
+	}
+	full := `
+var a[6];
+P(i) = [] k:{0..5} @ ([a[k] < 2] s.i.k{a[k] = a[k] + 1} -> P(i));
+Sys = ||| i:{0..2} @ P(i);
+`
+	counts = counts[:0]
+	for _, w := range []int{1, 2} {
+		p := compileSrc(t, full)
+		sys, _ := p.ProcessByName("Sys")
+		r, _ := Explore(context.Background(), sys, Options{Workers: w})
+		counts = append(counts, r.Stats.States)
+	}
+	// 3^6 array contents; the control of each thread is always P(i).
+	if counts[0] != 729 || counts[1] != 729 {
+		t.Errorf("states %v, want 729", counts)
+	}
+}

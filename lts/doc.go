@@ -1,0 +1,75 @@
+// Package lts gives a checked CSP# model its operational semantics as
+// on-the-fly labelled transition systems, explores them fast, and checks
+// single-process properties (deadlock freedom, divergence freedom,
+// non-termination, determinism, reachability with min/max).
+//
+// # Compilation
+//
+// Compile prepares a lang.Checked model once: every global variable (arrays
+// flattened row-major) and every buffered channel (a count and its
+// messages) gets slots in a variable vector; every process definition gets
+// an environment layout (parameters, then one slot per binder: index
+// variables and channel inputs); every expression and event block is
+// compiled to a Go closure over (variables, environment, block locals),
+// with constants folded and expressions that read only the environment
+// marked so they are evaluated when a term is built rather than per state.
+//
+// A process term is hash-consed: a prepared node with its environment (the
+// environment restricted to the slots the node reads, so dead bindings do
+// not split states), or an operator (sequence, choice, parallel, hiding,
+// atomic, interrupt) over term ids. References whose arguments do not read
+// variables are unfolded when a term is built; the others are unfolded with
+// the variables of the moment they move, as PAT does.
+//
+// For a term without a parallel composition at an active position, the
+// transitions are computed once and memoised as templates: guards still to
+// evaluate, a label (fixed, or with data that read variables), an event
+// block, and the target term id. Successor generation for such a term is a
+// loop over its templates: evaluate the guards, intern the label, run the
+// block on a copy of the variables. Terms with a nested parallel composition
+// are expanded by the same rules at run time.
+//
+// # States
+//
+// Process builds the system of an assertion operand. Its top level is
+// flattened: hiding over one parallel composition (nested compositions with
+// the same operator are merged) whose components are terms. A state is the
+// byte string [component term ids as uvarints][variable slots as zigzag
+// varints], interned in an arena-backed hash set (4 MiB chunks, a table of
+// 32-bit fingerprint + id) that assigns dense uint32 ids in discovery
+// order. No per-state Go maps, pointers or interfaces exist; the per-call
+// scratch (decoded state, instantiated edges, encodings) is pooled, so
+// successor generation does not allocate in steady state. Systems are safe
+// for concurrent use: the state set is guarded by a mutex, the term table
+// is append-only with lock-free reads, and memoised templates are published
+// atomically.
+//
+// The transitions of a state: every component's enabled edges are
+// instantiated, then combined: ||| never synchronises; || makes every
+// component whose alphabet holds a visible event (without a block) take part
+// in it; synchronous channel outputs and inputs in different components
+// hand over in one transition; an enabled step inside atomic{} has priority
+// over every other step (PAT 3.4.2). docs/semantics.md lists every rule and
+// decision.
+//
+// # Checks
+//
+// Every check is a breadth-first search that records a parent tree, so a
+// counterexample is a shortest trace, and the variables after each step
+// come from Describe. BFS also makes the parallel search exact: with
+// Options.Workers > 1, each level is expanded by several goroutines and the
+// results are merged in the frontier's order, so the visit order, the state
+// count, the verdict and the counterexample are those of the sequential
+// search. Divergence freedom explores first, then looks for a cycle of tau
+// steps by a depth-first search of the tau subgraph.
+//
+// A check answers Unknown when a limit (time, states, memory: Limits, via
+// internal/budget) is hit or the context is cancelled, with the statistics
+// so far; a run-time error of the model (index out of range, division by
+// zero, a value outside a declared range) stops the search with a
+// *RuntimeError carrying file:line:col and the trace to the state whose step
+// failed.
+//
+// Export writes the reachable graph of a small system as Graphviz DOT or
+// Aldebaran (.aut), refusing graphs above a size limit.
+package lts
