@@ -494,8 +494,11 @@ func (p *Program) block(b *lang.Block, sc *scope) (execFn, error) {
 	if err != nil {
 		return nil, err
 	}
-	if n > p.maxLocals {
-		p.maxLocals = n
+	for {
+		cur := p.maxLocals.Load()
+		if int64(n) <= cur || p.maxLocals.CompareAndSwap(cur, int64(n)) {
+			break
+		}
 	}
 	return f, nil
 }

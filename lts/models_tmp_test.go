@@ -35,6 +35,23 @@ func TestTmpModels(t *testing.T) {
 			t.Errorf("%s: compile: %v", f, err)
 			continue
 		}
+		if os.Getenv("LTS_DEFS") != "" {
+			for name, pd := range c.Info.Procs {
+				args := make([]int64, len(pd.Params))
+				sys, err := p.ProcessByName(name, args...)
+				if err != nil {
+					t.Errorf("%s: %s: %v", f, name, err)
+					continue
+				}
+				r, err := Explore(context.Background(), sys, Options{Limits: Limits{Timeout: time.Second, MaxStates: 100000}})
+				if err != nil {
+					t.Logf("%s: %s: explore: %v", f, name, err)
+					continue
+				}
+				t.Logf("%s %s: %d states %v %s", filepath.Base(f), name, r.Stats.States, r.Verdict, r.Reason)
+			}
+			continue
+		}
 		for _, a := range c.Info.Asserts {
 			sys, err := p.Process(a.Left)
 			if err != nil {

@@ -203,10 +203,15 @@ type scratch struct {
 }
 
 func (s *Proc) getScratch() *scratch {
+	n := int(s.p.maxLocals.Load()) + 1
 	if x := s.pool.Get(); x != nil {
-		return x.(*scratch)
+		sc := x.(*scratch)
+		if len(sc.m.locals) < n {
+			sc.m.locals = make([]int64, n)
+		}
+		return sc
 	}
-	return &scratch{m: machine{locals: make([]int64, s.p.maxLocals+1)}}
+	return &scratch{m: machine{locals: make([]int64, n)}}
 }
 
 // Successors appends the transitions of t, in a deterministic order.

@@ -28,7 +28,7 @@ type Program struct {
 	init      []int64
 	chans     []*chanDef // Info.Channels index -> channel
 	localDims map[*lang.Symbol][]int
-	maxLocals int
+	maxLocals atomic.Int64 // largest number of block locals
 
 	defs map[string]*procDef
 

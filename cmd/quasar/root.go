@@ -99,6 +99,7 @@ func subcommands(io *streams) []*cobra.Command {
 		newVetCmd(io),
 		newFmtCmd(io),
 		newQuasiFactorCmd(io),
+		newLTSCmd(io),
 		newModelsCmd(io),
 		newHistoryCmd(io),
 		newPaperCmd(io),

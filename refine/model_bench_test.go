@@ -1,0 +1,91 @@
+package refine_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/quasar-verify/quasar/lang"
+	"github.com/quasar-verify/quasar/lts"
+	"github.com/quasar-verify/quasar/models"
+	"github.com/quasar-verify/quasar/refine"
+)
+
+// libraryAssertion compiles a model of the library and returns the operands
+// of its assertion whose text starts with text (after "#assert ").
+func libraryAssertion(b *testing.B, name string, params map[string]int, text string) (*lts.Program, *lang.AssertDecl) {
+	b.Helper()
+	file, src, err := models.Generate(name, params)
+	if err != nil {
+		b.Fatal(err)
+	}
+	m, err := lang.Parse(file, src)
+	if err != nil {
+		b.Fatal(err)
+	}
+	c, err := lang.Check(m)
+	if err != nil {
+		b.Fatal(err)
+	}
+	prog, err := lts.Compile(c)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, a := range c.Info.Asserts {
+		at := string(src[a.Pos().Offset:a.End().Offset])
+		if strings.HasPrefix(strings.TrimPrefix(at, "#assert "), text) {
+			return prog, a
+		}
+	}
+	b.Fatalf("%s: no assertion %q", name, text)
+	return nil, nil
+}
+
+// BenchmarkModel checks standard refinement on the model library's
+// linearizable queue and segmented queue and reports product pairs per
+// second. Each iteration builds fresh systems, so state interning is
+// measured too.
+func BenchmarkModel(b *testing.B) {
+	for _, bc := range []struct {
+		name, model string
+		params      map[string]int
+		assert      string
+		want        lts.Verdict
+	}{
+		{"linqueue/ops", "linqueue", map[string]int{"cap": 3, "vals": 2}, "Impl() refines Queue()", lts.Valid},
+		{"linqueue/inv-res", "linqueue", map[string]int{"cap": 2, "vals": 2}, "ImplIR() refines SpecIR()", lts.Valid},
+		{"segqueue/cluster-seg2", "segqueue", map[string]int{"qf": 1, "seg": 2}, "Impl() refines ClusterSpec()", lts.Valid},
+		{"segqueue/cluster-seg3", "segqueue", map[string]int{"qf": 1, "seg": 3}, "Impl() refines ClusterSpec()", lts.Valid},
+		{"segqueue/cluster-qf2-seg3", "segqueue", map[string]int{"qf": 2, "seg": 3}, "Impl() refines ClusterSpec()", lts.Valid},
+		{"segqueue/cluster-seg4-vals3", "segqueue", map[string]int{"qf": 1, "seg": 4, "vals": 3}, "Impl() refines ClusterSpec()", lts.Valid},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			prog, a := libraryAssertion(b, bc.model, bc.params, bc.assert)
+			var pairs int64
+			var secs float64
+			b.ReportAllocs()
+			for b.Loop() {
+				impl, err := prog.Process(a.Left)
+				if err != nil {
+					b.Fatal(err)
+				}
+				spec, err := prog.Process(a.Right)
+				if err != nil {
+					b.Fatal(err)
+				}
+				res, err := refine.Check(context.Background(), impl, lts.NewTauClosed(spec), refine.Options{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if res.Verdict != bc.want {
+					b.Fatalf("verdict %v, want %v", res.Verdict, bc.want)
+				}
+				pairs += res.Stats.Pairs
+				secs += res.Stats.Seconds
+				b.ReportMetric(float64(res.Stats.Pairs), "pairs")
+				b.ReportMetric(float64(res.Stats.ImplStates), "impl-states")
+			}
+			b.ReportMetric(float64(pairs)/secs, "pairs/s")
+		})
+	}
+}
