@@ -122,3 +122,25 @@ func TestInclude(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestConcurrentParse: the package-level parser is safe for concurrent use
+// (run with -race).
+func TestConcurrentParse(t *testing.T) {
+	files := repoModels(t)
+	done := make(chan error, len(files))
+	for _, f := range files {
+		go func() {
+			m, err := ParseFile(f)
+			if err == nil {
+				_, err = Check(m)
+				Format(m)
+			}
+			done <- err
+		}()
+	}
+	for range files {
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
+	}
+}

@@ -98,12 +98,12 @@ func runCheck(ctx context.Context, cmd *cobra.Command, io *streams, opts checkOp
 		defer cancel()
 	}
 	ropt := run.Options{Limits: limits, Workers: opts.limits.workers, Mode: opts.mode, Assert: opts.assert}
-	prog := newProgress(io.stderr)
+	prog := startProgress(io.stderr)
 	if prog != nil {
 		ropt.Progress = prog.update
 	}
 	rep, err := run.Source(ctx, name, src, ropt)
-	prog.clear()
+	prog.finish()
 	if err != nil {
 		return &exitError{exitBadInput, &sourceError{err, map[string][]byte{name: src}}}
 	}

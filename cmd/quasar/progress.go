@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/metrics"
 	"strings"
 	"sync"
 	"time"
@@ -18,61 +19,98 @@ import (
 // appears: short checks print nothing but their result.
 const progressDelay = time.Second
 
+// progressTick is how often the line is redrawn.
+const progressTick = 200 * time.Millisecond
+
 // progress draws a live status line on a terminal:
 //
-//	Impl() refines Spec(): 1.2M states, 310k states/s, depth 42, 1.1 GiB
+//	Impl() refines Spec(): 1.2M states, 310.0k states/s, depth 42, 1.1 GiB, 4.1s
 //
-// It is redrawn in place with \r and erased before the results are printed.
-// On anything but a terminal it is nil and prints nothing.
+// It is redrawn in place with \r from its own goroutine and erased before
+// the results are printed. The figures come from the search (update); until
+// the search reports any, the line shows the elapsed time and the heap. On
+// anything but a terminal there is no progress (nil) and nothing is written.
 type progress struct {
-	mu    sync.Mutex
-	w     io.Writer
+	w     *os.File
 	start time.Time
-	width int // columns of the last line drawn, 0 if none is shown
+	stop  chan struct{}
+	done  chan struct{}
+
+	mu    sync.Mutex
+	last  *run.Progress
+	width int // columns of the line shown, 0 if none
 }
 
-// newProgress returns a progress line on w, or nil if w is not a terminal.
-func newProgress(w io.Writer) *progress {
+// startProgress starts the line on w if w is a terminal; otherwise it
+// returns nil, whose methods do nothing.
+func startProgress(w io.Writer) *progress {
 	f, ok := w.(*os.File)
 	if !ok || !term.IsTerminal(int(f.Fd())) {
 		return nil
 	}
-	return &progress{w: w, start: time.Now()}
+	p := &progress{w: f, start: time.Now(), stop: make(chan struct{}), done: make(chan struct{})}
+	go p.loop()
+	return p
 }
 
-// update is run.Options.Progress: called by the search about every 100 ms.
+// update is run.Options.Progress: the search's latest figures.
 func (p *progress) update(s run.Progress) {
-	if time.Since(p.start) < progressDelay {
-		return
-	}
-	rate := ""
-	if s.Seconds > 0 {
-		rate = fmt.Sprintf(", %s states/s", human(float64(s.States)/s.Seconds))
-	}
-	line := fmt.Sprintf("%s: %s states%s, depth %d, %s", s.Assertion, human(float64(s.States)), rate, s.Depth, budget.FormatBytes(s.Bytes))
 	p.mu.Lock()
-	defer p.mu.Unlock()
-	if cols, _, err := term.GetSize(int(p.w.(*os.File).Fd())); err == nil && cols > 1 && len(line) >= cols {
-		line = line[:cols-1]
-	}
-	pad := ""
-	if n := p.width - len(line); n > 0 {
-		pad = strings.Repeat(" ", n)
-	}
-	fmt.Fprintf(p.w, "\r%s%s", line, pad)
-	p.width = len(line)
+	p.last = &s
+	p.mu.Unlock()
 }
 
-// clear erases the line, so that results start on a clean line.
-func (p *progress) clear() {
+func (p *progress) loop() {
+	defer close(p.done)
+	t := time.NewTicker(progressTick)
+	defer t.Stop()
+	heap := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	for {
+		select {
+		case <-p.stop:
+			return
+		case <-t.C:
+		}
+		elapsed := time.Since(p.start)
+		if elapsed < progressDelay {
+			continue
+		}
+		p.mu.Lock()
+		var line string
+		if s := p.last; s != nil {
+			rate := ""
+			if s.Seconds > 0 {
+				rate = fmt.Sprintf(", %s states/s", human(float64(s.States)/s.Seconds))
+			}
+			line = fmt.Sprintf("%s: %s states%s, depth %d, %s", s.Assertion, human(float64(s.States)), rate, s.Depth, budget.FormatBytes(s.Bytes))
+		} else {
+			metrics.Read(heap)
+			line = fmt.Sprintf("checking: heap %s", budget.FormatBytes(int64(heap[0].Value.Uint64())))
+		}
+		line += fmt.Sprintf(", %s", elapsed.Round(100*time.Millisecond))
+		if cols, _, err := term.GetSize(int(p.w.Fd())); err == nil && cols > 1 && len(line) >= cols {
+			line = line[:cols-1]
+		}
+		pad := ""
+		if n := p.width - len(line); n > 0 {
+			pad = strings.Repeat(" ", n)
+		}
+		fmt.Fprintf(p.w, "\r%s%s", line, pad)
+		p.width = len(line)
+		p.mu.Unlock()
+	}
+}
+
+// finish stops the line and erases it, so that results start on a clean
+// line.
+func (p *progress) finish() {
 	if p == nil {
 		return
 	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
+	close(p.stop)
+	<-p.done
 	if p.width > 0 {
 		fmt.Fprintf(p.w, "\r%s\r", strings.Repeat(" ", p.width))
-		p.width = 0
 	}
 }
 
