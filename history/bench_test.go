@@ -94,7 +94,7 @@ func linearizableQueue(n, procs int, seed int64) *History {
 }
 
 func BenchmarkQueueBig(b *testing.B) {
-	h := linearizableQueue(20000, 8, 1)
+	h := linearizableQueue(benchBigN, 8, 1)
 	b.ReportAllocs()
 	var res *Result
 	for b.Loop() {
@@ -106,3 +106,5 @@ func BenchmarkQueueBig(b *testing.B) {
 	}
 	b.ReportMetric(float64(res.Stats.States), "states")
 }
+
+var benchBigN = 300

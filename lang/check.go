@@ -1,6 +1,7 @@
 package lang
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"sort"
@@ -19,6 +20,9 @@ const maxArray = 1 << 20
 // position. The model is not modified: what the checker learns is in the
 // returned Info.
 func Check(m *Model) (ch *Checked, err error) {
+	if m == nil {
+		return nil, errors.New("lang.Check: nil model")
+	}
 	defer func() {
 		if r := recover(); r != nil {
 			ch, err = nil, &Error{Pos: Pos{File: m.File}, Msg: fmt.Sprintf("internal error: %v", r)}
@@ -654,7 +658,7 @@ func (c *checker) proc(p Proc, sc *scope) {
 			c.proc(q, sc)
 		}
 	case *IndexedProc:
-		inner := c.indexVars(x.Index, sc, true)
+		inner := c.indexVars(x.Index, sc)
 		c.proc(x.Body, inner)
 	case *HideProc:
 		c.proc(x.Body, sc)
@@ -666,8 +670,8 @@ func (c *checker) proc(p Proc, sc *scope) {
 	}
 }
 
-// value checks an expression used as event data or a channel value: an
-// integer or boolean, not an array.
+// value checks an expression used as event data or a channel value (a
+// bare array name is reported by identValue).
 func (c *checker) value(e Expr, sc *scope) {
 	c.expr(e, sc)
 }
@@ -704,11 +708,11 @@ func (c *checker) event(e *EventExpr, sc *scope) {
 }
 
 // indexVars declares index variables in a new scope; each set may use the
-// variables before it. In processes (inProc), `{N}` is a replication count.
-func (c *checker) indexVars(ivs []*IndexVar, sc *scope, inProc bool) *scope {
+// variables before it. Without a variable, `{N}` is a replication count.
+func (c *checker) indexVars(ivs []*IndexVar, sc *scope) *scope {
 	inner := sc.push()
 	for _, iv := range ivs {
-		c.indexSet(iv, inner, inProc)
+		c.indexSet(iv, inner)
 		if iv.Var != nil {
 			c.declare(inner, iv.Var, SymIndex, TypeInt, 0)
 		}
@@ -716,7 +720,7 @@ func (c *checker) indexVars(ivs []*IndexVar, sc *scope, inProc bool) *scope {
 	return inner
 }
 
-func (c *checker) indexSet(iv *IndexVar, sc *scope, inProc bool) {
+func (c *checker) indexSet(iv *IndexVar, sc *scope) {
 	s := iv.Set
 	if s.Range != nil {
 		if s.Range.Lo == nil || s.Range.Hi == nil {
@@ -795,7 +799,7 @@ func walkExpr(e Expr, f func(Expr)) {
 
 func (c *checker) eventSet(s *EventSet, sc *scope) {
 	for _, it := range s.Items {
-		inner := c.indexVars(it.Index, sc, false)
+		inner := c.indexVars(it.Index, sc)
 		c.event(it.Event, inner)
 	}
 }

@@ -1,6 +1,7 @@
 package lang
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"sort"
@@ -144,13 +145,13 @@ func sourceLine(src []byte, n int) (string, bool) {
 		return "", false
 	}
 	for i := 1; i < n; i++ {
-		j := strings.IndexByte(string(src), '\n')
+		j := bytes.IndexByte(src, '\n')
 		if j < 0 {
 			return "", false
 		}
 		src = src[j+1:]
 	}
-	if j := strings.IndexByte(string(src), '\n'); j >= 0 {
+	if j := bytes.IndexByte(src, '\n'); j >= 0 {
 		src = src[:j]
 	}
 	s := strings.TrimSuffix(string(src), "\r")

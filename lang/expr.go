@@ -70,7 +70,7 @@ func (c *checker) eval(e Expr, sc *scope) (Type, int64, bool) {
 	case *CallExpr:
 		return c.call(x, sc), 0, false
 	case *IndexedBoolExpr:
-		inner := c.indexVars(x.Index, sc, false)
+		inner := c.indexVars(x.Index, sc)
 		c.cond(x.Body, inner, "operand of "+x.Op)
 		return TypeBool, 0, false
 	case *ArrayLit:

@@ -3,6 +3,7 @@ package lang
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"testing/fstest"
 	"time"
@@ -38,13 +39,21 @@ func FuzzParse(f *testing.F) {
 		}()
 		fsys := fstest.MapFS{"fuzz.csp": {Data: src}} // includes resolve in here, never on disk
 		m, err := ParseFS(fsys, "fuzz.csp")
+		internal := func(err error) {
+			// The API turns panics into "internal error": for the fuzzer they are bugs.
+			if err != nil && strings.Contains(err.Error(), "internal error") {
+				t.Fatalf("%v\ninput:\n%s", err, src)
+			}
+		}
+		internal(err)
 		if err != nil {
 			if len(Errors(err)) == 0 {
 				t.Fatalf("error without position: %v", err)
 			}
 			return
 		}
-		_, _ = Check(m)
+		_, err = Check(m)
+		internal(err)
 		out := Format(m)
 		m2, err := Parse("fuzz.csp", out)
 		if err != nil {

@@ -224,7 +224,7 @@ var grammarWords = map[string]string{
 	"Declaration": "declaration", "DefineDecl": "#define", "EnumDecl": "enum", "VarDecl": "var",
 	"ChannelDecl": "channel", "AlphabetDecl": "#alphabet", "IncludeDecl": "#include",
 	"Assertion": "assertion", "Definition": "process definition", "Name": "name",
-	"RangeSet": "range {lo..hi}", "ProcRef": "process name", "QuasiSpec": "quasi",
+	"RangeSet": "range {lo..hi}", "ProcRef": "process name", "QuasiSpec": `"quasi"`,
 	"QuasiClass": "event class", "EventRef": "event", "LtlText": "LTL formula",
 	"process": "process", "expression": "expression", "unary": "expression", "dataExpr": "event data",
 	"block": "block {..}", "eventSet": "event set {..}", "arrayLit": "array [..]",

@@ -3,6 +3,7 @@ package lts
 import (
 	"context"
 	"os"
+	"runtime"
 	"syscall"
 	"testing"
 )
@@ -19,7 +20,12 @@ func cpuSeconds() float64 {
 // model of bench/spin/segqueue.pml) and reports the states, states per
 // second (wall and CPU) and bytes per stored state (the state store plus
 // the BFS parent tree).
-func BenchmarkExploreSegQueue(b *testing.B) {
+func BenchmarkExploreSegQueue(b *testing.B) { benchSegQueue(b, 1) }
+
+// BenchmarkExploreSegQueueParallel is the same with one worker per CPU.
+func BenchmarkExploreSegQueueParallel(b *testing.B) { benchSegQueue(b, runtime.GOMAXPROCS(0)) }
+
+func benchSegQueue(b *testing.B, workers int) {
 	src, err := os.ReadFile("../testdata/lts/bench/segqueue.csp")
 	if err != nil {
 		b.Fatal(err)
@@ -34,7 +40,7 @@ func BenchmarkExploreSegQueue(b *testing.B) {
 			b.Fatal(err)
 		}
 		c0 := cpuSeconds()
-		r, err := Explore(context.Background(), sys, Options{})
+		r, err := Explore(context.Background(), sys, Options{Workers: workers})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -48,4 +54,31 @@ func BenchmarkExploreSegQueue(b *testing.B) {
 	}
 	b.ReportMetric(float64(states)/secs, "states/s")
 	b.ReportMetric(float64(states)/cpu, "states/cpu-s")
+}
+
+// TestSuccessorsDoNotAllocate: once the templates are memoised and the
+// events interned, generating successors allocates nothing.
+func TestSuccessorsDoNotAllocate(t *testing.T) {
+	p := compileSrc(t, `
+var q[3];
+var n = 0;
+P(i) = [] v:{1..2} @ ([n < 3] put.i.v{q[n] = v; n = n + 1} -> P(i))
+    [] [n > 0] take.i.q[n - 1]{n = n - 1; q[n] = 0} -> P(i);
+Sys = (||| i:{0..1} @ P(i)) \ {put};
+`)
+	sys, err := p.ProcessByName("Sys")
+	if err != nil {
+		t.Fatal(err)
+	}
+	explore(t, sys) // memoise templates, intern events and states
+	n := sys.NumStates()
+	var buf []Transition
+	allocs := testing.AllocsPerRun(20, func() {
+		for s := 0; s < n; s++ {
+			buf, _ = sys.Successors(State(s), buf[:0])
+		}
+	})
+	if perCall := allocs / float64(n); perCall > 0.01 {
+		t.Errorf("%.3f allocations per Successors call", perCall)
+	}
 }

@@ -44,7 +44,8 @@ type Result struct {
 	Value    int64 `json:"value,omitempty"`
 	HasValue bool  `json:"has_value,omitempty"`
 	// Err is the run-time error of the model that stopped the search (the
-	// trace leads to the state whose step failed).
+	// trace leads to the state whose step failed); the verdict is then
+	// Unknown and the check itself returns no error.
 	Err *RuntimeError `json:"error,omitempty"`
 }
 
@@ -75,12 +76,16 @@ func newBFS(ctx context.Context, sys System, opt Options) *bfs {
 }
 
 func (x *bfs) mark(s, from State, e Event) bool {
-	for int(s) >= len(x.parent) {
-		n := max(1024, 2*len(x.parent))
-		for len(x.parent) < n {
-			x.parent = append(x.parent, noState)
-			x.pev = append(x.pev, Tau)
+	if int(s) >= len(x.parent) {
+		n := max(1024, 2*len(x.parent), int(s)+1)
+		parent := make([]State, n)
+		copy(parent, x.parent)
+		for i := len(x.parent); i < n; i++ {
+			parent[i] = noState
 		}
+		pev := make([]Event, n)
+		copy(pev, x.pev)
+		x.parent, x.pev = parent, pev
 	}
 	if x.parent[s] != noState {
 		return false
@@ -141,45 +146,67 @@ func (x *bfs) run(visit visitor) {
 // the counterexamples identical to the sequential search.
 func (x *bfs) runParallel(frontier []State, visit visitor) {
 	w := x.opt.Workers
-	type result struct {
-		ts  []Transition
-		err error
+	// Each worker appends the transitions of its states to its own buffer,
+	// reused across levels; span i locates the transitions of frontier[i].
+	type span struct {
+		worker, lo, hi int
 	}
-	var res []result
+	bufs := make([][]Transition, w)
+	errs := make([]error, w)
+	errAt := make([]int, w)
+	var spans []span
 	var next []State
 	for len(frontier) > 0 {
 		if r := x.b.Exceeded(int(x.seen)); r != "" {
 			x.reason = r
 			return
 		}
-		if cap(res) < len(frontier) {
-			res = make([]result, len(frontier))
+		if cap(spans) < len(frontier) {
+			spans = make([]span, len(frontier))
 		}
-		res = res[:len(frontier)]
+		spans = spans[:len(frontier)]
 		var wg sync.WaitGroup
 		chunk := (len(frontier) + w - 1) / w
 		for k := 0; k < w; k++ {
 			lo, hi := k*chunk, min((k+1)*chunk, len(frontier))
+			bufs[k], errs[k] = bufs[k][:0], nil
 			if lo >= hi {
-				break
+				continue
 			}
 			wg.Add(1)
-			go func(lo, hi int) {
+			go func(k, lo, hi int) {
 				defer wg.Done()
+				buf := bufs[k]
 				for i := lo; i < hi; i++ {
-					ts, err := x.sys.Successors(frontier[i], res[i].ts[:0])
-					res[i] = result{ts: ts, err: err}
+					start := len(buf)
+					var err error
+					buf, err = x.sys.Successors(frontier[i], buf)
+					if err != nil {
+						errs[k], errAt[k] = err, i
+						break
+					}
+					spans[i] = span{k, start, len(buf)}
 				}
-			}(lo, hi)
+				bufs[k] = buf
+			}(k, lo, hi)
 		}
 		wg.Wait()
+		// The first error in frontier order is the one the sequential
+		// search would meet (states before it are visited first).
+		firstErr := -1
+		for k := 0; k < w; k++ {
+			if errs[k] != nil && (firstErr < 0 || errAt[k] < errAt[firstErr]) {
+				firstErr = k
+			}
+		}
 		next = next[:0]
 		for i, s := range frontier {
-			if res[i].err != nil {
-				x.err, x.errAt = res[i].err, s
+			if firstErr >= 0 && i == errAt[firstErr] {
+				x.err, x.errAt = errs[firstErr], s
 				return
 			}
-			ts := res[i].ts
+			sp := spans[i]
+			ts := bufs[sp.worker][sp.lo:sp.hi]
 			x.trans += int64(len(ts))
 			if visit(s, ts) {
 				return
@@ -189,15 +216,15 @@ func (x *bfs) runParallel(frontier []State, visit visitor) {
 					next = append(next, t.Target)
 				}
 			}
+			if i&255 == 0 && x.opt.MaxStates > 0 && int(x.seen) >= x.opt.MaxStates {
+				x.reason = fmt.Sprintf("state limit %d", x.opt.MaxStates)
+				return
+			}
 		}
 		if len(next) > 0 {
 			x.depth++
 		}
 		frontier, next = next, frontier[:0]
-		if i := x.seen; i > 0 && x.opt.MaxStates > 0 && int(i) >= x.opt.MaxStates {
-			x.reason = fmt.Sprintf("state limit %d", x.opt.MaxStates)
-			return
-		}
 	}
 }
 
@@ -284,12 +311,9 @@ func Explore(ctx context.Context, sys System, opt Options) (*Result, error) {
 	return r, resultErr(r)
 }
 
-func resultErr(r *Result) error {
-	if r.Err != nil {
-		return r.Err
-	}
-	return nil
-}
+// resultErr is nil: a run-time error of the model is part of the result
+// (Result.Err, with the trace), not a failure of the check.
+func resultErr(*Result) error { return nil }
 
 // DeadlockFree checks that no reachable state is stuck: without
 // transitions and not successfully terminated.
@@ -370,6 +394,7 @@ func DivergenceFree(ctx context.Context, sys System, opt Options) (*Result, erro
 	}
 	// Iterative DFS over tau edges with colours: 1 on stack, 2 done.
 	color := make(map[State]uint8, len(order))
+	steps := 0
 	type frame struct {
 		s  State
 		ts []Transition
@@ -384,6 +409,13 @@ func DivergenceFree(ctx context.Context, sys System, opt Options) (*Result, erro
 		first := true
 		for len(stack) > 0 {
 			f := &stack[len(stack)-1]
+			if steps++; steps&1023 == 0 {
+				if reason := x.b.Exceeded(int(x.seen)); reason != "" {
+					x.reason = reason
+					x.finish(r)
+					return r, nil
+				}
+			}
 			if first || f.ts == nil {
 				ts, err := sys.Successors(f.s, nil)
 				if err != nil {

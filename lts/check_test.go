@@ -77,12 +77,15 @@ func TestChecks(t *testing.T) {
 		for _, workers := range []int{1, 2} {
 			r, err := CheckAssertion(context.Background(), p, a, Options{Workers: workers})
 			name := a.Left.(*lang.RefProc).Name.Name + " " + a.Kind.String()
+			if err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
 			if w.verdict == Unknown {
-				if err == nil || r == nil || r.Err == nil {
-					t.Fatalf("%s: want a run-time error, got %v", name, err)
+				if r.Err == nil {
+					t.Fatalf("%s: want a run-time error", name)
 				}
-				if !strings.Contains(err.Error(), "division by zero") || !strings.HasPrefix(err.Error(), "test.csp:16:") {
-					t.Errorf("%s: error %v", name, err)
+				if e := r.Err.Error(); !strings.Contains(e, "division by zero") || !strings.HasPrefix(e, "test.csp:16:") {
+					t.Errorf("%s: error %v", name, e)
 				}
 			} else if err != nil {
 				t.Fatalf("%s: %v", name, err)
@@ -244,5 +247,53 @@ Sys = ||| i:{0..2} @ P(i);
 	// 3^6 array contents; the control of each thread is always P(i).
 	if counts[0] != 729 || counts[1] != 729 {
 		t.Errorf("states %v, want 729", counts)
+	}
+}
+
+// TestComponentNames: components are named after the reference that made
+// them, even when the definition's body starts in another definition.
+func TestComponentNames(t *testing.T) {
+	p := compileSrc(t, `
+Thread(i) = Enq(i) [] Deq(i);
+Enq(i) = enq.i -> Thread(i);
+Deq(i) = deq.i -> Thread(i);
+Sys = ||| i:{0..1} @ Thread(i);
+`)
+	sys, err := p.ProcessByName("Sys")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(sys.Components(), " "); got != "Thread(0) Thread(1)" {
+		t.Errorf("components %q", got)
+	}
+	ts, _ := sys.Successors(sys.Initial(), nil)
+	for _, tr := range ts {
+		want := "Thread(" + sys.Events().Name(tr.Event)[4:] + ")"
+		if w := sys.Who(sys.Initial(), tr.Event, tr.Target); w != want {
+			t.Errorf("%s made by %q, want %q", sys.Events().Name(tr.Event), w, want)
+		}
+	}
+}
+
+// TestUnguardedRecursion: a process that reaches itself without a step is
+// an error, whether found when the term is built or when it moves.
+func TestUnguardedRecursion(t *testing.T) {
+	p := compileSrc(t, `
+var x = 0;
+U = U;
+P = R(x);
+R(k) = P;
+S = a -> P;
+`)
+	if _, err := p.ProcessByName("U"); err == nil || !strings.Contains(err.Error(), "unguarded recursion") {
+		t.Errorf("U: %v", err)
+	}
+	sys, err := p.ProcessByName("S")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := DeadlockFree(context.Background(), sys, Options{})
+	if err != nil || r.Err == nil || !strings.Contains(r.Err.Error(), "unguarded recursion") || r.Verdict != Unknown {
+		t.Errorf("S: %v %+v", err, r)
 	}
 }

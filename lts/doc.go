@@ -66,9 +66,9 @@
 // A check answers Unknown when a limit (time, states, memory: Limits, via
 // internal/budget) is hit or the context is cancelled, with the statistics
 // so far; a run-time error of the model (index out of range, division by
-// zero, a value outside a declared range) stops the search with a
-// *RuntimeError carrying file:line:col and the trace to the state whose step
-// failed.
+// zero, a value outside a declared range) stops the search: the result is
+// Unknown with Result.Err, a *RuntimeError carrying file:line:col, and the
+// trace to the state whose step failed.
 //
 // Export writes the reachable graph of a small system as Graphviz DOT or
 // Aldebaran (.aut), refusing graphs above a size limit.

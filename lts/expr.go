@@ -20,6 +20,7 @@ type machine struct {
 	env    []int64
 	locals []int64
 	err    *RuntimeError
+	depth  int // unfolding depth of references with variable arguments
 }
 
 func (m *machine) fail(pos lang.Pos, format string, args ...any) {
@@ -388,6 +389,19 @@ func (p *Program) access(e lang.Expr, sc *scope) (lvalue, error) {
 		lv.dyn = lv.dyn || c.dyn
 	}
 	name := id.Name
+	if len(fs) == 1 {
+		// The common one-dimensional case, without the loop.
+		f, d, pos0 := fs[0], int64(dims[0]), pos[0]
+		lv.offset = func(m *machine) int64 {
+			v := f(m)
+			if uint64(v) >= uint64(d) {
+				m.fail(pos0, "index %d out of range [0, %d) of %s", v, d, name)
+				return 0
+			}
+			return v
+		}
+		return lv, nil
+	}
 	lv.offset = func(m *machine) int64 {
 		var off int64
 		for i, f := range fs {
@@ -427,6 +441,33 @@ func (p *Program) binary(e *lang.BinaryExpr, sc *scope) (cexpr, error) {
 	xf, yf := x.f, y.f
 	pos := e.Pos()
 	var f evalFn
+	if y.konst && !x.konst {
+		// A constant right operand saves a closure call per evaluation.
+		c := y.val
+		switch e.Op {
+		case "+":
+			f = func(m *machine) int64 { return xf(m) + c }
+		case "-":
+			f = func(m *machine) int64 { return xf(m) - c }
+		case "*":
+			f = func(m *machine) int64 { return xf(m) * c }
+		case "==":
+			f = func(m *machine) int64 { return boolInt(xf(m) == c) }
+		case "!=":
+			f = func(m *machine) int64 { return boolInt(xf(m) != c) }
+		case "<":
+			f = func(m *machine) int64 { return boolInt(xf(m) < c) }
+		case "<=":
+			f = func(m *machine) int64 { return boolInt(xf(m) <= c) }
+		case ">":
+			f = func(m *machine) int64 { return boolInt(xf(m) > c) }
+		case ">=":
+			f = func(m *machine) int64 { return boolInt(xf(m) >= c) }
+		}
+		if f != nil {
+			return cexpr{f: f, dyn: x.dyn}, nil
+		}
+	}
 	switch e.Op {
 	case "&&":
 		f = func(m *machine) int64 { return boolInt(xf(m) != 0 && yf(m) != 0) }

@@ -484,6 +484,12 @@ func formatVals(vs []int64, array, isBool bool) string {
 
 // termName names a component by the definition its control is in.
 func (p *Program) termName(t uint32) string {
+	p.originMu.Lock()
+	o, ok := p.origin[t]
+	p.originMu.Unlock()
+	if ok {
+		return o
+	}
 	tm := p.term(t)
 	switch tm.kind {
 	case kStop:

@@ -46,6 +46,9 @@ type Program struct {
 
 	setMu sync.Mutex
 	sets  map[string]*evset
+
+	originMu sync.Mutex
+	origin   map[uint32]string // term -> the reference that produced it
 }
 
 // chanDef is a channel (or channel array) with its state layout.
@@ -91,6 +94,7 @@ func Compile(c *lang.Checked) (prog *Program, err error) {
 		evCache:   map[evKey]Event{},
 		baseIdx:   map[string]int32{},
 		sets:      map[string]*evset{},
+		origin:    map[uint32]string{},
 	}
 	p.terms.init()
 	p.initTerms()

@@ -77,16 +77,14 @@ type edge struct {
 	sync   bool // a visible event without a block: may synchronise
 
 	// Instantiated data.
-	done   bool
-	bop    int8
-	ch     int32 // channel instance (flattened index)
-	nv     int8
-	vals   [maxVals]int64
-	sub    []edge // a joint transition of a nested parallel: its parts
-	who    int32  // component (top level) or child (nested) index
-	benv   []int64
-	pos    lang.Pos
-	hidden bool
+	done bool
+	bop  int8
+	ch   int32 // channel instance (flattened index)
+	nv   int8
+	vals [maxVals]int64
+	sub  []edge  // a joint transition of a nested parallel: its parts
+	who  int32   // component (top level) or child (nested) index
+	benv []int64 // environment with a channel input's variables bound
 }
 
 // templates returns the memoised templates of a simple term, or errComplex.
@@ -142,7 +140,7 @@ func (p *Program) build(t uint32, m *machine) ([]edge, error) {
 		for i, k := range tm.kids {
 			if k == termSkip && tm.op != uint8(lang.InternalChoice) {
 				// Skip as a branch: a silent step to termination.
-				out = append(out, edge{kind: labTau, target: termSkip, pos: lang.Pos{}})
+				out = append(out, edge{kind: labTau, target: termSkip})
 				continue
 			}
 			switch lang.ChoiceOp(tm.op) {
@@ -271,7 +269,7 @@ func (p *Program) buildNode(tm *term, m *machine) ([]edge, error) {
 	n, env := tm.node, tm.env
 	switch n.kind {
 	case pPrefix:
-		e := edge{kind: labTau, env: env, pos: n.src.Pos()}
+		e := edge{kind: labTau, env: env}
 		if n.ev != nil {
 			if n.ev.dyn {
 				e.kind, e.tmpl = labDyn, n.ev
@@ -294,7 +292,7 @@ func (p *Program) buildNode(tm *term, m *machine) ([]edge, error) {
 		e.target = t
 		return []edge{e}, nil
 	case pChanOut:
-		e := edge{kind: labOut, node: n, env: env, pos: n.src.Pos()}
+		e := edge{kind: labOut, node: n, env: env}
 		if n.block != nil {
 			e.block = blockRef{f: n.block, env: env}
 		}
@@ -305,7 +303,7 @@ func (p *Program) buildNode(tm *term, m *machine) ([]edge, error) {
 		e.target = t
 		return []edge{e}, nil
 	case pChanIn:
-		e := edge{kind: labIn, node: n, env: env, bound: true, pos: n.src.Pos()}
+		e := edge{kind: labIn, node: n, env: env, bound: true}
 		if n.block != nil {
 			e.block = blockRef{f: n.block}
 		}
@@ -331,8 +329,8 @@ func (p *Program) buildNode(tm *term, m *machine) ([]edge, error) {
 		}
 		switch lang.IfKind(n.op) {
 		case lang.If:
-			a := []edge{{kind: labTau, target: th, pos: n.src.Pos()}}
-			b := []edge{{kind: labTau, target: el, pos: n.src.Pos()}}
+			a := []edge{{kind: labTau, target: th}}
+			b := []edge{{kind: labTau, target: el}}
 			ga, err := p.guarded(a, n.cond, env, false)
 			if err != nil {
 				return nil, err
@@ -348,7 +346,7 @@ func (p *Program) buildNode(tm *term, m *machine) ([]edge, error) {
 				var es []edge
 				if br == termSkip {
 					// A branch that is Skip terminates by a silent step.
-					es = []edge{{kind: labTau, target: termSkip, pos: n.src.Pos()}}
+					es = []edge{{kind: labTau, target: termSkip}}
 				} else if es, err = p.kidEdges(br, m); err != nil {
 					return nil, err
 				}
@@ -362,7 +360,7 @@ func (p *Program) buildNode(tm *term, m *machine) ([]edge, error) {
 		default: // IfB: waits for the condition, then behaves as Then
 			var es []edge
 			if th == termSkip {
-				es = []edge{{kind: labTau, target: termSkip, pos: n.src.Pos()}}
+				es = []edge{{kind: labTau, target: termSkip}}
 			} else if es, err = p.kidEdges(th, m); err != nil {
 				return nil, err
 			}
@@ -400,7 +398,7 @@ func (p *Program) buildNode(tm *term, m *machine) ([]edge, error) {
 					return 1
 				}
 			}
-			out = append(out, edge{kind: labTau, target: t, pos: n.src.Pos(), conds: []cond{{f: f, env: env}}})
+			out = append(out, edge{kind: labTau, target: t, conds: []cond{{f: f, env: env}}})
 		}
 		if n.op == 0 {
 			// No default: when no arm holds, the case terminates.
@@ -416,14 +414,19 @@ func (p *Program) buildNode(tm *term, m *machine) ([]edge, error) {
 				}
 				return 1
 			}
-			out = append(out, edge{kind: labTau, target: termSkip, pos: n.src.Pos(), conds: []cond{{f: f, env: env}}})
+			out = append(out, edge{kind: labTau, target: termSkip, conds: []cond{{f: f, env: env}}})
 		}
-		return p.simplifyConds(out)
+		return out, nil
 	case pRef:
 		// A reference whose arguments read variables is unfolded with
 		// the variables of the moment it moves (as PAT does).
 		if m == nil {
 			return nil, errComplex
+		}
+		m.depth++
+		defer func() { m.depth-- }()
+		if m.depth > maxUnfold {
+			return nil, &RuntimeError{Pos: n.src.Pos().String(), Msg: "unguarded recursion (a process reaches itself without an event)"}
 		}
 		ne, err := p.refEnv(n, env, m)
 		if err != nil {
@@ -471,11 +474,6 @@ func (p *Program) guarded(es []edge, c cexpr, env []int64, neg bool) ([]edge, er
 		out[i] = e
 	}
 	return out, nil
-}
-
-// simplifyConds decides conditions that read no variables.
-func (p *Program) simplifyConds(es []edge) ([]edge, error) {
-	return es, nil
 }
 
 func (p *Program) staticEvent(t *evTmpl, env []int64) (Event, error) {
@@ -735,7 +733,7 @@ type joint struct {
 // combiner holds the scratch of combining the children of one parallel.
 type combiner struct {
 	flat   []move
-	ext    []edge // materialised channel edges
+	ext    []edge  // materialised channel edges
 	starts []int32 // flat index where child i's edges start; len = children+1
 	joints []joint
 	parts  []int32
@@ -767,14 +765,13 @@ func (p *Program) combine(c *combiner, op lang.ParOp, alphas []*evset, halves bo
 					if b.node.ch != a.node.ch || b.ch != a.ch {
 						continue
 					}
-					ne, ok, err := p.receive(b.node, b.env, a.vals[:a.nv], m)
+					_, ok, err := p.receive(b.node, b.env, a.vals[:a.nv], m)
 					if err != nil {
 						return err
 					}
 					if !ok {
 						continue
 					}
-					_ = ne
 					ev := p.chanEvent(a.node.ch.name, p.chanIdx(a.node, a.ch), a.vals[:a.nv])
 					for _, h := range append(append([]*evset(nil), a.hides...), b.hides...) {
 						if p.has(h, ev) {

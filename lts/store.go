@@ -7,21 +7,39 @@ import (
 )
 
 // store is the visited-state set of a Proc: an arena-backed hash set of
-// byte strings with dense uint32 ids, like internal/intern.Set, but whose
-// table keeps 32 bits of each string's hash next to its id, so a probe
-// compares bytes only when the fingerprints agree (with millions of states
-// of equal length, comparing bytes on every probe dominated the search).
-// Each string is stored with a uvarint length prefix in 4 MiB chunks.
-// Not safe for concurrent use: Proc guards it with a mutex.
+// byte strings with dense uint32 ids, in the manner of internal/intern.Set
+// but tuned for the search, which is bound by memory latency:
+//
+//   - a table entry holds 26 bits of the string's hash (a fingerprint) and
+//     the string's arena offset, so a probe compares bytes only when the
+//     fingerprints agree (with millions of states of equal length, comparing
+//     on every probe dominated the search);
+//   - the home slot is the hash rotated so that its low bits are the
+//     fingerprint: up to 2^26 slots, growing the table needs no bytes;
+//   - the arena record is [id uint32][uvarint length][bytes], so a lookup
+//     touches the table and one arena record, nothing else (the id -> offset
+//     index is used only by Get).
+//
+// Arena chunks are 4 MiB and hold no pointers. Not safe for concurrent use:
+// Proc guards it with a mutex.
 type store struct {
 	seed   maphash.Seed
 	chunks [][]byte
-	refs   []uint64 // id -> chunk<<32 | offset
-	table  []uint64 // 0 = empty, else fingerprint<<32 | (id+1)
+	refs   []uint64 // id -> arena offset
+	table  []uint64 // 0 = empty, else fingerprint<<40 | (offset+1)
 	mask   uint64
 }
 
-const storeChunk = 1 << 22
+const (
+	storeChunkBits = 22
+	storeChunk     = 1 << storeChunkBits
+	offBits        = 38 // 256 GiB of arena
+	offMask        = 1<<offBits - 1
+	fpBits         = 64 - offBits
+)
+
+// home is the slot index bits of hash h: the fingerprint, then more hash.
+func home(h uint64) uint64 { return h>>offBits | h<<fpBits }
 
 func newStore() *store {
 	return &store{seed: maphash.MakeSeed(), table: make([]uint64, 1<<12), mask: 1<<12 - 1}
@@ -34,87 +52,102 @@ func (s *store) Bytes() int64 {
 	return int64(len(s.chunks))*storeChunk + int64(cap(s.refs))*8 + int64(len(s.table))*8
 }
 
-// Get returns the bytes of id (valid until the next Intern; callers copy).
-func (s *store) Get(id uint32) []byte {
-	r := s.refs[id]
-	c := s.chunks[r>>32]
-	off := uint32(r)
-	n, k := binary.Uvarint(c[off:])
-	start := int(off) + k
-	return c[start : start+int(n) : start+int(n)]
+// record returns the id and bytes of the record at off.
+func (s *store) record(off uint64) (uint32, []byte) {
+	c := s.chunks[off>>storeChunkBits]
+	o := int(off & (storeChunk - 1))
+	id := binary.LittleEndian.Uint32(c[o:])
+	n, k := binary.Uvarint(c[o+4:])
+	start := o + 4 + k
+	return id, c[start : start+int(n) : start+int(n)]
 }
 
-func (s *store) equal(id uint32, b []byte) bool {
-	return string(s.Get(id)) == string(b)
+// Get returns the bytes of id (valid until the next Intern; callers copy).
+func (s *store) Get(id uint32) []byte {
+	_, b := s.record(s.refs[id])
+	return b
+}
+
+// find returns the table slot of b (empty if absent), and b's id if found.
+func (s *store) find(b []byte) (slot uint64, fp uint64, id uint32, ok bool) {
+	h := maphash.Bytes(s.seed, b)
+	fp = h >> offBits
+	for i := home(h) & s.mask; ; i = (i + 1) & s.mask {
+		v := s.table[i]
+		if v == 0 {
+			return i, fp, 0, false
+		}
+		if v>>offBits == fp {
+			if id, rb := s.record(v&offMask - 1); string(rb) == string(b) {
+				return i, fp, id, true
+			}
+		}
+	}
 }
 
 // Lookup returns the id of b if present.
 func (s *store) Lookup(b []byte) (uint32, bool) {
-	fp := maphash.Bytes(s.seed, b) >> 32
-	for i := fp & s.mask; ; i = (i + 1) & s.mask {
-		v := s.table[i]
-		if v == 0 {
-			return 0, false
-		}
-		if v>>32 == fp && s.equal(uint32(v)-1, b) {
-			return uint32(v) - 1, true
-		}
-	}
+	_, _, id, ok := s.find(b)
+	return id, ok
 }
 
 // Intern returns the id of b, adding it if new.
 func (s *store) Intern(b []byte) (uint32, bool) {
-	fp := maphash.Bytes(s.seed, b) >> 32
-	i := fp & s.mask
-	for ; ; i = (i + 1) & s.mask {
-		v := s.table[i]
-		if v == 0 {
-			break
-		}
-		if v>>32 == fp && s.equal(uint32(v)-1, b) {
-			return uint32(v) - 1, false
-		}
+	slot, fp, id, ok := s.find(b)
+	if ok {
+		return id, false
 	}
 	if len(s.refs) >= math.MaxUint32-1 {
 		panic("lts: more than 2^32-2 states")
 	}
-	id := uint32(len(s.refs))
-	s.refs = append(s.refs, s.put(b))
-	s.table[i] = fp<<32 | uint64(id+1)
+	id = uint32(len(s.refs))
+	off := s.put(id, b)
+	s.refs = append(s.refs, off)
+	s.table[slot] = fp<<offBits | (off + 1)
 	if uint64(len(s.refs))*4 > uint64(len(s.table))*3 {
 		s.grow()
 	}
 	return id, true
 }
 
-func (s *store) put(b []byte) uint64 {
-	need := len(b) + binary.MaxVarintLen64
+func (s *store) put(id uint32, b []byte) uint64 {
+	need := 4 + binary.MaxVarintLen64 + len(b)
+	if need > storeChunk {
+		panic("lts: state larger than 4 MiB")
+	}
 	n := len(s.chunks)
 	if n == 0 || len(s.chunks[n-1])+need > cap(s.chunks[n-1]) {
-		s.chunks = append(s.chunks, make([]byte, 0, max(storeChunk, need)))
+		if n >= 1<<(offBits-storeChunkBits) {
+			panic("lts: state arena full")
+		}
+		s.chunks = append(s.chunks, make([]byte, 0, storeChunk))
 		n++
 	}
 	c := s.chunks[n-1]
 	off := len(c)
+	c = binary.LittleEndian.AppendUint32(c, id)
 	c = binary.AppendUvarint(c, uint64(len(b)))
 	s.chunks[n-1] = append(c, b...)
-	return uint64(n-1)<<32 | uint64(off)
+	return uint64(n-1)<<storeChunkBits | uint64(off)
 }
 
-// grow doubles the table. The home slot of a string is its 32-bit
-// fingerprint modulo the table size, so rehashing needs no bytes; strings
-// that share a home slot differ in the fingerprint's higher bits.
+// grow doubles the table. Up to 2^26 slots the home slot is the
+// fingerprint's low bits, so no string is read; beyond, strings are
+// rehashed.
 func (s *store) grow() {
-	if len(s.table) >= 1<<32 {
-		panic("lts: state table full")
-	}
 	table := make([]uint64, 2*len(s.table))
 	mask := uint64(len(table) - 1)
 	for _, v := range s.table {
 		if v == 0 {
 			continue
 		}
-		i := (v >> 32) & mask
+		var i uint64
+		if mask < 1<<fpBits {
+			i = v >> offBits & mask
+		} else {
+			_, b := s.record(v&offMask - 1)
+			i = home(maphash.Bytes(s.seed, b)) & mask
+		}
 		for table[i] != 0 {
 			i = (i + 1) & mask
 		}

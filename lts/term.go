@@ -131,7 +131,11 @@ func (p *Program) norm(n *pnode, env []int64, depth int) (uint32, error) {
 		if err != nil {
 			return 0, err
 		}
-		return p.norm(n.ref.body, ne, depth+1)
+		t, err := p.norm(n.ref.body, ne, depth+1)
+		if err == nil {
+			p.noteOrigin(t, n.ref, ne)
+		}
+		return t, err
 	case pPrefix, pChanOut, pChanIn, pGuard, pIf, pCase:
 		return p.leaf(n, env), nil
 	case pSeq:
@@ -640,4 +644,22 @@ func (p *Program) indexEnvs(n *pnode, env []int64) ([][]int64, error) {
 		envs = next
 	}
 	return envs, nil
+}
+
+// noteOrigin remembers the first reference that produced term t, to name
+// components ("Thread(1)") in counterexamples.
+func (p *Program) noteOrigin(t uint32, d *procDef, env []int64) {
+	if t == termStop || t == termSkip {
+		return
+	}
+	p.originMu.Lock()
+	defer p.originMu.Unlock()
+	if _, ok := p.origin[t]; ok {
+		return
+	}
+	var args []string
+	for i := 0; i < d.params && i < len(env); i++ {
+		args = append(args, strconv.FormatInt(env[i], 10))
+	}
+	p.origin[t] = d.name + "(" + strings.Join(args, ",") + ")"
 }

@@ -28,7 +28,7 @@ type checkOptions struct {
 	memprofile string
 }
 
-func newCheckCmd(io *streams) *cobra.Command {
+func newCheckCmd(st *streams) *cobra.Command {
 	var opts checkOptions
 	cmd := &cobra.Command{
 		Use:   "check [FILE]",
@@ -50,7 +50,7 @@ interrupted, and no assertion is violated (the verdict is unknown).`,
 			if len(args) == 1 {
 				opts.file = args[0]
 			}
-			return runCheck(cmd.Context(), cmd, io, opts)
+			return runCheck(cmd.Context(), cmd, st, opts)
 		},
 	}
 	fs := cmd.Flags()
@@ -63,7 +63,7 @@ interrupted, and no assertion is violated (the verdict is unknown).`,
 	return cmd
 }
 
-func runCheck(ctx context.Context, cmd *cobra.Command, io *streams, opts checkOptions) (err error) {
+func runCheck(ctx context.Context, cmd *cobra.Command, st *streams, opts checkOptions) (err error) {
 	limits, err := opts.limits.limits()
 	if err != nil {
 		return &usageError{cmd, err}
@@ -73,7 +73,7 @@ func runCheck(ctx context.Context, cmd *cobra.Command, io *streams, opts checkOp
 	default:
 		return &usageError{cmd, fmt.Errorf("--mode must be exact or window, found %q", opts.mode)}
 	}
-	name, src, err := readModel(opts.file, io.stdin)
+	name, src, err := readModel(opts.file, st.stdin)
 	if err != nil {
 		return &exitError{exitBadInput, err}
 	}
@@ -98,7 +98,7 @@ func runCheck(ctx context.Context, cmd *cobra.Command, io *streams, opts checkOp
 		defer cancel()
 	}
 	ropt := run.Options{Limits: limits, Workers: opts.limits.workers, Mode: opts.mode, Assert: opts.assert}
-	prog := startProgress(io.stderr)
+	prog := startProgress(st.stderr)
 	if prog != nil {
 		ropt.Progress = prog.update
 	}
@@ -117,13 +117,13 @@ func runCheck(ctx context.Context, cmd *cobra.Command, io *streams, opts checkOp
 		writeReport(out, rep)
 	}
 	if len(rep.Assertions) == 0 {
-		fmt.Fprintf(io.stderr, "quasar: %s has no assertions\n", name)
+		fmt.Fprintf(st.stderr, "quasar: %s has no assertions\n", name)
 	}
 	if opts.file == "" && !opts.json {
-		demoNote(io.stderr, src, rep)
+		demoNote(st.stderr, src, rep)
 	}
 	if interrupted.Err() != nil {
-		fmt.Fprintln(io.stderr, "quasar: interrupted; the results so far are above")
+		fmt.Fprintln(st.stderr, "quasar: interrupted; the results so far are above")
 	}
 	if code := reportCode(rep); code != exitOK {
 		return &exitError{code: code}

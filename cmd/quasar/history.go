@@ -18,19 +18,14 @@ import (
 	"github.com/quasar-verify/quasar/relax"
 )
 
-func newHistoryCmd(io *streams) *cobra.Command {
+func newHistoryCmd(st *streams) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "history",
 		Short: "Check histories recorded from real runs",
 		Long: `Check histories recorded from runs of real code: JSON Lines, EDN (Knossos,
 Porcupine) or Jepsen logs. See docs/history.md for the formats.`,
-		Args: noArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			return &usageError{cmd, fmt.Errorf("missing subcommand (check or factor)")}
-		},
 	}
-	cmd.AddCommand(newHistoryCheckCmd(io), newHistoryFactorCmd(io))
-	return cmd
+	return group(cmd, newHistoryCheckCmd(st), newHistoryFactorCmd(st))
 }
 
 // historyCheckOptions are the inputs of "quasar history check".
@@ -52,7 +47,7 @@ func (o *historyCheckOptions) registerModelFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.process, "process", "", "with --model FILE.csp: the specification process (default: the right side of the file's first refinement assertion)")
 }
 
-func newHistoryCheckCmd(io *streams) *cobra.Command {
+func newHistoryCheckCmd(st *streams) *cobra.Command {
 	var opts historyCheckOptions
 	cmd := &cobra.Command{
 		Use:   "check FILE",
@@ -78,7 +73,7 @@ hit (unknown).`,
 		Args: rangeArgs(1, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.file = args[0]
-			return runHistoryCheck(cmd.Context(), cmd, io, opts)
+			return runHistoryCheck(cmd.Context(), cmd, st, opts)
 		},
 	}
 	fs := cmd.Flags()
@@ -122,7 +117,7 @@ type historyPartition struct {
 	Reason  string      `json:"reason,omitempty"`
 }
 
-func runHistoryCheck(ctx context.Context, cmd *cobra.Command, io *streams, opts historyCheckOptions) error {
+func runHistoryCheck(ctx context.Context, cmd *cobra.Command, st *streams, opts historyCheckOptions) error {
 	limits, err := opts.limits.limits()
 	if err != nil {
 		return &usageError{cmd, err}
@@ -137,7 +132,7 @@ func runHistoryCheck(ctx context.Context, cmd *cobra.Command, io *streams, opts 
 	} else if opts.complete {
 		return &usageError{cmd, fmt.Errorf("--complete needs --quasi")}
 	}
-	h, m, err := loadHistory(ctx, cmd, io, &opts)
+	h, m, err := loadHistory(ctx, cmd, st, &opts)
 	if err != nil {
 		return err
 	}
@@ -210,8 +205,8 @@ type namedModel struct {
 //
 // The model's name in messages is the built-in model's, or the process and
 // file ("Queue() in spec.csp").
-func loadHistory(ctx context.Context, cmd *cobra.Command, io *streams, opts *historyCheckOptions) (*history.History, namedModel, error) {
-	h, src, err := readHistory(opts.file, io.stdin)
+func loadHistory(ctx context.Context, cmd *cobra.Command, st *streams, opts *historyCheckOptions) (*history.History, namedModel, error) {
+	h, src, err := readHistory(opts.file, st.stdin)
 	if err != nil {
 		return nil, namedModel{}, &exitError{exitBadInput, &sourceError{err, map[string][]byte{opts.file: src}}}
 	}
@@ -489,7 +484,7 @@ type historyFactorOptions struct {
 	max int
 }
 
-func newHistoryFactorCmd(io *streams) *cobra.Command {
+func newHistoryFactorCmd(st *streams) *cobra.Command {
 	var opts historyFactorOptions
 	cmd := &cobra.Command{
 		Use:   "factor FILE",
@@ -506,7 +501,7 @@ limit was hit.`,
 		Args: rangeArgs(1, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.file = args[0]
-			return runHistoryFactor(cmd.Context(), cmd, io, opts)
+			return runHistoryFactor(cmd.Context(), cmd, st, opts)
 		},
 	}
 	fs := cmd.Flags()
@@ -531,7 +526,7 @@ type historyFactorReport struct {
 	Stats   lts.Stats   `json:"stats"` // of the last check
 }
 
-func runHistoryFactor(ctx context.Context, cmd *cobra.Command, io *streams, opts historyFactorOptions) error {
+func runHistoryFactor(ctx context.Context, cmd *cobra.Command, st *streams, opts historyFactorOptions) error {
 	limits, err := opts.limits.limits()
 	if err != nil {
 		return &usageError{cmd, err}
@@ -547,7 +542,7 @@ func runHistoryFactor(ctx context.Context, cmd *cobra.Command, io *streams, opts
 	if err != nil {
 		return &usageError{cmd, err}
 	}
-	h, m, err := loadHistory(ctx, cmd, io, &opts.historyCheckOptions)
+	h, m, err := loadHistory(ctx, cmd, st, &opts.historyCheckOptions)
 	if err != nil {
 		return err
 	}

@@ -22,7 +22,7 @@ type ltsOptions struct {
 	maxStates int
 }
 
-func newLTSCmd(io *streams) *cobra.Command {
+func newLTSCmd(st *streams) *cobra.Command {
 	var opts ltsOptions
 	cmd := &cobra.Command{
 		Use:   "lts FILE --process P [--dot|--aut]",

@@ -12,7 +12,7 @@ import (
 	"github.com/quasar-verify/quasar/models"
 )
 
-func newModelsCmd(io *streams) *cobra.Command {
+func newModelsCmd(st *streams) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "models",
 		Short: "List, describe and print the models of the library",
@@ -23,16 +23,11 @@ classic examples, and the demo.
   quasar models show segqueue              a model's description and parameters
   quasar models get segqueue qf=3 seg=2    the source of an instance
   quasar models get segqueue > m.csp && quasar check m.csp`,
-		Args: noArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			return &usageError{cmd, fmt.Errorf("missing subcommand (list, show or get)")}
-		},
 	}
-	cmd.AddCommand(newModelsListCmd(io), newModelsShowCmd(io), newModelsGetCmd(io))
-	return cmd
+	return group(cmd, newModelsListCmd(st), newModelsShowCmd(st), newModelsGetCmd(st))
 }
 
-func newModelsListCmd(io *streams) *cobra.Command {
+func newModelsListCmd(st *streams) *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "list",
@@ -69,7 +64,7 @@ func paramSummary(m models.Info) string {
 	return strings.Join(ps, " ")
 }
 
-func newModelsShowCmd(io *streams) *cobra.Command {
+func newModelsShowCmd(st *streams) *cobra.Command {
 	return &cobra.Command{
 		Use:   "show NAME",
 		Short: "Describe a model: parameters and assertions with their expected verdicts",
@@ -115,7 +110,7 @@ func newModelsShowCmd(io *streams) *cobra.Command {
 	}
 }
 
-func newModelsGetCmd(io *streams) *cobra.Command {
+func newModelsGetCmd(st *streams) *cobra.Command {
 	return &cobra.Command{
 		Use:   "get NAME [PARAM=VALUE...]",
 		Short: "Print the source of a model (an instance of a family)",

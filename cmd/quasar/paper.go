@@ -29,7 +29,7 @@ func rowName(r *repro.Row) string {
 	return fmt.Sprintf("table %s: %s qf=%d seg=%d %s", r.Table, r.Model, r.QF, r.Seg, r.Method)
 }
 
-func newPaperCmd(io *streams) *cobra.Command {
+func newPaperCmd(st *streams) *cobra.Command {
 	var opts paperOptions
 	cmd := &cobra.Command{
 		Use:   "paper",
@@ -47,7 +47,7 @@ Exit code 0: every verdict is the one the model expects (or unknown); 1: some
 verdict differs or a row failed; 2: bad usage; 3: interrupted.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runPaper(cmd.Context(), cmd, io, opts)
+			return runPaper(cmd.Context(), cmd, st, opts)
 		},
 	}
 	fs := cmd.Flags()
@@ -61,7 +61,7 @@ verdict differs or a row failed; 2: bad usage; 3: interrupted.`,
 	return cmd
 }
 
-func runPaper(ctx context.Context, cmd *cobra.Command, io *streams, opts paperOptions) error {
+func runPaper(ctx context.Context, cmd *cobra.Command, st *streams, opts paperOptions) error {
 	for _, t := range opts.tables {
 		switch t {
 		case repro.Table1, repro.Table4, repro.Fig8:
@@ -97,7 +97,7 @@ func runPaper(ctx context.Context, cmd *cobra.Command, io *streams, opts paperOp
 	ropt.Progress = func(r *repro.Row, done bool) {
 		if !done {
 			n++
-			fmt.Fprintf(io.stderr, "[%d/%d] %s ... ", n, total, rowName(r))
+			fmt.Fprintf(st.stderr, "[%d/%d] %s ... ", n, total, rowName(r))
 			return
 		}
 		verdict := r.Verdict.String()
@@ -106,14 +106,14 @@ func runPaper(ctx context.Context, cmd *cobra.Command, io *streams, opts paperOp
 		} else if r.Reason != "" {
 			verdict += " (" + r.Reason + ")"
 		}
-		fmt.Fprintf(io.stderr, "%s, %d states, %s\n", verdict, r.States, formatSeconds(r.Seconds))
+		fmt.Fprintf(st.stderr, "%s, %d states, %s\n", verdict, r.States, formatSeconds(r.Seconds))
 	}
 	rep, err := repro.Run(ctx, ropt)
 	if err != nil && ctx.Err() == nil {
 		return err
 	}
 	if ctx.Err() != nil {
-		fmt.Fprintln(io.stderr, "quasar: interrupted; writing the rows done so far")
+		fmt.Fprintln(st.stderr, "quasar: interrupted; writing the rows done so far")
 	}
 	paths, werr := repro.Write(opts.out, rep)
 	if werr != nil {
@@ -127,7 +127,7 @@ func runPaper(ctx context.Context, cmd *cobra.Command, io *streams, opts paperOp
 		out.Write(b)
 	}
 	for _, p := range paths {
-		fmt.Fprintf(io.stderr, "wrote %s\n", p)
+		fmt.Fprintf(st.stderr, "wrote %s\n", p)
 	}
 	bad := 0
 	for _, r := range rep.Rows {

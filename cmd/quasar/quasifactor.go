@@ -26,7 +26,7 @@ type quasiFactorOptions struct {
 	limits limitFlags
 }
 
-func newQuasiFactorCmd(io *streams) *cobra.Command {
+func newQuasiFactorCmd(st *streams) *cobra.Command {
 	var opts quasiFactorOptions
 	cmd := &cobra.Command{
 		Use:   "quasi-factor FILE",
@@ -45,7 +45,7 @@ limit was hit.`,
 		Args: rangeArgs(1, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.file = args[0]
-			return runQuasiFactor(cmd.Context(), cmd, io, opts)
+			return runQuasiFactor(cmd.Context(), cmd, st, opts)
 		},
 	}
 	fs := cmd.Flags()
@@ -74,7 +74,7 @@ type quasiFactorReport struct {
 	Steps []refine.FactorStep    `json:"steps"`
 }
 
-func runQuasiFactor(ctx context.Context, cmd *cobra.Command, io *streams, opts quasiFactorOptions) error {
+func runQuasiFactor(ctx context.Context, cmd *cobra.Command, st *streams, opts quasiFactorOptions) error {
 	limits, err := opts.limits.limits()
 	if err != nil {
 		return &usageError{cmd, err}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -56,7 +57,7 @@ type streams struct {
 // New builds the root command writing to the given streams. Nothing is
 // registered globally: every call builds a fresh command tree.
 func New(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
-	io := &streams{stdin: stdin, stdout: stdout, stderr: stderr}
+	st := &streams{stdin: stdin, stdout: stdout, stderr: stderr}
 	root := &cobra.Command{
 		Use:   "quasar",
 		Short: "Quasar checks concurrent data structures for (quasi-)linearizability",
@@ -72,7 +73,7 @@ or bad input, 3 a limit was hit (verdict unknown), 4 internal error.`,
 		// Bare "quasar" prints help.
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 0 {
-				return &usageError{cmd, fmt.Errorf("unknown command %q", args[0])}
+				return unknownSubcommand(cmd, args[0])
 			}
 			return cmd.Help()
 		},
@@ -85,7 +86,7 @@ or bad input, 3 a limit was hit (verdict unknown), 4 internal error.`,
 		return &usageError{cmd, err}
 	})
 	root.CompletionOptions.DisableDefaultCmd = true
-	for _, sub := range subcommands(io) {
+	for _, sub := range subcommands(st) {
 		root.AddCommand(sub)
 	}
 	return root
@@ -93,17 +94,17 @@ or bad input, 3 a limit was hit (verdict unknown), 4 internal error.`,
 
 // subcommands lists the commands of the tool, each built by its own
 // constructor.
-func subcommands(io *streams) []*cobra.Command {
+func subcommands(st *streams) []*cobra.Command {
 	return []*cobra.Command{
-		newCheckCmd(io),
-		newVetCmd(io),
-		newFmtCmd(io),
-		newQuasiFactorCmd(io),
-		newLTSCmd(io),
-		newModelsCmd(io),
-		newHistoryCmd(io),
-		newPaperCmd(io),
-		newVersionCmd(io),
+		newCheckCmd(st),
+		newVetCmd(st),
+		newFmtCmd(st),
+		newQuasiFactorCmd(st),
+		newLTSCmd(st),
+		newModelsCmd(st),
+		newHistoryCmd(st),
+		newPaperCmd(st),
+		newVersionCmd(st),
 	}
 }
 
@@ -125,7 +126,17 @@ func Main() int {
 // execute runs one command line and turns its outcome into an exit code.
 // A panic anywhere below is a bug: it is reported as an internal error with
 // exit code 4, never as bad input.
-func execute(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
+func execute(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return protect(stderr, func() int {
+		root := New(stdin, stdout, stderr)
+		root.SetArgs(args)
+		return report(stderr, root.ExecuteContext(ctx))
+	})
+}
+
+// protect runs f and turns a panic into an internal error: a message with
+// the stack on stderr and exit code 4.
+func protect(stderr io.Writer, f func() int) (code int) {
 	defer func() {
 		if r := recover(); r != nil {
 			fmt.Fprintf(stderr, "quasar: internal error: %v\n%s", r, debug.Stack())
@@ -133,10 +144,7 @@ func execute(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 			code = exitInternal
 		}
 	}()
-	root := New(stdin, stdout, stderr)
-	root.SetArgs(args)
-	err := root.ExecuteContext(ctx)
-	return report(stderr, err)
+	return f()
 }
 
 // report prints err (if it needs printing) and returns the exit code.
@@ -161,4 +169,35 @@ func report(stderr io.Writer, err error) int {
 	// errors; everything that reaches here came from the user's input.
 	printError(stderr, err)
 	return exitBadInput
+}
+
+// group makes cmd a group of subcommands: run alone or with an unknown
+// subcommand, it is a usage error that lists the subcommands.
+func group(cmd *cobra.Command, subs ...*cobra.Command) *cobra.Command {
+	cmd.AddCommand(subs...)
+	cmd.Args = cobra.ArbitraryArgs
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		if len(args) > 0 {
+			return unknownSubcommand(cmd, args[0])
+		}
+		var names []string
+		for _, c := range cmd.Commands() {
+			if c.IsAvailableCommand() {
+				names = append(names, c.Name())
+			}
+		}
+		return &usageError{cmd, fmt.Errorf("missing subcommand (%s)", strings.Join(names, ", "))}
+	}
+	return cmd
+}
+
+func unknownSubcommand(cmd *cobra.Command, name string) error {
+	msg := fmt.Sprintf("unknown command %q", name)
+	if cmd.SuggestionsMinimumDistance <= 0 {
+		cmd.SuggestionsMinimumDistance = 2
+	}
+	if s := cmd.SuggestionsFor(name); len(s) > 0 {
+		msg += fmt.Sprintf("; did you mean %s?", strings.Join(s, " or "))
+	}
+	return &usageError{cmd, errors.New(msg)}
 }

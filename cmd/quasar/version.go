@@ -8,7 +8,7 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func newVersionCmd(io *streams) *cobra.Command {
+func newVersionCmd(st *streams) *cobra.Command {
 	return &cobra.Command{
 		Use:   "version",
 		Short: "Print the version of quasar",

@@ -10,7 +10,7 @@ import (
 	"github.com/quasar-verify/quasar/lang"
 )
 
-func newVetCmd(io *streams) *cobra.Command {
+func newVetCmd(st *streams) *cobra.Command {
 	return &cobra.Command{
 		Use:   "vet FILE...",
 		Short: "Parse and check models without exploring them",
@@ -22,7 +22,7 @@ caret, and explores nothing. Exit code 0: no errors; 2: errors.`,
 			failed := false
 			for _, file := range args {
 				if err := vetFile(file); err != nil {
-					printError(io.stderr, err)
+					printError(st.stderr, err)
 					failed = true
 				}
 			}
@@ -57,7 +57,7 @@ func checkSource(file string, src []byte) (*lang.Checked, error) {
 	return nil, &sourceError{err, map[string][]byte{file: src}}
 }
 
-func newFmtCmd(io *streams) *cobra.Command {
+func newFmtCmd(st *streams) *cobra.Command {
 	var write, list bool
 	cmd := &cobra.Command{
 		Use:   "fmt [-w] [-l] FILE...",
@@ -71,7 +71,7 @@ a syntax error is left untouched and reported (exit code 2).`,
 			failed := false
 			for _, file := range args {
 				if err := fmtFile(cmd, file, write, list); err != nil {
-					printError(io.stderr, err)
+					printError(st.stderr, err)
 					failed = true
 				}
 			}

@@ -21,10 +21,11 @@
 //     a compare-and-swap, so two concurrent pops can return the same element
 //     (and a concurrent push can be lost).
 //
-// The broken variants call runtime.Gosched inside their race windows, as a
+// Every variant calls runtime.Gosched inside its race windows, as a
 // noise-injecting scheduler would, so that a test of a few thousand
-// operations on two cores exposes the bug reliably; the correct variants
-// yield at the same places so that both face the same schedules.
+// operations on two cores exposes the bugs reliably, and the correct
+// variants face the same schedules as the broken ones. Quiet turns the
+// yields off (plain runs: fewer overlapping operations).
 //
 // Values are positive int64s; a dequeue or pop on an empty structure returns
 // ok == false.

@@ -33,6 +33,7 @@ type SegmentedQueue struct {
 	head     atomic.Pointer[segment]
 	tail     atomic.Pointer[segment]
 	starving bool
+	quiet    bool
 }
 
 // NewSegmentedQueue returns an empty correct segmented queue with segments
@@ -54,6 +55,16 @@ func newSegQueue(k int, starving bool) *SegmentedQueue {
 	return q
 }
 
+// Quiet turns off the yields inside the race windows (see the package
+// doc); call it before the queue is shared. It returns q.
+func (q *SegmentedQueue) Quiet() *SegmentedQueue { q.quiet = true; return q }
+
+func (q *SegmentedQueue) yield() {
+	if !q.quiet {
+		runtime.Gosched()
+	}
+}
+
 // K is the segment size.
 func (q *SegmentedQueue) K() int { return q.k }
 
@@ -68,7 +79,7 @@ func (q *SegmentedQueue) Enqueue(v int64) {
 		for i := range q.k {
 			s := &seg.slots[(start+i)%q.k]
 			if s.Load() == slotFree {
-				runtime.Gosched() // race window: another enqueuer may fill the slot
+				q.yield() // race window: another enqueuer may fill the slot
 				if s.CompareAndSwap(slotFree, v) {
 					return
 				}
@@ -104,7 +115,7 @@ func (q *SegmentedQueue) Dequeue() (v int64, ok bool) {
 				continue
 			}
 		}
-		v, free, took := take(seg, start)
+		v, free, took := q.take(seg, start)
 		if took {
 			return v, true
 		}
@@ -130,13 +141,13 @@ func (q *SegmentedQueue) Dequeue() (v int64, ok bool) {
 
 // take scans seg from start and removes the first item it finds. Without an
 // item it returns the number of free slots seen.
-func take(seg *segment, start int) (v int64, free int, took bool) {
+func (q *SegmentedQueue) take(seg *segment, start int) (v int64, free int, took bool) {
 	k := len(seg.slots)
 	for i := 0; i < k; i++ {
 		s := &seg.slots[(start+i)%k]
 		x := s.Load()
 		for x > 0 {
-			runtime.Gosched() // race window: another dequeuer may take it
+			q.yield() // race window: another dequeuer may take it
 			if s.CompareAndSwap(x, slotTaken) {
 				return x, 0, true
 			}

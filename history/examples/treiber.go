@@ -15,8 +15,19 @@ type node struct {
 // top pointer, a pop of an empty stack at its load of a nil top. Nodes are
 // never reused, so the CAS cannot suffer ABA.
 type TreiberStack struct {
-	top  atomic.Pointer[node]
-	racy bool
+	top   atomic.Pointer[node]
+	racy  bool
+	quiet bool
+}
+
+// Quiet turns off the yields inside the race windows (see the package
+// doc); call it before the stack is shared. It returns s.
+func (s *TreiberStack) Quiet() *TreiberStack { s.quiet = true; return s }
+
+func (s *TreiberStack) yield() {
+	if !s.quiet {
+		runtime.Gosched()
+	}
 }
 
 // NewTreiberStack returns an empty correct stack.
@@ -33,7 +44,7 @@ func (s *TreiberStack) Push(v int64) {
 	for {
 		t := s.top.Load()
 		n.next = t
-		runtime.Gosched() // race window, as in Pop
+		s.yield() // race window, as in Pop
 		if s.top.CompareAndSwap(t, n) {
 			return
 		}
@@ -48,7 +59,7 @@ func (s *TreiberStack) Pop() (v int64, ok bool) {
 			return 0, false
 		}
 		next := t.next
-		runtime.Gosched() // race window: another pop or push may intervene
+		s.yield() // race window: another pop or push may intervene
 		if s.racy {
 			s.top.Store(next) // the bug: not a CAS
 			return t.v, true

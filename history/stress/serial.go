@@ -1,7 +1,9 @@
 package stress
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/quasar-verify/quasar/history"
@@ -25,8 +27,8 @@ func (e *NondeterminismError) Error() string {
 	return fmt.Sprintf("not deterministic in serial runs: after %s, %s returned %v in one run and %v in another", prefix, e.Op, e.A, e.B)
 }
 
-// serialSpec is the trie of the serial histories of one test, and a
-// history.Model whose states are trie nodes (node 0 is the root).
+// serialSpec is the trie of the serial histories of one test; the states
+// of serialMachine are its nodes (node 0 is the root).
 type serialSpec struct {
 	test      Test
 	nodes     []tnode
@@ -153,16 +155,66 @@ func (s *serialSpec) path(node uint32) []string {
 	return out
 }
 
-func (s *serialSpec) Name() string { return "serial-observations" }
+// serialModel is the derived specification as a history.Model. Compile
+// runs phase 1 on the test made of exactly the given operations (each
+// goroutine's operations in call order, a subsequence of its calls in the
+// generated test), so sub-histories (prefixes, the sub-histories tried by
+// history.Localize) are checked against the serial runs of their own test:
+// CGVT's re-execution of a smaller test case.
+type serialModel struct {
+	cfg   Config
+	test  Test
+	cache map[string]*serialSpec
+}
 
-func (s *serialSpec) Compile(ops []history.Op) (history.Machine, error) {
+func newSerialModel(cfg Config, test Test) *serialModel {
+	return &serialModel{cfg: cfg, test: test, cache: map[string]*serialSpec{}}
+}
+
+func (m *serialModel) Name() string { return "serial-observations" }
+
+// subTest maps ops to the calls of the generated test they perform.
+func (m *serialModel) subTest(ops []history.Op) (Test, error) {
+	byProc := make([][]*history.Op, len(m.test))
 	for i := range ops {
 		o := &ops[i]
-		if o.Process < 0 || o.Process >= len(s.test) {
+		if o.Process < 0 || o.Process >= len(m.test) {
 			return nil, fmt.Errorf("op %d (%v): process %d is not a goroutine of the test", o.ID, o, o.Process)
 		}
+		byProc[o.Process] = append(byProc[o.Process], o)
 	}
-	return &serialMachine{s: s, ops: ops}, nil
+	sub := make(Test, len(m.test))
+	for g, os := range byProc {
+		slices.SortStableFunc(os, func(a, b *history.Op) int { return cmp.Compare(a.Call, b.Call) })
+		j := 0
+		for _, o := range os {
+			for j < len(m.test[g]) && (m.test[g][j].F != o.F || !record.Value(m.test[g][j].Arg).Equal(o.Input)) {
+				j++
+			}
+			if j == len(m.test[g]) {
+				return nil, fmt.Errorf("op %d (%v) is not a call of goroutine %d in the test", o.ID, o, g)
+			}
+			sub[g] = append(sub[g], m.test[g][j])
+			j++
+		}
+	}
+	return sub, nil
+}
+
+func (m *serialModel) Compile(ops []history.Op) (history.Machine, error) {
+	sub, err := m.subTest(ops)
+	if err != nil {
+		return nil, err
+	}
+	key := sub.String()
+	spec, ok := m.cache[key]
+	if !ok {
+		if spec, err = derive(m.cfg, sub); err != nil {
+			return nil, err
+		}
+		m.cache[key] = spec
+	}
+	return &serialMachine{s: spec, ops: ops}, nil
 }
 
 type serialMachine struct {

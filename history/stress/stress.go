@@ -3,6 +3,7 @@ package stress
 import (
 	"context"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"strings"
 	"sync"
@@ -201,6 +202,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		rep.Rounds++
 		model := cfg.Model
 		if model == nil {
+			sm := newSerialModel(cfg, test)
 			spec, err := derive(cfg, test)
 			if err != nil {
 				if nd, ok := err.(*NondeterminismError); ok {
@@ -210,8 +212,9 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 				}
 				return nil, err
 			}
+			sm.cache[test.String()] = spec
 			rep.Serial += spec.histories
-			model = spec
+			model = sm
 		}
 		for run := 0; run < cfg.RunsPerTest; run++ {
 			h, err := execute(cfg, test)
@@ -286,4 +289,18 @@ func execute(cfg Config, test Test) (h *history.History, err error) {
 		return nil, err
 	}
 	return rec.History(), nil
+}
+
+// WriteHTML writes the page of history.WriteHTML for the failing run: its
+// minimal test case (if localised), the context around it and the failed
+// linearisation attempt. It is an error to call it on a report without a
+// failing history.
+func (r *Report) WriteHTML(w io.Writer, opt history.HTMLOptions) error {
+	if r.History == nil {
+		return fmt.Errorf("stress: the report has no failing history")
+	}
+	if opt.Title == "" {
+		opt.Title = fmt.Sprintf("stress test: round %d", r.Round)
+	}
+	return history.WriteHTML(w, r.History, r.Result, r.Core, opt)
 }

@@ -190,7 +190,7 @@ func TestRacyTreiberStackFound(t *testing.T) {
 		g, k  int
 		runs  int
 	}{
-		{"model", history.Stack(), 4, 50, 1},
+		{"model", history.Stack(), 4, 30, 1},
 		{"derived", nil, 3, 2, 50},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -215,6 +215,13 @@ func TestRacyTreiberStackFound(t *testing.T) {
 				t.Errorf("test case of %d ops: %v", n, opsString(rep.Core.Ops))
 			}
 			t.Logf("found in run %d (%d ops); test case of %d ops: %s", rep.Runs, rep.Ops, rep.Core.Size(), opsString(rep.Core.Ops))
+			var page strings.Builder
+			if err := rep.WriteHTML(&page, history.HTMLOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(page.String(), "Minimal test case") {
+				t.Error("the report page lacks the test case")
+			}
 		})
 	}
 }

@@ -78,7 +78,10 @@ func (r *Row) Speedup() float64 {
 
 // Report is the outcome of a reproduction.
 type Report struct {
-	Machine    string  `json:"machine"`
+	Machine string `json:"machine"`
+	// Load is the system load average when the run started: the machine
+	// may be shared, and the times depend on it.
+	Load       string  `json:"load,omitempty"`
 	Go         string  `json:"go"`
 	Date       string  `json:"date"`
 	MaxSeconds float64 `json:"max_seconds"`
@@ -169,7 +172,7 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 		opt.MaxBytes = 4 << 30
 	}
 	rep := &Report{Machine: machine(), Go: runtime.Version() + " " + runtime.GOOS + "/" + runtime.GOARCH,
-		Date: time.Now().UTC().Format("2006-01-02 15:04 UTC"), MaxSeconds: opt.MaxSeconds, MaxBytes: opt.MaxBytes}
+		Load: loadAverage(), Date: time.Now().UTC().Format("2006-01-02 15:04 UTC"), MaxSeconds: opt.MaxSeconds, MaxBytes: opt.MaxBytes}
 	limits := lts.Limits{Timeout: time.Duration(opt.MaxSeconds * float64(time.Second)), MaxBytes: opt.MaxBytes}
 	// Fig. 8 repeats rows of Tables 1 and 4: a check is run once.
 	done := map[string]*Row{}
@@ -305,4 +308,17 @@ func machine() string {
 		cpu = "unknown CPU"
 	}
 	return fmt.Sprintf("%s, %d logical CPUs%s, %s", cpu, runtime.NumCPU(), mem, runtime.GOOS)
+}
+
+// loadAverage is the 1-, 5- and 15-minute load averages, if the system says.
+func loadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return ""
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return ""
+	}
+	return strings.Join(f[:3], " ")
 }

@@ -15,7 +15,10 @@ import (
 
 // SVG draws Fig. 8: time against the number of segments (QF 2), ours (manual,
 // exact, window) and the paper's (manual, automatic), on a log scale.
-func (rep *Report) SVG() ([]byte, error) {
+func (rep *Report) SVG() ([]byte, error) { return rep.figure("svg") }
+
+// figure renders Fig. 8 in a format gonum/plot knows ("svg", "png", ...).
+func (rep *Report) figure(format string) ([]byte, error) {
 	p := plot.New()
 	p.Title.Text = "Fig. 8: manual vs automatic relaxation, quasi queue, QF 2"
 	p.X.Label.Text = "segments"
@@ -24,6 +27,8 @@ func (rep *Report) SVG() ([]byte, error) {
 	p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
 	p.Legend.Top = true
 	p.Legend.Left = true
+	p.Legend.XOffs = vg.Points(40)
+	p.Legend.YOffs = -vg.Points(22)
 	p.Add(plotter.NewGrid())
 
 	type series struct {
@@ -43,6 +48,7 @@ func (rep *Report) SVG() ([]byte, error) {
 		{label: "PAT (paper), automatic", col: orange, dash: true},
 	}
 	idx := map[string]int{"manual": 0, "exact": 1, "window": 2}
+	maxY, firstInvalid := 1.0, 0
 	for _, r := range rep.Rows {
 		if r.Table != Fig8 {
 			continue
@@ -50,11 +56,23 @@ func (rep *Report) SVG() ([]byte, error) {
 		i := idx[r.Method]
 		if r.Err == "" && r.Verdict != lts.Unknown {
 			ss[i].pts = append(ss[i].pts, plotter.XY{X: float64(r.Seg), Y: max(r.Seconds, 0.001)})
+			maxY = max(maxY, r.Seconds)
+			if r.Verdict == lts.Invalid && (firstInvalid == 0 || r.Seg < firstInvalid) {
+				firstInvalid = r.Seg
+			}
 		}
+		maxY = max(maxY, r.PaperFigures.Seconds)
 		if f := r.PaperFigures; !f.MOut && f.Seconds > 0 && i < 2 {
 			ss[3+i].pts = append(ss[3+i].pts, plotter.XY{X: float64(r.Seg), Y: f.Seconds})
 		}
 	}
+	if firstInvalid > 0 {
+		// Window mode rejects the queue from this many segments on
+		// (docs/models.md): its time there is the time to a counterexample.
+		ss[2].label += fmt.Sprintf(" (seg >= %d: time to a counterexample)", firstInvalid)
+	}
+	// Leave the top of the plot to the legend.
+	p.Y.Max = maxY * 1000
 	for _, s := range ss {
 		if len(s.pts) == 0 {
 			continue
@@ -71,7 +89,7 @@ func (rep *Report) SVG() ([]byte, error) {
 		p.Add(l, pts)
 		p.Legend.Add(s.label, l, pts)
 	}
-	w, err := p.WriterTo(7*vg.Inch, 4.5*vg.Inch, "svg")
+	w, err := p.WriterTo(7*vg.Inch, 4.5*vg.Inch, format)
 	if err != nil {
 		return nil, err
 	}
