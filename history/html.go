@@ -255,8 +255,15 @@ func WriteHTML(w io.Writer, h *History, res *Result, loc *Localization, opt HTML
 		}
 		p("<g id=\"op-%d\" class=\"%s\"><title>#%d %s [%d, %s]</title><rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" rx=\"3\"/>",
 			o.ID, cls, o.ID, esc(o.String()), o.Call, retText(o), x1, y, max(x2-x1, 6), laneH-10)
+		label := ""
 		if s, ok := step[o.ID]; ok {
-			p("<text x=\"%d\" y=\"%d\" class=\"step\">%d</text>", x1+3, y+14, s)
+			label = strconv.Itoa(s) + " "
+		}
+		if role[o.ID] != "" {
+			label += shortOp(o) // focus operations are labelled; context only has a tooltip
+		}
+		if label != "" {
+			p("<text x=\"%d\" y=\"%d\" class=\"step\">%s</text>", x1+3, y+14, esc(label))
 		}
 		p("</g>\n")
 	}
@@ -288,6 +295,23 @@ func WriteHTML(w io.Writer, h *History, res *Result, loc *Localization, opt HTML
 	return bw.Flush()
 }
 
+// shortOp renders o compactly for a bar label: "deq→3", "enq(4)".
+func shortOp(o *Op) string {
+	s := o.F
+	if !o.Input.IsNil() {
+		s += "(" + o.Input.String() + ")"
+	}
+	switch o.Status {
+	case Ok:
+		if !o.Output.IsNil() || o.Input.IsNil() {
+			s += "→" + o.Output.String()
+		}
+	case Info:
+		s += "→?"
+	}
+	return s
+}
+
 func retText(o *Op) string {
 	if o.Return == Pending {
 		return "pending"
@@ -305,7 +329,7 @@ tr[data-op],li[data-op]{cursor:pointer}tr.seq td:first-child{color:#2f6db5}tr.co
 g rect{fill:#d5d5d5;stroke:#999}g.seq rect{fill:#9cc3ee;stroke:#2f6db5}g.core rect{fill:#f2a191;stroke:#c0392b}
 g.suffix rect{fill:#f6d28b;stroke:#b7791f}g.step rect{fill:#c9e4c5;stroke:#3d8b37}g.open rect{stroke-dasharray:4 2}
 g.blocked rect{stroke:#000;stroke-width:2.5}g.hl rect{fill:#ffe44d}
-.step{font:10px monospace;fill:#000}li.blocked{color:#b3261e}`
+.step{font:10px monospace;fill:#000;pointer-events:none}li.blocked{color:#b3261e}`
 
 const htmlJS = `document.querySelectorAll('[data-op]').forEach(function(r){r.onclick=function(){
 document.querySelectorAll('g.hl').forEach(function(g){g.classList.remove('hl')});

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/quasar-verify/quasar/lts"
+	"github.com/quasar-verify/quasar/relax"
 )
 
 var updateLocalize = flag.Bool("update-localize", false, "rewrite the golden files of localize and html tests")
@@ -274,4 +275,75 @@ func locRandomQueue(seed int64, n int) *History {
 		h.Ops[i].ID = i
 	}
 	return h
+}
+
+// locSeq builds a sequential history from "enq1 deq2 deq0" (deq0: empty).
+func locSeq(words string) *History {
+	h := &History{}
+	for i, w := range strings.Fields(words) {
+		o := Op{ID: i, Status: Ok, Call: int64(10 * i), Return: int64(10*i + 5)}
+		var n int64
+		fmt.Sscanf(w[3:], "%d", &n)
+		o.F = w[:3]
+		if o.F == "enq" {
+			o.Input = Int(n)
+		} else if n != 0 {
+			o.Output = Int(n)
+		}
+		h.Ops = append(h.Ops, o)
+	}
+	return h
+}
+
+func locDeqQuasi(q int, complete bool) *relax.Config {
+	return &relax.Config{
+		Classes:  []relax.Class{{Patterns: []lts.Pattern{lts.ParsePattern("deq")}, Bound: q}},
+		Barriers: []lts.Pattern{lts.ParsePattern("deq.0")},
+		Complete: complete,
+	}
+}
+
+// TestLocalizeQuasi: localisation under the exact relaxation. Expected
+// values follow SEMANTICS.md §4: row 4 (random dequeue, QF 1) is rejected
+// once deq3 ages the obligation of the pulled deq1 to 0, i.e. at its 5th
+// operation, and no unit (enq v with deq v) can go; row 11 (a pulled
+// dequeue never performed) is rejected only in complete mode, so the whole
+// history is the prefix.
+func TestLocalizeQuasi(t *testing.T) {
+	tests := []struct {
+		name      string
+		hist      string
+		q         *relax.Config
+		prefixOps int
+		size      int
+	}{
+		{"row4", "enq1 enq2 enq3 deq2 deq3 deq1", locDeqQuasi(1, false), 5, 5},
+		{"row11-complete", "enq1 enq2 deq2", locDeqQuasi(1, true), 3, 3},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			h := locSeq(tc.hist)
+			l, err := Localize(context.Background(), h, Queue(), Options{Quasi: tc.q})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if l.Verdict != lts.Invalid {
+				t.Fatalf("verdict %v: %s", l.Verdict, l.Reason)
+			}
+			if l.PrefixOps != tc.prefixOps || l.Size() != tc.size {
+				t.Errorf("prefix %d ops, test case %d ops; want %d and %d", l.PrefixOps, l.Size(), tc.prefixOps, tc.size)
+			}
+			if len(l.Core) != 0 || len(l.Suffix) != 1 || l.Suffix[0] != tc.prefixOps-1 {
+				t.Errorf("sequential history split into %v / %v / %v", l.Sequential, l.Core, l.Suffix)
+			}
+		})
+	}
+	// Open mode accepts row 11: nothing to localise.
+	l, err := Localize(context.Background(), locSeq("enq1 enq2 deq2"), Queue(), Options{Quasi: locDeqQuasi(1, false)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.Verdict != lts.Valid {
+		t.Errorf("open mode: %v, want valid", l.Verdict)
+	}
 }

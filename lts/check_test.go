@@ -297,3 +297,32 @@ S = a -> P;
 		t.Errorf("S: %v %+v", err, r)
 	}
 }
+
+func TestDescribe(t *testing.T) {
+	p := compileSrc(t, `
+channel ca[2] 2;
+var b = true;
+var arr[2];
+P = ca[1]!3 -> set{arr[1] = 5; b = false} -> Stop;
+`)
+	sys, err := p.ProcessByName("P")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := sys.Initial()
+	for i := 0; i < 2; i++ {
+		ts, err := sys.Successors(s, nil)
+		if err != nil || len(ts) != 1 {
+			t.Fatalf("step %d: %v %v", i, ts, err)
+		}
+		s = ts[0].Target
+	}
+	var got []string
+	for _, b := range sys.Describe(s) {
+		got = append(got, b.Name+"="+b.Value)
+	}
+	want := "b=false arr=[0, 5] ca[0]=[] ca[1]=[3] @P()=Stop"
+	if strings.Join(got, " ") != want {
+		t.Errorf("describe: %q, want %q", strings.Join(got, " "), want)
+	}
+}

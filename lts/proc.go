@@ -453,9 +453,13 @@ func (s *Proc) Describe(t State) []Binding {
 				msgs = append(msgs, strings.Join(parts, "."))
 			}
 			name := cd.name
-			if cd.dims != nil {
-				name += fmt.Sprint(k)
+			x := k
+			idx := make([]string, len(cd.dims))
+			for d := len(cd.dims) - 1; d >= 0; d-- {
+				idx[d] = "[" + strconv.Itoa(x%cd.dims[d]) + "]"
+				x /= cd.dims[d]
 			}
+			name += strings.Join(idx, "")
 			out = append(out, Binding{Name: name, Value: "[" + strings.Join(msgs, ", ") + "]"})
 		}
 	}

@@ -107,6 +107,17 @@ func (v Verdict) String() string {
 // MarshalText renders the verdict as "valid", "invalid" or "unknown".
 func (v Verdict) MarshalText() ([]byte, error) { return []byte(v.String()), nil }
 
+// UnmarshalText reads "valid", "invalid" or "unknown".
+func (v *Verdict) UnmarshalText(b []byte) error {
+	for _, w := range []Verdict{Valid, Invalid, Unknown} {
+		if string(b) == w.String() {
+			*v = w
+			return nil
+		}
+	}
+	return fmt.Errorf("unknown verdict %q: want valid, invalid or unknown", b)
+}
+
 // Limits bound a search. The zero value means no limit.
 type Limits struct {
 	Timeout   time.Duration // wall time

@@ -1,0 +1,5 @@
+//go:build !race
+
+package lts
+
+const raceOn = false
