@@ -108,3 +108,5 @@ func BenchmarkQueueBig(b *testing.B) {
 }
 
 var benchBigN = 300
+
+func BenchmarkEtcd056(b *testing.B) { benchFile(b, "jepsen/etcd_056.log", CASRegister()) }

@@ -113,6 +113,18 @@ type containerMachine struct {
 	cache map[uint64]State // (state<<32|op) -> next+1; 0 = disallowed
 	tmp   []int64
 	key   []byte
+	qp    *queuePrune // nil: no pruning
+}
+
+// queuePrune holds what Viable needs for a FIFO queue whose enqueued values
+// are distinct and dequeued at most once, without Info dequeues: for each
+// value, the op that dequeued it (if any) and its call and return times,
+// and the completed dequeues that returned null.
+type queuePrune struct {
+	deqOf   map[int64]int32 // value -> op index of its dequeue
+	call    []int64         // by op index
+	ret     []int64
+	empties []int32 // completed dequeues that returned null
 }
 
 func (m containerModel) compileOps(ops []Op) ([]cOp, error) {
@@ -172,7 +184,75 @@ func (m containerModel) Compile(ops []Op) (Machine, error) {
 	}
 	mc := newContainerMachine(m.kind)
 	mc.ops = cops
+	if m.kind == cQueue {
+		mc.qp = newQueuePrune(ops, cops)
+	}
 	return mc, nil
+}
+
+func newQueuePrune(ops []Op, cops []cOp) *queuePrune {
+	qp := &queuePrune{deqOf: map[int64]int32{}, call: make([]int64, len(ops)), ret: make([]int64, len(ops))}
+	enq := map[int64]bool{}
+	for i := range cops {
+		c := &cops[i]
+		qp.call[i], qp.ret[i] = ops[i].Call, ops[i].Return
+		switch c.code {
+		case coPut:
+			if enq[c.arg] {
+				return nil // a value enqueued twice
+			}
+			enq[c.arg] = true
+		case coTake:
+			switch {
+			case c.info:
+				return nil // could dequeue anything
+			case c.empty:
+				qp.empties = append(qp.empties, int32(i))
+			default:
+				if _, dup := qp.deqOf[c.res]; dup {
+					return nil
+				}
+				qp.deqOf[c.res] = int32(i)
+			}
+		}
+	}
+	return qp
+}
+
+// Viable (FIFO queue with distinct values, see queuePrune): a value x ahead
+// of y in the queue must be dequeued before y, so if y's dequeue is a
+// completed op not yet linearized, x's dequeue must exist and may not
+// follow y's in real time; likewise every value in the queue must be
+// dequeued before a pending-to-linearize dequeue that returned null. A
+// false answer is exact: the state cannot reach a linearization.
+func (mc *containerMachine) Viable(s State, lin []uint64) bool {
+	qp := mc.qp
+	if qp == nil {
+		return true
+	}
+	c := mc.strs[s]
+	if len(c) == 0 {
+		return true
+	}
+	const never = int64(1<<63 - 1)
+	maxCall := int64(-1 << 63) // latest call of the dequeues of the values ahead
+	for _, x := range c {
+		d, ok := qp.deqOf[x]
+		var dcall int64 = never
+		if ok {
+			dcall = qp.call[d]
+			if lin[d>>6]&(1<<(uint(d)&63)) == 0 && maxCall > qp.ret[d] {
+				return false
+			}
+		}
+		maxCall = max(maxCall, dcall)
+	}
+	for _, e := range qp.empties {
+		if lin[e>>6]&(1<<(uint(e)&63)) == 0 && maxCall > qp.ret[e] {
+			return false
+		}
+	}
+	return true
 }
 
 func newContainerMachine(k containerKind) *containerMachine {

@@ -9,13 +9,17 @@ package history
 // incrementally by the search) and the state; equality is decided on the
 // key and the state, never on the hash alone. Keys live in one arena.
 type memo struct {
-	hashes []uint64 // mixed hash of entry j
-	states []State
-	meta   []uint64 // m<<32 | number of key words
-	offs   []uint32 // entry j's words: words[offs[j] : offs[j]+len]
-	words  []uint64
-	table  []uint32 // open addressing: 0 empty, else j+1
-	mask   uint64
+	entries []memoEntry
+	words   []uint64
+	table   []uint32 // open addressing: 0 empty, else j+1
+	mask    uint64
+}
+
+type memoEntry struct {
+	hash  uint64 // mixed hash
+	meta  uint64 // m<<32 | number of key words
+	state State
+	off   uint32 // the key's words: words[off : off+len]
 }
 
 // newMemo sizes the table for about hint entries (it grows as needed).
@@ -24,10 +28,10 @@ func newMemo(hint int) *memo {
 	for size < 2*hint {
 		size <<= 1
 	}
-	return &memo{table: make([]uint32, size), mask: uint64(size - 1)}
+	return &memo{table: make([]uint32, size), mask: uint64(size - 1), entries: make([]memoEntry, 0, hint)}
 }
 
-func (m *memo) len() int { return len(m.states) }
+func (m *memo) len() int { return len(m.entries) }
 
 func mixKey(h uint64, s State) uint64 {
 	k := h ^ (uint64(s)+1)*0x9E3779B97F4A7C15
@@ -46,23 +50,20 @@ func (m *memo) insert(h uint64, s State, meta uint64, key []uint64) bool {
 		if t == 0 {
 			break
 		}
-		j := int(t - 1)
-		if m.hashes[j] == k && m.states[j] == s && m.meta[j] == meta {
-			o := int(m.offs[j])
+		e := &m.entries[t-1]
+		if e.hash == k && e.state == s && e.meta == meta {
+			o := int(e.off)
 			if equalWords(m.words[o:o+len(key)], key) {
 				return false
 			}
 		}
 		i = (i + 1) & m.mask
 	}
-	j := len(m.states)
-	m.hashes = append(m.hashes, k)
-	m.states = append(m.states, s)
-	m.meta = append(m.meta, meta)
-	m.offs = append(m.offs, uint32(len(m.words)))
+	j := len(m.entries)
+	m.entries = append(m.entries, memoEntry{hash: k, meta: meta, state: s, off: uint32(len(m.words))})
 	m.words = append(m.words, key...)
 	m.table[i] = uint32(j + 1)
-	if uint64(len(m.states))*2 > m.mask {
+	if uint64(len(m.entries))*2 > m.mask {
 		m.grow()
 	}
 	return true
@@ -76,8 +77,8 @@ func (m *memo) grow() {
 	size := uint64(len(m.table)) * 2
 	m.table = make([]uint32, size)
 	m.mask = size - 1
-	for j, k := range m.hashes {
-		i := k & m.mask
+	for j := range m.entries {
+		i := m.entries[j].hash & m.mask
 		for m.table[i] != 0 {
 			i = (i + 1) & m.mask
 		}

@@ -364,9 +364,12 @@ func (mc *kvMachine) initPruning(ops []Op) {
 	if total > maxPruneWords {
 		return // too much memory for the prefix hashes: no pruning
 	}
-	putsOf := map[string][]int32{} // put value -> puts writing it
+	var putsOf map[string][]int32 // put value -> puts writing it
 	for j := range ops {
 		if mc.ops[j].kind == kvPut {
+			if putsOf == nil {
+				putsOf = map[string][]int32{}
+			}
 			v := mc.strs.str(mc.ops[j].arg)
 			putsOf[v] = append(putsOf[v], int32(j))
 		}

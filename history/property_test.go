@@ -235,8 +235,25 @@ func queueTrace(t *lts.EventTable, ops []Op, order []int) []lts.Event {
 func TestSearchAgainstBruteForce(t *testing.T) {
 	r := rand.New(rand.NewSource(1))
 	counts := map[bool]int{}
-	for it := 0; it < 400; it++ {
-		h := randomQueueHistory(r, 3+r.Intn(5), 2+r.Intn(2), true)
+	for it := 0; it < 800; it++ {
+		// Half without Info ops and from a simulated queue with one output
+		// perturbed, so that the queue's pruning (distinct values, no Info
+		// dequeue) is exercised on histories near the boundary.
+		var h *History
+		if it%2 == 0 {
+			h = randomQueueHistory(r, 3+r.Intn(5), 2+r.Intn(2), true)
+		} else {
+			h = linearizableQueue(3+r.Intn(5), 2+r.Intn(2), r.Int63())
+			if r.Intn(2) == 0 {
+				i := r.Intn(len(h.Ops))
+				if h.Ops[i].F == "deq" {
+					h.Ops[i].Output = Int(int64(1 + r.Intn(4))) // 0 is "empty" in events
+					if r.Intn(3) == 0 {
+						h.Ops[i].Output = Nil()
+					}
+				}
+			}
+		}
 		want := bruteForce(h.Ops, func(order []int) bool { return refQueue(h.Ops, order) })
 		counts[want]++
 		nvals := 0

@@ -27,7 +27,7 @@ func newRopes(hint int) *ropes {
 	for size < 2*hint {
 		size <<= 1
 	}
-	r := &ropes{table: make([]int32, size), mask: uint64(size - 1)}
+	r := &ropes{table: make([]int32, size), mask: uint64(size - 1), nodes: make([]rope, 0, hint)}
 	r.leafID("")
 	return r
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"runtime"
+	"slices"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -128,6 +129,23 @@ func check(ctx context.Context, all []Op, m Model, opt Options) (res *Result, er
 		searches[0].run()
 	} else {
 		schedule(searches, opt, workers, cancelled)
+	}
+	for i, s := range searches {
+		if s.witness != nil || s.reason != "" {
+			continue
+		}
+		if s.prune != nil {
+			// The first invalid partition, whose failure is reported:
+			// pruning cuts dead branches early, so the longest prefix it
+			// reached says little. Redo the search without it, for a fixed
+			// number of steps (deterministic), for a better report.
+			s2 := newSearch(machines[i], parts[i].ops, nil)
+			s2.prune = nil
+			if s2.step(failureReplaySteps) == none {
+				s.longest, s.blocked, s.lstate = s2.longest, s2.blocked, s2.lstate
+			}
+		}
+		break
 	}
 	for i := range parts {
 		results[i] = partitionResult(machines[i], parts[i], searches[i], cancelled[i])
@@ -270,6 +288,10 @@ func schedule(searches []*search, opt Options, workers int, cancelled []bool) {
 	}
 }
 
+// failureReplaySteps bounds the search without pruning that computes the
+// report of an invalid partition.
+const failureReplaySteps = 1 << 15
+
 func partitionResult(mc Machine, pt part, s *search, cancelled bool) PartitionResult {
 	r := PartitionResult{Name: pt.name, Ops: pt.ids}
 	r.Stats = lts.Stats{States: int64(s.states), Transitions: s.steps, Depth: len(s.longest)}
@@ -342,7 +364,7 @@ func verifyWitness(mc Machine, ops []Op, w []int, fin Finisher) error {
 		for _, s := range cur {
 			next = mc.Step(s, i, next)
 		}
-		sort.Slice(next, func(a, b int) bool { return next[a] < next[b] })
+		slices.Sort(next)
 		next = dedup(next)
 		if len(next) == 0 {
 			return fmt.Errorf("model rejects %s", ops[i].String())

@@ -1,8 +1,9 @@
 package history
 
 import (
+	"cmp"
 	"context"
-	"sort"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -147,18 +148,24 @@ func newSearch(m Machine, ops []Op, bud limiter) *search {
 		}
 	}
 	// Calls before returns at equal times: equal times are concurrent.
-	sort.Slice(evs, func(a, b int) bool {
-		x, y := evs[a], evs[b]
+	slices.SortFunc(evs, func(x, y ev) int {
 		if x.t != y.t {
-			return x.t < y.t
+			return cmp.Compare(x.t, y.t)
 		}
 		if x.ret != y.ret {
-			return !x.ret
+			if !x.ret {
+				return -1
+			}
+			return 1
 		}
-		return x.op < y.op
+		return cmp.Compare(x.op, y.op)
 	})
-	s.hiWord = make([]int32, n)
-	s.infoRank = make([]int32, n)
+	// One block for the per-op and per-entry arrays.
+	block := make([]int32, 3*n+2*(2*n+1))
+	s.hiWord, block = block[:n:n], block[n:]
+	s.infoRank, block = block[:n:n], block[n:]
+	s.twin, block = block[:n:n], block[n:]
+	s.next, s.prev = block[:2*n+1:2*n+1], block[2*n+1:]
 	for i := range ops {
 		s.infoRank[i] = -1
 		if ops[i].Status == Info {
@@ -166,9 +173,17 @@ func newSearch(m Machine, ops []Op, bud limiter) *search {
 			s.ninfo++
 			continue
 		}
-		ret := ops[i].Return
-		hi := sort.Search(n, func(j int) bool { return ops[j].Call > ret }) - 1
-		s.hiWord[i] = int32(hi >> 6)
+		// ops are in call order: the last op invoked before op i returns.
+		lo, hi := i, n
+		for lo < hi {
+			mid := int(uint(lo+hi) >> 1)
+			if ops[mid].Call <= ops[i].Return {
+				lo = mid + 1
+			} else {
+				hi = mid
+			}
+		}
+		s.hiWord[i] = int32((lo - 1) >> 6)
 	}
 	maxWin := 0
 	for i := range ops {
@@ -177,7 +192,6 @@ func newSearch(m Machine, ops []Op, bud limiter) *search {
 		}
 	}
 	s.compact = maxWin+(s.ninfo+63)/64 < (n+63)/64
-	s.twin = make([]int32, n)
 	for i := range s.twin {
 		s.twin[i] = -1
 	}
@@ -186,12 +200,7 @@ func newSearch(m Machine, ops []Op, bud limiter) *search {
 	}
 	{
 		lastTwin := map[string]int32{}
-		order := make([]int, n)
-		for i := range order {
-			order[i] = i
-		}
-		sort.SliceStable(order, func(a, b int) bool { return ops[order[a]].Call < ops[order[b]].Call })
-		for _, i := range order {
+		for i := range ops { // in call order
 			s.twin[i] = -1
 			if ops[i].Status != Info {
 				continue
@@ -204,8 +213,6 @@ func newSearch(m Machine, ops []Op, bud limiter) *search {
 		}
 	}
 list:
-	s.next = make([]int32, 2*n+1)
-	s.prev = make([]int32, 2*n+1)
 	s.head = int32(2 * n)
 	last := s.head
 	for _, e := range evs {

@@ -95,7 +95,7 @@ func BenchmarkSuccessors(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	p := compileSrc(b, strings.Replace(string(src), "#define T 3;", "#define T 1;", 1))
+	p := compileSrc(b, strings.Replace(string(src), "#define T 3;", "#define T 2;", 1))
 	sys, err := p.ProcessByName("Queue")
 	if err != nil {
 		b.Fatal(err)
@@ -105,7 +105,36 @@ func BenchmarkSuccessors(b *testing.B) {
 	var buf []Transition
 	b.ReportAllocs()
 	b.ResetTimer()
+	c0 := cpuSeconds()
 	for i := 0; i < b.N; i++ {
 		buf, _ = sys.Successors(State(i%n), buf[:0])
+	}
+	b.ReportMetric((cpuSeconds()-c0)*1e9/float64(b.N), "cpu-ns/op")
+}
+
+// TestSpinTwinConstants: the benchmark model and its SPIN twin
+// (bench/spin/segqueue.pml) must use the same constants, or their state
+// counts cannot agree.
+func TestSpinTwinConstants(t *testing.T) {
+	csp, err1 := os.ReadFile("../testdata/lts/bench/segqueue.csp")
+	pml, err2 := os.ReadFile("../bench/spin/segqueue.pml")
+	if err1 != nil || err2 != nil {
+		t.Skip("benchmark files missing")
+	}
+	defs := func(src string, strip string) map[string]string {
+		out := map[string]string{}
+		for _, line := range strings.Split(src, "\n") {
+			f := strings.Fields(strings.TrimSuffix(strings.SplitN(line, "//", 2)[0], strip))
+			if len(f) == 3 && f[0] == "#define" {
+				out[f[1]] = strings.TrimSuffix(f[2], ";")
+			}
+		}
+		return out
+	}
+	c, p := defs(string(csp), ""), defs(string(pml), "")
+	for _, k := range []string{"T", "S", "M", "V"} {
+		if c[k] == "" || c[k] != p[k] {
+			t.Errorf("%s: model %q, SPIN twin %q", k, c[k], p[k])
+		}
 	}
 }

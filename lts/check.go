@@ -393,7 +393,11 @@ func DivergenceFree(ctx context.Context, sys System, opt Options) (*Result, erro
 		return r, resultErr(r)
 	}
 	// Iterative DFS over tau edges with colours: 1 on stack, 2 done.
-	color := make(map[State]uint8, len(order))
+	var maxID State
+	for _, s := range order {
+		maxID = max(maxID, s)
+	}
+	color := make([]uint8, int(maxID)+1) // reachable ids are below maxID
 	steps := 0
 	type frame struct {
 		s  State

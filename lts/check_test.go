@@ -169,6 +169,10 @@ P = inc{x = x + 1} -> P;
 	if r.Verdict != Unknown || !strings.Contains(r.Reason, "time limit") {
 		t.Errorf("time limit: %v %q", r.Verdict, r.Reason)
 	}
+	r, _ = DeadlockFree(context.Background(), sys, Options{Limits: Limits{MaxBytes: 1}})
+	if r.Verdict != Unknown || !strings.Contains(r.Reason, "memory limit") {
+		t.Errorf("memory limit: %v %q", r.Verdict, r.Reason)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	r, _ = DeadlockFree(ctx, sys, Options{Workers: 2})
@@ -324,5 +328,27 @@ P = ca[1]!3 -> set{arr[1] = 5; b = false} -> Stop;
 	want := "b=false arr=[0, 5] ca[0]=[] ca[1]=[3] @P()=Stop"
 	if strings.Join(got, " ") != want {
 		t.Errorf("describe: %q, want %q", strings.Join(got, " "), want)
+	}
+}
+
+// TestWhoSync: a synchronisation names every component that took part.
+func TestWhoSync(t *testing.T) {
+	p := compileSrc(t, `
+A = a -> Skip;
+B = a -> Skip;
+C = c -> Skip;
+Sys = A || B || C;
+`)
+	sys, err := p.ProcessByName("Sys")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts, _ := sys.Successors(sys.Initial(), nil)
+	got := map[string]string{}
+	for _, tr := range ts {
+		got[sys.Events().Name(tr.Event)] = sys.Who(sys.Initial(), tr.Event, tr.Target)
+	}
+	if got["a"] != "A()+B()" || got["c"] != "C()" || len(got) != 2 {
+		t.Errorf("who: %v", got)
 	}
 }

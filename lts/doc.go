@@ -24,9 +24,11 @@
 // For a term without a parallel composition at an active position, the
 // transitions are computed once and memoised as templates: guards still to
 // evaluate, a label (fixed, or with data that read variables), an event
-// block, and the target term id. Successor generation for such a term is a
-// loop over its templates: evaluate the guards, intern the label, run the
-// block on a copy of the variables. Terms with a nested parallel composition
+// block, and the target term id; the template's expressions are recompiled
+// for the term's environment, so parameters and index variables are
+// constants (seg[i] with i known reads one slot). Successor generation for
+// such a term is a loop over its templates: evaluate the guards, intern the
+// label, run the block on a copy of the variables. Terms with a nested parallel composition
 // are expanded by the same rules at run time.
 //
 // # States
@@ -35,9 +37,10 @@
 // flattened: hiding over one parallel composition (nested compositions with
 // the same operator are merged) whose components are terms. A state is the
 // byte string [component term ids as uvarints][variable slots as zigzag
-// varints], interned in an arena-backed hash set (4 MiB chunks, a table of
-// 32-bit fingerprint + id) that assigns dense uint32 ids in discovery
-// order. No per-state Go maps, pointers or interfaces exist; the per-call
+// varints], interned in an arena-backed hash set (store.go: 4 MiB chunks of
+// [id][length][bytes] records, a table of 26-bit fingerprint + arena
+// offset, so a lookup touches one table slot and one record) that assigns
+// dense uint32 ids in discovery order. No per-state Go maps, pointers or interfaces exist; the per-call
 // scratch (decoded state, instantiated edges, encodings) is pooled, so
 // successor generation does not allocate in steady state. Systems are safe
 // for concurrent use: the state set is guarded by a mutex, the term table

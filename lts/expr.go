@@ -1,6 +1,7 @@
 package lts
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/quasar-verify/quasar/lang"
@@ -56,6 +57,13 @@ type scope struct {
 	rec    *uint64                // if set, collects the env slots read
 }
 
+// plain is a copy of s that records nothing.
+func (s *scope) plain() *scope {
+	n := *s
+	n.rec = nil
+	return &n
+}
+
 func (s *scope) with(sym *lang.Symbol, e cexpr) *scope {
 	n := *s
 	n.subst = make(map[*lang.Symbol]cexpr, len(s.subst)+1)
@@ -65,6 +73,10 @@ func (s *scope) with(sym *lang.Symbol, e cexpr) *scope {
 	n.subst[sym] = e
 	return &n
 }
+
+// errEnvIndex reports an index set that reads the environment where the
+// environment is not known (compile time).
+var errEnvIndex = errors.New("index set reads the environment")
 
 // compileError is a positioned error found while compiling.
 type compileError struct {
@@ -169,21 +181,33 @@ func (p *Program) expr(e lang.Expr, sc *scope) (cexpr, error) {
 		}
 		return p.expr(def.Value, inner)
 	case *lang.IndexedBoolExpr:
-		vals, sym, err := p.indexValues(e.Index, sc)
-		if err != nil {
-			return cexpr{}, err
-		}
+		// Unrolled over every combination of the index variables' values
+		// (sets must not read variables).
 		and := e.Op == "&&"
 		var parts []evalFn
 		dyn, konst := false, true
-		for _, v := range vals {
-			b, err := p.expr(e.Body, sc.with(sym, constExpr(v)))
+		err := p.eachIndex(e.Index, sc, nil, func(inner *scope) error {
+			b, err := p.expr(e.Body, inner)
 			if err != nil {
-				return b, err
+				return err
 			}
 			parts = append(parts, b.f)
 			dyn = dyn || b.dyn
 			konst = konst && b.konst
+			return nil
+		})
+		if err == errEnvIndex {
+			// The set reads a parameter: the expression is compiled again
+			// for each term's environment (specialize), where it is known;
+			// here it cannot be evaluated.
+			pos := e.Pos()
+			return cexpr{f: func(m *machine) int64 {
+				m.fail(pos, "index set depends on a parameter in a context where it is not known")
+				return 0
+			}, dyn: true}, nil
+		}
+		if err != nil {
+			return cexpr{}, err
 		}
 		f := func(m *machine) int64 {
 			for _, g := range parts {
@@ -211,27 +235,6 @@ func (p *Program) fold(c cexpr, konst bool) cexpr {
 	return constExpr(v)
 }
 
-// indexValues evaluates a single index variable's set, which must not
-// depend on variables (it is unrolled at compile time).
-func (p *Program) indexValues(ivs []*lang.IndexVar, sc *scope) ([]int64, *lang.Symbol, error) {
-	if len(ivs) != 1 || ivs[0].Var == nil {
-		if len(ivs) > 0 {
-			return nil, nil, errAt(ivs[0], "only one index variable is supported here")
-		}
-		return nil, nil, fmt.Errorf("missing index")
-	}
-	iv := ivs[0]
-	vals, err := p.setValues(iv.Set, sc, nil)
-	if err != nil {
-		return nil, nil, err
-	}
-	sym := p.info.Defs[iv.Var]
-	if sym == nil {
-		return nil, nil, errAt(iv.Var, "unresolved index variable %s", iv.Var.Name)
-	}
-	return vals, sym, nil
-}
-
 // setValues evaluates an index set with the given environment (nil: it
 // must be constant).
 func (p *Program) setValues(s *lang.IndexSet, sc *scope, env []int64) ([]int64, error) {
@@ -242,6 +245,9 @@ func (p *Program) setValues(s *lang.IndexSet, sc *scope, env []int64) ([]int64, 
 		}
 		if c.dyn {
 			return 0, errAt(e, "index set must not depend on variables")
+		}
+		if env == nil && !c.konst {
+			return 0, errEnvIndex
 		}
 		m := machine{env: env}
 		v := c.f(&m)
@@ -332,6 +338,7 @@ type lvalue struct {
 	offset evalFn // nil for a scalar
 	slot   int    // Info.Vars index for globals (range checks, names)
 	dyn    bool
+	fixed  bool // a constant in-range index: base is the element's slot
 }
 
 // access resolves a[i][j] or x into its storage.
@@ -389,6 +396,13 @@ func (p *Program) access(e lang.Expr, sc *scope) (lvalue, error) {
 		lv.dyn = lv.dyn || c.dyn
 	}
 	name := id.Name
+	if len(idx) == 1 {
+		if c, err := p.expr(idx[0], sc); err == nil && c.konst && c.val >= 0 && c.val < int64(dims[0]) {
+			// A constant index in range: a fixed slot.
+			lv.fixed, lv.base = true, lv.base+int(c.val)
+			return lv, nil
+		}
+	}
 	if len(fs) == 1 {
 		// The common one-dimensional case, without the loop.
 		f, d, pos0 := fs[0], int64(dims[0]), pos[0]
@@ -423,6 +437,12 @@ func (p *Program) index(e *lang.IndexExpr, sc *scope) (cexpr, error) {
 		return cexpr{}, err
 	}
 	base, off := lv.base, lv.offset
+	if lv.fixed {
+		if lv.local {
+			return cexpr{f: func(m *machine) int64 { return m.locals[base] }, dyn: true}, nil
+		}
+		return cexpr{f: func(m *machine) int64 { return m.vars[base] }, dyn: true}, nil
+	}
 	if lv.local {
 		return cexpr{f: func(m *machine) int64 { return m.locals[base+int(off(m))] }, dyn: true}, nil
 	}
@@ -727,6 +747,9 @@ func (p *Program) assign(lhs lang.Expr, rhs evalFn, sc *scope, pos lang.Pos) (ex
 		return nil, err
 	}
 	base, off := lv.base, lv.offset
+	if lv.fixed {
+		off = nil
+	}
 	if lv.local {
 		if off == nil {
 			return func(m *machine) { m.locals[base] = rhs(m) }, nil

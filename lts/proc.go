@@ -199,7 +199,7 @@ type scratch struct {
 	enc    []byte
 	ends   []int
 	evs    []Event
-	who    []int32
+	who    []int32 // index into c.joints of each successor
 }
 
 func (s *Proc) getScratch() *scratch {
@@ -260,9 +260,27 @@ func (s *Proc) expand(t State, x *scratch) error {
 		if err != nil {
 			return err
 		}
+	edges:
 		for j := range es {
+			e := &es[j]
 			m.vars = x.vars
-			if err := p.inst(&es[j], m, c, int32(i)); err != nil {
+			if !e.done && (e.kind == labTau || e.kind == labEv) {
+				// The common case, inlined: guards, then a fixed label.
+				for k := range e.conds {
+					cd := &e.conds[k]
+					m.env = cd.env
+					v := cd.f(m)
+					if m.err != nil {
+						return m.err
+					}
+					if v == 0 {
+						continue edges
+					}
+				}
+				c.flat = append(c.flat, move{e: e, x: -1, ev: e.ev, who: int32(i), kind: e.kind, sync: e.sync, atomic: e.atomic})
+				continue
+			}
+			if err := p.inst(e, m, c, int32(i)); err != nil {
 				return err
 			}
 		}
@@ -283,7 +301,7 @@ func (s *Proc) expand(t State, x *scratch) error {
 		x.nv = make([]int64, len(x.vars))
 	}
 	x.nv = x.nv[:len(x.vars)]
-	for _, j := range c.joints {
+	for ji, j := range c.joints {
 		if atomicOnly && !j.atomic {
 			continue
 		}
@@ -300,7 +318,7 @@ func (s *Proc) expand(t State, x *scratch) error {
 		x.enc = s.encode(x.enc, x.ncomps, x.nv)
 		x.ends = append(x.ends, len(x.enc))
 		x.evs = append(x.evs, ev)
-		x.who = append(x.who, c.flat[c.parts[j.off]].who)
+		x.who = append(x.who, int32(ji))
 	}
 	return nil
 }
@@ -413,7 +431,13 @@ func (s *Proc) Who(t State, e Event, u State) string {
 		id, ok := s.store.Lookup(enc)
 		s.mu.Unlock()
 		if ok && State(id) == u {
-			return s.names[x.who[i]]
+			// Every component that took part, in component order.
+			j := x.c.joints[x.who[i]]
+			var names []string
+			for _, pi := range x.c.parts[j.off : j.off+j.n] {
+				names = append(names, s.names[x.c.flat[pi].who])
+			}
+			return strings.Join(names, "+")
 		}
 	}
 	return ""

@@ -47,6 +47,8 @@ type Program struct {
 	setMu sync.Mutex
 	sets  map[string]*evset
 
+	specMu sync.Mutex // specialize writes shared compile tables
+
 	originMu sync.Mutex
 	origin   map[uint32]string // term -> the reference that produced it
 }
@@ -299,6 +301,13 @@ type pnode struct {
 	islot  []int // pIndexed: env slot per index variable (-1: replication count)
 	hide   *lang.EventSet
 	hideSc *scope
+
+	// Sources, recompiled per environment by specialize.
+	sc       *scope
+	srcEv    *lang.EventExpr
+	srcBlock *lang.Block
+	srcCond  lang.Expr
+	srcConds []lang.Expr
 }
 
 // evTmpl is an event label with its data expressions.
@@ -394,6 +403,7 @@ func (p *Program) prepIn(q lang.Proc, def *procDef, sc *scope) (*pnode, error) {
 		return n, nil
 	case *lang.PrefixProc:
 		n := p.newNode(pPrefix, q, def)
+		n.sc, n.srcEv, n.srcBlock = sc.plain(), q.Event, q.Block
 		if q.Event != nil {
 			t, err := p.evTemplate(q.Event, sc, n)
 			if err != nil {
@@ -417,6 +427,7 @@ func (p *Program) prepIn(q lang.Proc, def *procDef, sc *scope) (*pnode, error) {
 		}
 		for i := len(q.Events) - 1; i >= 0; i-- {
 			n := p.newNode(pPrefix, q.Events[i], def)
+			n.sc, n.srcEv = sc.plain(), q.Events[i]
 			t, err := p.evTemplate(q.Events[i], sc, n)
 			if err != nil {
 				return nil, err
@@ -495,6 +506,7 @@ func (p *Program) prepIn(q lang.Proc, def *procDef, sc *scope) (*pnode, error) {
 		return p.withKids(n, def, sc, q.Next)
 	case *lang.GuardProc:
 		n := p.newNode(pGuard, q, def)
+		n.sc, n.srcCond = sc.plain(), q.Cond
 		c, err := p.cx(q.Cond, sc, n)
 		if err != nil {
 			return nil, err
@@ -503,6 +515,7 @@ func (p *Program) prepIn(q lang.Proc, def *procDef, sc *scope) (*pnode, error) {
 		return p.withKids(n, def, sc, q.Body)
 	case *lang.IfProc:
 		n := p.newNode(pIf, q, def)
+		n.sc, n.srcCond = sc.plain(), q.Cond
 		n.op = int(q.Kind)
 		c, err := p.cx(q.Cond, sc, n)
 		if err != nil {
@@ -517,7 +530,9 @@ func (p *Program) prepIn(q lang.Proc, def *procDef, sc *scope) (*pnode, error) {
 	case *lang.CaseProc:
 		n := p.newNode(pCase, q, def)
 		var kids []lang.Proc
+		n.sc = sc.plain()
 		for _, a := range q.Arms {
+			n.srcConds = append(n.srcConds, a.Cond)
 			c, err := p.cx(a.Cond, sc, n)
 			if err != nil {
 				return nil, err
@@ -651,7 +666,9 @@ func (p *Program) operandNode(q lang.Proc) (*pnode, error) {
 		return n, nil
 	}
 	def := &procDef{name: "", sc: &scope{env: map[*lang.Symbol]int{}}}
+	p.specMu.Lock() // prep writes the tables specialize writes
 	n, err := p.prep(q, def)
+	p.specMu.Unlock()
 	if err != nil {
 		return nil, err
 	}

@@ -267,22 +267,23 @@ func (p *Program) applyWrap(t uint32, w wrap) (uint32, error) {
 
 func (p *Program) buildNode(tm *term, m *machine) ([]edge, error) {
 	n, env := tm.node, tm.env
+	sp := p.specialize(n, env)
 	switch n.kind {
 	case pPrefix:
 		e := edge{kind: labTau, env: env}
-		if n.ev != nil {
-			if n.ev.dyn {
-				e.kind, e.tmpl = labDyn, n.ev
+		if sp.ev != nil {
+			if sp.ev.dyn {
+				e.kind, e.tmpl = labDyn, sp.ev
 			} else {
-				ev, err := p.staticEvent(n.ev, env)
+				ev, err := p.staticEvent(sp.ev, env)
 				if err != nil {
 					return nil, err
 				}
 				e.kind, e.ev = labEv, ev
 			}
 		}
-		if n.block != nil {
-			e.block = blockRef{f: n.block, env: env}
+		if sp.block != nil {
+			e.block = blockRef{f: sp.block, env: env}
 		}
 		e.sync = e.kind != labTau && n.block == nil
 		t, err := p.norm(n.kids[0], env, 0)
@@ -317,7 +318,7 @@ func (p *Program) buildNode(tm *term, m *machine) ([]edge, error) {
 		if err != nil {
 			return nil, err
 		}
-		return p.guarded(es, n.cond, env, false)
+		return p.guarded(es, sp.cond, env, false)
 	case pIf:
 		th, err := p.norm(n.kids[0], env, 0)
 		if err != nil {
@@ -331,11 +332,11 @@ func (p *Program) buildNode(tm *term, m *machine) ([]edge, error) {
 		case lang.If:
 			a := []edge{{kind: labTau, target: th}}
 			b := []edge{{kind: labTau, target: el}}
-			ga, err := p.guarded(a, n.cond, env, false)
+			ga, err := p.guarded(a, sp.cond, env, false)
 			if err != nil {
 				return nil, err
 			}
-			gb, err := p.guarded(b, n.cond, env, true)
+			gb, err := p.guarded(b, sp.cond, env, true)
 			if err != nil {
 				return nil, err
 			}
@@ -350,7 +351,7 @@ func (p *Program) buildNode(tm *term, m *machine) ([]edge, error) {
 				} else if es, err = p.kidEdges(br, m); err != nil {
 					return nil, err
 				}
-				g, err := p.guarded(es, n.cond, env, i == 1)
+				g, err := p.guarded(es, sp.cond, env, i == 1)
 				if err != nil {
 					return nil, err
 				}
@@ -364,7 +365,7 @@ func (p *Program) buildNode(tm *term, m *machine) ([]edge, error) {
 			} else if es, err = p.kidEdges(th, m); err != nil {
 				return nil, err
 			}
-			return p.guarded(es, n.cond, env, false)
+			return p.guarded(es, sp.cond, env, false)
 		}
 	case pCase:
 		var out []edge
@@ -374,12 +375,12 @@ func (p *Program) buildNode(tm *term, m *machine) ([]edge, error) {
 				return nil, err
 			}
 			var earlier []evalFn
-			for j := 0; j < i && j < len(n.conds); j++ {
-				earlier = append(earlier, n.conds[j].f)
+			for j := 0; j < i && j < len(sp.conds); j++ {
+				earlier = append(earlier, sp.conds[j].f)
 			}
 			var f evalFn
-			if i < len(n.conds) {
-				c := n.conds[i].f
+			if i < len(sp.conds) {
+				c := sp.conds[i].f
 				f = func(m *machine) int64 {
 					for _, g := range earlier {
 						if g(m) != 0 {
@@ -403,7 +404,7 @@ func (p *Program) buildNode(tm *term, m *machine) ([]edge, error) {
 		if n.op == 0 {
 			// No default: when no arm holds, the case terminates.
 			var all []evalFn
-			for _, c := range n.conds {
+			for _, c := range sp.conds {
 				all = append(all, c.f)
 			}
 			f := func(m *machine) int64 {
@@ -932,4 +933,66 @@ func (c *combiner) materialise(mv *move) edge {
 	e.done, e.conds = true, nil
 	e.kind, e.ev, e.sync, e.atomic, e.who = mv.kind, mv.ev, mv.sync, mv.atomic, mv.who
 	return e
+}
+
+// spec holds a node's expressions compiled for one environment: parameters
+// and index variables become constants, so `seg[i]` with i known is a
+// direct slot read and constant subexpressions fold.
+type spec struct {
+	cond  cexpr
+	conds []cexpr
+	ev    *evTmpl
+	block execFn
+}
+
+// specialize compiles n's guard, event and block for env (falling back to
+// the generic closures if anything fails). It runs once per term.
+func (p *Program) specialize(n *pnode, env []int64) *spec {
+	sp := &spec{cond: n.cond, conds: n.conds, ev: n.ev, block: n.block}
+	if n.sc == nil {
+		return sp
+	}
+	p.specMu.Lock()
+	defer p.specMu.Unlock()
+	sc := *n.sc
+	sc.subst = make(map[*lang.Symbol]cexpr, len(n.sc.subst)+len(n.def.sc.env))
+	for sym, slot := range n.def.sc.env {
+		if slot < len(env) {
+			sc.subst[sym] = constExpr(env[slot])
+		}
+	}
+	for k, v := range n.sc.subst {
+		sc.subst[k] = v
+	}
+	var tmp pnode
+	if n.srcCond != nil {
+		if c, err := p.expr(n.srcCond, &sc); err == nil {
+			sp.cond = c
+		}
+	}
+	if n.srcConds != nil {
+		var cs []cexpr
+		for _, e := range n.srcConds {
+			c, err := p.expr(e, &sc)
+			if err != nil {
+				cs = nil
+				break
+			}
+			cs = append(cs, c)
+		}
+		if cs != nil {
+			sp.conds = cs
+		}
+	}
+	if n.srcEv != nil && n.ev != nil {
+		if t, err := p.evTemplate(n.srcEv, &sc, &tmp); err == nil && t != nil {
+			sp.ev = t
+		}
+	}
+	if n.srcBlock != nil {
+		if b, err := p.block(n.srcBlock, &sc); err == nil {
+			sp.block = b
+		}
+	}
+	return sp
 }

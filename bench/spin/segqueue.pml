@@ -2,7 +2,11 @@
  * queue, one Promela statement (a d_step for a guarded
  * update) per CSP# event, one label per CSP# control
  * location (Thread, EnqRead, EnqTry, DeqRead, DeqTry, Done), so that both
- * tools explore the same states. Keep the constants equal to the model's. */
+ * tools explore the same states. Keep the constants equal to the model's
+ * (lts/bench_test.go checks); FULL, EMPTY and the options of EnqTry and
+ * DeqTry are written out for S = 3 and V = 2. The Done step reads got so
+ * that SPIN's dead-variable reduction does not merge states the CSP# model
+ * keeps apart (both then count the same states). */
 #define T 3
 #define S 3
 #define M 2

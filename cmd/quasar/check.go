@@ -42,9 +42,14 @@ step), the process that performed it, and the variables it changed.
 With no FILE, check runs the library's demo model (quasar models show demo).
 FILE "-" reads the model from standard input.
 
+--timeout bounds the whole run: the assertion being checked when it passes
+ends unknown ("time limit"), the later ones unknown ("cancelled"). Ctrl-C
+stops the run the same way and prints the results so far.
+
 Exit code 0: every assertion holds; 1: some assertion is violated; 2: bad
-usage or a model with errors; 3: a limit was hit or the run was
-interrupted, and no assertion is violated (the verdict is unknown).`,
+usage, a model with errors, or a run-time error of the model met while
+checking; 3: a limit was hit or the run was interrupted, and no assertion is
+violated (the verdict is unknown); 4: internal error.`,
 		Args: rangeArgs(0, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 1 {
@@ -114,10 +119,13 @@ func runCheck(ctx context.Context, cmd *cobra.Command, st *streams, opts checkOp
 			return err
 		}
 	} else {
-		writeReport(out, rep)
+		writeReport(out, rep, map[string][]byte{name: src})
 	}
 	if len(rep.Assertions) == 0 {
 		fmt.Fprintf(st.stderr, "quasar: %s has no assertions\n", name)
+	}
+	if opts.mode != "" && !opts.json {
+		fmt.Fprintf(st.stderr, "note: quasi refinements were checked in %s mode (--mode)\n", opts.mode)
 	}
 	if opts.file == "" && !opts.json {
 		demoNote(st.stderr, src, rep)

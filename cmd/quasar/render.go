@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -17,16 +18,20 @@ import (
 // counterexample, if any:
 //
 //	queue.csp:12: valid   Impl() refines Spec()  (1234 states, 5678 transitions, 12ms, 3.1 MiB)
-func writeReport(w io.Writer, rep *run.Report) {
+//
+// sources holds the model's text, for the caret under a run-time error.
+func writeReport(w io.Writer, rep *run.Report, sources map[string][]byte) {
 	for _, a := range rep.Assertions {
-		writeAssertion(w, rep.File, a)
+		writeAssertion(w, rep.File, a, sources)
 	}
 }
 
-func writeAssertion(w io.Writer, file string, a *run.Assertion) {
+func writeAssertion(w io.Writer, file string, a *run.Assertion, sources map[string][]byte) {
 	verdict := a.Verdict.String()
 	if a.Verdict == lts.Unknown && a.Reason != "" {
-		verdict += " (" + a.Reason + ")"
+		// A run-time error is printed in full below, with its source line.
+		reason := strings.TrimSuffix(strings.TrimSuffix(a.Reason, a.Error), ": ")
+		verdict += " (" + reason + ")"
 	}
 	fmt.Fprintf(w, "%s:%d: %-7s %s", file, a.Line, verdict, a.Text)
 	if a.Value != nil {
@@ -37,7 +42,9 @@ func writeAssertion(w io.Writer, file string, a *run.Assertion) {
 		fmt.Fprintf(w, "  %s\n", a.Reason)
 	}
 	if a.Error != "" {
-		fmt.Fprintf(w, "  error: %s\n", a.Error)
+		msg := strings.TrimRight(formatError(errors.New(a.Error), sources), "\n")
+		msg = strings.TrimPrefix(msg, "quasar: ")
+		fmt.Fprintf(w, "  error: %s\n", strings.ReplaceAll(msg, "\n", "\n  "))
 	}
 	if a.Counterexample != nil {
 		writeCounterexample(w, a.Counterexample)
@@ -179,16 +186,27 @@ type jsonBinding struct {
 	Value string `json:"value"`
 }
 
-// reportCode is the exit code of a report: 1 if some assertion is violated,
-// else 3 if some verdict is unknown, else 0.
+// reportCode is the exit code of a report, the worst of its assertions':
+// 4 if some check failed with an internal error, else 2 if some met a
+// run-time error of the model (bad input), else 1 if some assertion is
+// violated, else 3 if some verdict is unknown, else 0.
 func reportCode(rep *run.Report) int {
+	rank := map[int]int{exitOK: 0, exitUnknown: 1, exitInvalid: 2, exitBadInput: 3, exitInternal: 4}
 	code := exitOK
 	for _, a := range rep.Assertions {
-		switch a.Verdict {
-		case lts.Invalid:
-			return exitInvalid
-		case lts.Unknown:
-			code = exitUnknown
+		c := exitOK
+		switch {
+		case strings.HasPrefix(a.Error, "internal error"):
+			c = exitInternal
+		case a.Error != "":
+			c = exitBadInput
+		case a.Verdict == lts.Invalid:
+			c = exitInvalid
+		case a.Verdict == lts.Unknown:
+			c = exitUnknown
+		}
+		if rank[c] > rank[code] {
+			code = c
 		}
 	}
 	return code

@@ -40,6 +40,9 @@ func sampleReport() *run.Report {
 				}},
 			{Line: 16, Text: "Big() deadlockfree", Kind: "deadlockfree", Verdict: lts.Unknown, Reason: "time limit 2s",
 				Stats: run.Stats{States: 1234567, Transitions: 7654321, Seconds: 2.0004, PeakBytes: 3 << 30}},
+			{Line: 20, Text: "Q() deadlockfree", Kind: "deadlockfree", Verdict: lts.Unknown,
+				Reason: "run-time error: queue.csp:2:2: index 2 out of range", Error: "queue.csp:2:2: index 2 out of range",
+				Stats: run.Stats{States: 3, Transitions: 2, Seconds: 0.001}},
 			{Line: 18, Text: "P() reaches goal with max(x)", Kind: "reaches", Verdict: lts.Valid, Value: &v,
 				Stats: run.Stats{States: 9, Transitions: 12, Seconds: 0.5}},
 		},
@@ -48,7 +51,7 @@ func sampleReport() *run.Report {
 
 func TestRender(t *testing.T) {
 	var text, js bytes.Buffer
-	writeReport(&text, sampleReport())
+	writeReport(&text, sampleReport(), map[string][]byte{"queue.csp": []byte("line 1\n\tx[i] = 1;\n")})
 	if err := writeJSON(&js, sampleReport()); err != nil {
 		t.Fatal(err)
 	}
@@ -63,7 +66,7 @@ func TestRender(t *testing.T) {
 	if err := json.Unmarshal(js.Bytes(), &doc); err != nil {
 		t.Fatal(err)
 	}
-	if doc.File != "queue.csp" || len(doc.Assertions) != 5 {
+	if doc.File != "queue.csp" || len(doc.Assertions) != 6 {
 		t.Fatalf("file %q with %d assertions", doc.File, len(doc.Assertions))
 	}
 	for _, key := range []string{"line", "text", "kind", "verdict", "stats"} {
@@ -92,7 +95,7 @@ func TestReportCode(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name string
-		rep  *run.Report
+		rep  any // *run.Report or []*run.Assertion
 		want int
 	}{
 		{"none", rep(), exitOK},
@@ -100,9 +103,17 @@ func TestReportCode(t *testing.T) {
 		{"invalid", rep(lts.Valid, lts.Invalid), exitInvalid},
 		{"unknown", rep(lts.Unknown, lts.Valid), exitUnknown},
 		{"invalid beats unknown", rep(lts.Unknown, lts.Invalid, lts.Unknown), exitInvalid},
+		{"model error beats invalid", append(rep(lts.Invalid).Assertions, &run.Assertion{Verdict: lts.Unknown, Error: "m.csp:1:1: index out of range"}), exitBadInput},
+		{"internal error beats all", append(rep(lts.Invalid).Assertions,
+			&run.Assertion{Verdict: lts.Unknown, Error: "internal error: boom"},
+			&run.Assertion{Verdict: lts.Unknown, Error: "m.csp:1:1: x"}), exitInternal},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := reportCode(tc.rep); got != tc.want {
+			r, ok := tc.rep.(*run.Report)
+			if !ok {
+				r = &run.Report{Assertions: tc.rep.([]*run.Assertion)}
+			}
+			if got := reportCode(r); got != tc.want {
 				t.Errorf("reportCode = %d, want %d", got, tc.want)
 			}
 		})

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"os"
 	"os/exec"
+	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -36,20 +37,25 @@ func TestScript(t *testing.T) {
 	})
 }
 
-// cmdStatus is "status CODE [-within=DURATION] PROGRAM ARGS...": it runs
-// the program like exec and fails unless it exits with exactly CODE (exec
-// and ! exec only tell zero from non-zero, and quasar's exit codes are part
-// of its interface), and, with -within, unless it ends within DURATION of
-// wall time.
+// cmdStatus is "status CODE[,CODE...] [-within=DURATION] PROGRAM ARGS...":
+// it runs the program like exec and fails unless it exits with one of the
+// CODEs (exec and ! exec only tell zero from non-zero, and quasar's exit
+// codes are part of its interface), and, with -within, unless it ends
+// within DURATION of wall time.
 func cmdStatus(ts *testscript.TestScript, neg bool, args []string) {
-	usage := "usage: status CODE [-within=DURATION] PROGRAM [ARGS...]"
+	usage := "usage: status CODE[,CODE...] [-within=DURATION] PROGRAM [ARGS...]"
 	if neg || len(args) < 2 {
 		ts.Fatalf("%s", usage)
 	}
-	want, err := strconv.Atoi(args[0])
-	if err != nil {
-		ts.Fatalf("status: bad exit code %q", args[0])
+	want := map[int]bool{}
+	for _, c := range strings.Split(args[0], ",") {
+		n, err := strconv.Atoi(c)
+		if err != nil {
+			ts.Fatalf("status: bad exit code %q", c)
+		}
+		want[n] = true
 	}
+	var err error
 	args = args[1:]
 	var within time.Duration
 	if d, ok := strings.CutPrefix(args[0], "-within="); ok {
@@ -68,8 +74,8 @@ func cmdStatus(ts *testscript.TestScript, neg bool, args []string) {
 		got = ee.ExitCode()
 	}
 	took := time.Since(start)
-	if got != want {
-		ts.Fatalf("%s exited with code %d, want %d", args[0], got, want)
+	if !want[got] {
+		ts.Fatalf("%s exited with code %d, want one of %v", args[0], got, keys(want))
 	}
 	if within > 0 && took > within {
 		ts.Fatalf("%s took %s, want at most %s", args[0], took.Round(time.Millisecond), within)
@@ -86,4 +92,13 @@ func cmdSleep(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("sleep: %v", err)
 	}
 	time.Sleep(d)
+}
+
+func keys(m map[int]bool) []int {
+	var out []int
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Ints(out)
+	return out
 }

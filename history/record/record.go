@@ -42,7 +42,8 @@ type Recorder struct {
 	closed atomic.Bool
 }
 
-// Token identifies an invoked operation; pass it to Return, Fail or Info.
+// Token identifies an invoked operation; pass it to exactly one of Return,
+// Fail or Info (from any goroutine, once the Token was handed over).
 type Token struct{ ticket uint64 }
 
 // New returns an empty recorder. If w is not nil, Close writes the history

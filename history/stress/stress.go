@@ -156,6 +156,9 @@ func (c *Config) defaults() error {
 
 // Generate returns the test of round r: reproducible from (Seed, r).
 func Generate(cfg Config, round int) Test {
+	if len(cfg.Ops) == 0 {
+		return make(Test, max(cfg.Goroutines, 0))
+	}
 	rng := rand.New(rand.NewPCG(cfg.Seed, uint64(round)))
 	total := 0
 	for _, o := range cfg.Ops {

@@ -232,7 +232,13 @@ func checkRefines(ctx context.Context, prog *lts.Program, info *lang.Info, a *la
 		defer relaxed.Close()
 		spec = relaxed
 	}
-	r, err := refine.Check(ctx, impl, spec, refine.Options{Limits: opt.Limits, Workers: opt.Workers})
+	ropt := refine.Options{Limits: opt.Limits, Workers: opt.Workers}
+	if opt.Progress != nil {
+		ropt.Progress = func(st refine.Stats) {
+			opt.Progress(Progress{Assertion: res.Text, States: st.Pairs, Depth: st.Depth, Bytes: st.PeakBytes, Seconds: st.Seconds})
+		}
+	}
+	r, err := refine.Check(ctx, impl, spec, ropt)
 	if err != nil {
 		return err
 	}
@@ -245,12 +251,18 @@ func checkRefines(ctx context.Context, prog *lts.Program, info *lang.Info, a *la
 		return nil
 	}
 	ce := &Counterexample{Trace: r.Counterexample.Trace, Offered: r.Counterexample.Offered}
-	prev := r.Counterexample.Initial
+	prev, from := r.Counterexample.Initial, impl.Initial()
 	for _, st := range r.Counterexample.Path {
 		vars := varsOnly(st.Vars)
-		who := changedNames(splitControlOnly(prev), splitControlOnly(st.Vars))
+		var who string
+		if ev, ok := prog.Events().Lookup(st.Event); ok {
+			who = impl.Who(from, ev, st.State)
+		}
+		if who == "" {
+			who = changedNames(splitControlOnly(prev), splitControlOnly(st.Vars))
+		}
 		ce.Steps = append(ce.Steps, Step{Event: st.Event, Who: who, Changed: changed(varsOnly(prev), vars)})
-		prev = st.Vars
+		prev, from = st.Vars, st.State
 	}
 	res.Counterexample = ce
 	if cfg != nil {
