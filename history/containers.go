@@ -116,10 +116,10 @@ type containerMachine struct {
 	qp    *queuePrune // nil: no pruning
 }
 
-// queuePrune holds what Viable needs for a FIFO queue whose enqueued values
-// are distinct and dequeued at most once, without Info dequeues: for each
-// value, the op that dequeued it (if any) and its call and return times,
-// and the completed dequeues that returned null.
+// queuePrune holds what Viable needs for a queue, stack or priority queue
+// whose inserted values are distinct and removed at most once, without Info
+// removals: for each value, the op that removed it (if any) and its call
+// and return times, and the completed removals that returned null.
 type queuePrune struct {
 	deqOf   map[int64]int32 // value -> op index of its dequeue
 	call    []int64         // by op index
@@ -184,7 +184,7 @@ func (m containerModel) Compile(ops []Op) (Machine, error) {
 	}
 	mc := newContainerMachine(m.kind)
 	mc.ops = cops
-	if m.kind == cQueue {
+	if m.kind != cSet {
 		mc.qp = newQueuePrune(ops, cops)
 	}
 	return mc, nil
@@ -219,12 +219,13 @@ func newQueuePrune(ops []Op, cops []cOp) *queuePrune {
 	return qp
 }
 
-// Viable (FIFO queue with distinct values, see queuePrune): a value x ahead
-// of y in the queue must be dequeued before y, so if y's dequeue is a
-// completed op not yet linearized, x's dequeue must exist and may not
-// follow y's in real time; likewise every value in the queue must be
-// dequeued before a pending-to-linearize dequeue that returned null. A
-// false answer is exact: the state cannot reach a linearization.
+// Viable (distinct values, see queuePrune): a value x ahead of y in removal
+// order (the queue from its head, the priority queue from its least
+// element, the stack from its top) must be removed before y, so if y's
+// removal is a completed op not yet linearized, x's removal must exist and
+// may not follow y's in real time; likewise every value must be removed
+// before a completed removal that returned null and is not yet linearized.
+// A false answer is exact: the state cannot reach a linearization.
 func (mc *containerMachine) Viable(s State, lin []uint64) bool {
 	qp := mc.qp
 	if qp == nil {
@@ -235,8 +236,12 @@ func (mc *containerMachine) Viable(s State, lin []uint64) bool {
 		return true
 	}
 	const never = int64(1<<63 - 1)
-	maxCall := int64(-1 << 63) // latest call of the dequeues of the values ahead
-	for _, x := range c {
+	maxCall := int64(-1 << 63) // latest call of the removals of the values ahead
+	for k := range c {
+		x := c[k]
+		if mc.kind == cStack {
+			x = c[len(c)-1-k]
+		}
 		d, ok := qp.deqOf[x]
 		var dcall int64 = never
 		if ok {

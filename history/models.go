@@ -213,13 +213,15 @@ type kvMachine struct {
 	single  bool // one key: a state is the string id itself
 	// Pruning (single key, see Viable): for each completed get, the prefix
 	// hashes of its result and the puts that could reset the string for it.
-	gets    []int32
-	getPref [][]uint64 // slices of one array
-	getPuts [][]int32
+	pruneOps   []Op // set until the pruning tables are built (lazily)
+	pruneCalls int
+	gets       []int32
+	getPref    [][]uint64 // slices of one array
+	getPuts    [][]int32
 }
 
 func (kvModel) Compile(ops []Op) (Machine, error) {
-	mc := &kvMachine{strs: newRopes(2 * len(ops))}
+	mc := &kvMachine{strs: newRopes(len(ops))}
 	str := mc.strs.leafID
 	keys := map[string]int32{}
 	text := func(v Value) (string, bool) {
@@ -267,7 +269,7 @@ func (kvModel) Compile(ops []Op) (Machine, error) {
 	mc.nkeys = len(keys)
 	mc.single = mc.nkeys <= 1
 	if mc.single {
-		mc.initPruning(ops)
+		mc.pruneOps = ops
 	}
 	if !mc.single {
 		mc.tupIDs = map[string]State{}
@@ -402,6 +404,9 @@ func (mc *kvMachine) initPruning(ops []Op) {
 	}
 }
 
+// pruneAfter is the number of steps after which kv pruning starts.
+const pruneAfter = 200
+
 // maxPruneWords bounds the memory of kv pruning (8 bytes a word).
 const maxPruneWords = 1 << 23
 
@@ -412,6 +417,14 @@ const maxPruneWords = 1 << 23
 func (mc *kvMachine) Viable(s State, lin []uint64) bool {
 	if !mc.single {
 		return true
+	}
+	if mc.pruneOps != nil {
+		// Small searches finish before pruning pays for its tables.
+		if mc.pruneCalls++; mc.pruneCalls < pruneAfter {
+			return true
+		}
+		mc.initPruning(mc.pruneOps)
+		mc.pruneOps = nil
 	}
 	node := &mc.strs.nodes[s]
 	n, h := node.n, node.h

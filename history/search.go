@@ -364,7 +364,7 @@ func (s *search) step(quota int64) outcome {
 		r.set = make([]uint64, words)
 		r.infoSet = make([]uint64, (s.ninfo+63)/64)
 		r.z = zobrist(n)
-		r.mm = newMemo(4 * n)
+		r.mm = newMemo(n)
 		r.m = s.firstOpen(0, r.set)
 		r.stack = make([]frame, 0, n)
 		r.buf = make([]State, 0, 8)
@@ -374,12 +374,13 @@ func (s *search) step(quota int64) outcome {
 	}
 	set, z, mm, stack, buf := r.set, r.z, r.mm, r.stack, r.buf
 	h, state, e, resume := r.h, r.state, r.e, r.resume
+	var poll int64
 	defer func() {
 		r.stack, r.buf = stack, buf
 		r.h, r.state, r.e, r.resume = h, state, e, resume
 		s.states = mm.len()
+		s.steps += poll & (pollEvery - 1)
 	}()
-	var poll int64
 	for {
 		if e == -2 {
 			// Start from the next initial state.

@@ -109,6 +109,10 @@ func (x *bfs) run(visit visitor) {
 	}
 	var buf []Transition
 	var next []State
+	if bs, ok := x.sys.(batcher); ok {
+		x.runBatched(bs, frontier, visit)
+		return
+	}
 	for len(frontier) > 0 {
 		next = next[:0]
 		for i, s := range frontier {
@@ -132,6 +136,54 @@ func (x *bfs) run(visit visitor) {
 				if x.mark(t.Target, s, t.Event) {
 					next = append(next, t.Target)
 				}
+			}
+		}
+		if len(next) > 0 {
+			x.depth++
+		}
+		frontier, next = next, frontier
+	}
+}
+
+// batcher is implemented by systems that expand several states at once
+// (*Proc does, to overlap the cache misses of its state set).
+type batcher interface {
+	SuccessorsBatch(ts []State, buf []Transition, counts []int) ([]Transition, []int, error)
+}
+
+// runBatched is run for a batcher: the same visit order, in batches.
+func (x *bfs) runBatched(bs batcher, frontier []State, visit visitor) {
+	var buf []Transition
+	var counts []int
+	var next []State
+	for len(frontier) > 0 {
+		next = next[:0]
+		for lo := 0; lo < len(frontier); lo += batchSize {
+			if r := x.b.Exceeded(int(x.seen)); r != "" {
+				x.reason = r
+				return
+			}
+			hi := min(lo+batchSize, len(frontier))
+			var err error
+			buf, counts, err = bs.SuccessorsBatch(frontier[lo:hi], buf[:0], counts[:0])
+			off := 0
+			for k, n := range counts {
+				s := frontier[lo+k]
+				ts := buf[off : off+n]
+				off += n
+				x.trans += int64(n)
+				if visit(s, ts) {
+					return
+				}
+				for _, t := range ts {
+					if x.mark(t.Target, s, t.Event) {
+						next = append(next, t.Target)
+					}
+				}
+			}
+			if err != nil {
+				x.err, x.errAt = err, frontier[lo+len(counts)]
+				return
 			}
 		}
 		if len(next) > 0 {
@@ -177,7 +229,25 @@ func (x *bfs) runParallel(frontier []State, visit visitor) {
 			go func(k, lo, hi int) {
 				defer wg.Done()
 				buf := bufs[k]
-				for i := lo; i < hi; i++ {
+				bs, batched := x.sys.(batcher)
+				var counts []int
+				for i := lo; i < hi; {
+					if batched {
+						j := min(i+batchSize, hi)
+						start := len(buf)
+						var err error
+						buf, counts, err = bs.SuccessorsBatch(frontier[i:j], buf, counts[:0])
+						for q, n := range counts {
+							spans[i+q] = span{k, start, start + n}
+							start += n
+						}
+						if err != nil {
+							errs[k], errAt[k] = err, i+len(counts)
+							break
+						}
+						i = j
+						continue
+					}
 					start := len(buf)
 					var err error
 					buf, err = x.sys.Successors(frontier[i], buf)
@@ -186,6 +256,7 @@ func (x *bfs) runParallel(frontier []State, visit visitor) {
 						break
 					}
 					spans[i] = span{k, start, len(buf)}
+					i++
 				}
 				bufs[k] = buf
 			}(k, lo, hi)

@@ -352,3 +352,28 @@ Sys = A || B || C;
 		t.Errorf("who: %v", got)
 	}
 }
+
+// TestExplicitSearch runs the checks on an Explicit graph (the search path
+// for systems without batches), sequentially and in parallel.
+func TestExplicitSearch(t *testing.T) {
+	x := NewExplicit(nil)
+	x.Add(0, "a", 1)
+	x.Add(0, "b", 2)
+	x.Add(1, "tau", 3)
+	x.Add(3, "tau", 1)
+	x.Add(2, "c", 4) // 4 has no transitions and is not final: a deadlock
+	for _, w := range []int{1, 2} {
+		r, err := DeadlockFree(context.Background(), x, Options{Workers: w})
+		if err != nil || r.Verdict != Invalid || len(r.Trace) != 3 || r.Trace[2].Event != "c" {
+			t.Errorf("workers %d: deadlock %v %v %+v", w, err, r.Verdict, r.Trace)
+		}
+		r, _ = DivergenceFree(context.Background(), x, Options{Workers: w})
+		if r.Verdict != Invalid || len(r.Loop) != 2 {
+			t.Errorf("workers %d: divergence %v %+v", w, r.Verdict, r.Loop)
+		}
+		r, _ = Explore(context.Background(), x, Options{Workers: w})
+		if r.Stats.States != 5 || r.Stats.Transitions != 5 {
+			t.Errorf("workers %d: %+v", w, r.Stats)
+		}
+	}
+}

@@ -24,12 +24,12 @@
 // For a term without a parallel composition at an active position, the
 // transitions are computed once and memoised as templates: guards still to
 // evaluate, a label (fixed, or with data that read variables), an event
-// block, and the target term id; the template's expressions are recompiled
+// block, and the target term id. A template's expressions are recompiled
 // for the term's environment, so parameters and index variables are
 // constants (seg[i] with i known reads one slot). Successor generation for
 // such a term is a loop over its templates: evaluate the guards, intern the
-// label, run the block on a copy of the variables. Terms with a nested parallel composition
-// are expanded by the same rules at run time.
+// label, run the block on a copy of the variables. Terms with a nested
+// parallel composition are expanded by the same rules at run time.
 //
 // # States
 //
@@ -38,13 +38,19 @@
 // the same operator are merged) whose components are terms. A state is the
 // byte string [component term ids as uvarints][variable slots as zigzag
 // varints], interned in an arena-backed hash set (store.go: 4 MiB chunks of
-// [id][length][bytes] records, a table of 26-bit fingerprint + arena
+// [id][length][bytes] records and a table of 26-bit fingerprint + arena
 // offset, so a lookup touches one table slot and one record) that assigns
-// dense uint32 ids in discovery order. No per-state Go maps, pointers or interfaces exist; the per-call
-// scratch (decoded state, instantiated edges, encodings) is pooled, so
-// successor generation does not allocate in steady state. Systems are safe
-// for concurrent use: the state set is guarded by a mutex, the term table
-// is append-only with lock-free reads, and memoised templates are published
+// dense uint32 ids in discovery order. The search is bound by the memory
+// latency of this set, so the checks expand states in batches
+// (Proc.SuccessorsBatch, 256 states) and intern all their successors
+// together, first touching the table slots and records of the whole batch
+// so that the cache misses overlap.
+//
+// No per-state Go maps, pointers or interfaces exist; the per-call scratch
+// (decoded state, instantiated edges, encodings) is pooled, so successor
+// generation does not allocate in steady state. Systems are safe for
+// concurrent use: the state set is guarded by a mutex, the term table is
+// append-only with lock-free reads, and memoised templates are published
 // atomically.
 //
 // The transitions of a state: every component's enabled edges are
@@ -68,7 +74,7 @@
 //
 // A check answers Unknown when a limit (time, states, memory: Limits, via
 // internal/budget) is hit or the context is cancelled, with the statistics
-// so far; a run-time error of the model (index out of range, division by
+// so far. A run-time error of the model (index out of range, division by
 // zero, a value outside a declared range) stops the search: the result is
 // Unknown with Result.Err, a *RuntimeError carrying file:line:col, and the
 // trace to the state whose step failed.

@@ -200,6 +200,9 @@ type scratch struct {
 	ends   []int
 	evs    []Event
 	who    []int32 // index into c.joints of each successor
+	ids    []uint32
+	raws   []byte // encodings of a batch of states
+	rawEnd []int
 }
 
 func (s *Proc) getScratch() *scratch {
@@ -227,26 +230,30 @@ func (s *Proc) Successors(t State, buf []Transition) (out []Transition, err erro
 		return buf, err
 	}
 	s.mu.Lock()
-	start := 0
-	for i, end := range x.ends {
-		id, _ := s.store.Intern(x.enc[start:end])
-		start = end
+	x.ids = s.store.InternAll(x.enc, x.ends, x.ids[:0])
+	s.mu.Unlock()
+	for i, id := range x.ids {
 		buf = append(buf, Transition{Event: x.evs[i], Target: State(id)})
 	}
-	s.mu.Unlock()
 	return buf, nil
 }
 
 // expand computes the encoded successors of t into x.enc/x.ends/x.evs/x.who.
 func (s *Proc) expand(t State, x *scratch) error {
-	p := s.p
 	x.raw = s.raw(t, x.raw)
-	x.comps, x.vars = s.decode(x.raw, x.comps, x.vars)
+	x.enc, x.ends, x.evs, x.who = x.enc[:0], x.ends[:0], x.evs[:0], x.who[:0]
+	return s.expandRaw(x.raw, x)
+}
+
+// expandRaw appends the encoded successors of the state encoded as raw to
+// x.enc/x.ends/x.evs/x.who.
+func (s *Proc) expandRaw(raw []byte, x *scratch) error {
+	p := s.p
+	x.comps, x.vars = s.decode(raw, x.comps, x.vars)
 	m := &x.m
 	m.err = nil
 	c := &x.c
 	c.flat, c.ext, c.starts = c.flat[:0], c.ext[:0], c.starts[:0]
-	x.enc, x.ends, x.evs, x.who = x.enc[:0], x.ends[:0], x.evs[:0], x.who[:0]
 	for i, ct := range x.comps {
 		c.starts = append(c.starts, int32(len(c.flat)))
 		if ct == termSkip || ct == termStop {
@@ -572,4 +579,55 @@ func (p *Program) termString(t uint32, depth int) string {
 		parts = append(parts, p.termString(k, depth-1))
 	}
 	return "(" + strings.Join(parts, sep) + ")"
+}
+
+// batchSize is the number of states SuccessorsBatch expands before it
+// interns all their successors at once.
+const batchSize = 256
+
+// SuccessorsBatch appends the transitions of every state of ts to buf, in
+// order, and the number of transitions of each to counts: the same result
+// as calling Successors on each, but the successors of the whole batch are
+// interned together, so that the cache misses of the lookups overlap. On a
+// model error at ts[k], the results of ts[:k] are returned (len(counts) ==
+// k) with the error.
+func (s *Proc) SuccessorsBatch(ts []State, buf []Transition, counts []int) (out []Transition, cnt []int, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			out, cnt, err = buf, counts, fmt.Errorf("lts: internal error: %v", r)
+		}
+	}()
+	x := s.getScratch()
+	defer s.pool.Put(x)
+	x.raws, x.rawEnd = x.raws[:0], x.rawEnd[:0]
+	s.mu.Lock()
+	for _, t := range ts {
+		x.raws = append(x.raws, s.store.Get(uint32(t))...)
+		x.rawEnd = append(x.rawEnd, len(x.raws))
+	}
+	s.mu.Unlock()
+	x.enc, x.ends, x.evs, x.who = x.enc[:0], x.ends[:0], x.evs[:0], x.who[:0]
+	start := 0
+	for _, end := range x.rawEnd {
+		n := len(x.ends)
+		if e := s.expandRaw(x.raws[start:end], x); e != nil {
+			// Keep the successors of the states before this one only.
+			encEnd := 0
+			if n > 0 {
+				encEnd = x.ends[n-1]
+			}
+			x.enc, x.ends, x.evs = x.enc[:encEnd], x.ends[:n], x.evs[:n]
+			err = e
+			break
+		}
+		start = end
+		counts = append(counts, len(x.ends)-n)
+	}
+	s.mu.Lock()
+	x.ids = s.store.InternAll(x.enc, x.ends, x.ids[:0])
+	s.mu.Unlock()
+	for i, id := range x.ids {
+		buf = append(buf, Transition{Event: x.evs[i], Target: State(id)})
+	}
+	return buf, counts, err
 }

@@ -23,6 +23,8 @@ import (
 // Arena chunks are 4 MiB and hold no pointers. Not safe for concurrent use:
 // Proc guards it with a mutex.
 type store struct {
+	sink   uint64 // keeps the warming loads of InternAll alive
+	hashes []uint64
 	seed   maphash.Seed
 	chunks [][]byte
 	refs   []uint64 // id -> arena offset
@@ -93,21 +95,7 @@ func (s *store) Lookup(b []byte) (uint32, bool) {
 
 // Intern returns the id of b, adding it if new.
 func (s *store) Intern(b []byte) (uint32, bool) {
-	slot, fp, id, ok := s.find(b)
-	if ok {
-		return id, false
-	}
-	if len(s.refs) >= math.MaxUint32-1 {
-		panic("lts: more than 2^32-2 states")
-	}
-	id = uint32(len(s.refs))
-	off := s.put(id, b)
-	s.refs = append(s.refs, off)
-	s.table[slot] = fp<<offBits | (off + 1)
-	if uint64(len(s.refs))*4 > uint64(len(s.table))*3 {
-		s.grow()
-	}
-	return id, true
+	return s.internHashed(b, maphash.Bytes(s.seed, b))
 }
 
 func (s *store) put(id uint32, b []byte) uint64 {
@@ -154,4 +142,74 @@ func (s *store) grow() {
 		table[i] = v
 	}
 	s.table, s.mask = table, mask
+}
+
+// InternAll interns the strings enc[ends[i-1]:ends[i]] into ids, like
+// Intern on each in order. It first touches the table slots of all of them,
+// then the arena records their fingerprints point to, so that the cache
+// misses of the batch overlap (the search is bound by memory latency);
+// only then does it run the ordinary lookups, which find the lines cached.
+func (s *store) InternAll(enc []byte, ends []int, ids []uint32) []uint32 {
+	s.hashes = s.hashes[:0]
+	var sink uint64
+	start := 0
+	for _, end := range ends {
+		s.hashes = append(s.hashes, maphash.Bytes(s.seed, enc[start:end]))
+		start = end
+	}
+	// A tight loop of independent loads: their misses overlap.
+	table, mask := s.table, s.mask
+	for _, h := range s.hashes {
+		sink += table[home(h)&mask]
+	}
+	for _, h := range s.hashes {
+		fp := h >> offBits
+		for i := home(h) & s.mask; ; i = (i + 1) & s.mask {
+			v := s.table[i]
+			if v == 0 {
+				break
+			}
+			if v>>offBits == fp {
+				off := v&offMask - 1
+				sink += uint64(s.chunks[off>>storeChunkBits][off&(storeChunk-1)])
+				break
+			}
+		}
+	}
+	s.sink += sink
+	start = 0
+	for k, end := range ends {
+		id, _ := s.internHashed(enc[start:end], s.hashes[k])
+		start = end
+		ids = append(ids, id)
+	}
+	return ids
+}
+
+// internHashed is Intern with the hash of b already computed.
+func (s *store) internHashed(b []byte, h uint64) (uint32, bool) {
+	fp := h >> offBits
+	i := home(h) & s.mask
+	for ; ; i = (i + 1) & s.mask {
+		v := s.table[i]
+		if v == 0 {
+			break
+		}
+		if v>>offBits == fp {
+			if id, rb := s.record(v&offMask - 1); string(rb) == string(b) {
+				return id, false
+			}
+		}
+	}
+	if len(s.refs) >= math.MaxUint32-1 {
+		panic("lts: more than 2^32-2 states")
+	}
+	id := uint32(len(s.refs))
+	off := s.put(id, b)
+	s.refs = append(s.refs, off)
+	s.table[i] = fp<<offBits | (off + 1)
+	if uint64(len(s.refs))*4 > uint64(len(s.table))*3 {
+		s.grow()
+	}
+	return id, true
 }
