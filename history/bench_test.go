@@ -107,6 +107,6 @@ func BenchmarkQueueBig(b *testing.B) {
 	b.ReportMetric(float64(res.Stats.States), "states")
 }
 
-var benchBigN = 300
+var benchBigN = 20000
 
 func BenchmarkEtcd056(b *testing.B) { benchFile(b, "jepsen/etcd_056.log", CASRegister()) }

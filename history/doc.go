@@ -22,12 +22,15 @@
 // Invalid a Failure: the longest linearizable prefix the search reached and
 // the op whose completion forced it back (Blocked).
 //
-// Models are interfaces: Model.Compile(ops) returns a Machine with dense
-// uint32 states and Step(state, opIndex, buf) (no allocation in steady state
-// for the built-in ones: results of Step are cached per (state, op)).
+// Models are interfaces: Model.Compile(ops) (the ops of one partition, in
+// invocation order) returns a Machine with dense uint32 states and
+// Step(state, opIndex, buf); the built-in machines intern their states and
+// cache transitions, so a step rarely allocates.
 // Partitioner makes a model P-compositional (kv: per key); Eventer and
 // AutomatonModel name ops as events f.args.result for quasi checks and
-// automaton specs.
+// automaton specs; a Machine may implement Pruner (drop dead states) and
+// Finisher (accepting states, for quasi checks in complete mode).
+// MinQuasiFactor finds the least quasi factor of a history.
 //
 // # Algorithm
 //

@@ -269,7 +269,13 @@ func events(ops []Op) []hevent {
 }
 
 // prefixOps is the sub-history of the first n events: operations invoked
-// among them, pending if their completion is not.
+// among them, pending if their completion is not. A pending operation with
+// values (arguments or results) none of which a completed operation of the
+// prefix mentions is left out: it cannot explain an observed result (an
+// enqueue whose value nobody dequeued yet), while keeping it lets the
+// search place it anywhere, which on busy histories (a pending enqueue per
+// goroutine) multiplies the states by the orders of those enqueues.
+// Pending operations without values (a dequeue) are kept.
 func prefixOps(ops []Op, evs []hevent, n int) []Op {
 	in := make([]int8, len(ops)) // 1 invoked, 2 completed
 	for _, e := range evs[:n] {
@@ -279,10 +285,24 @@ func prefixOps(ops []Op, evs []hevent, n int) []Op {
 			in[e.op] = 1
 		}
 	}
+	seen := map[string]bool{}
+	for i, o := range ops {
+		if in[i] == 2 {
+			forAtoms(o.Input, func(k string) { seen[k] = true })
+			if o.Status == Ok {
+				forAtoms(o.Output, func(k string) { seen[k] = true })
+			}
+		}
+	}
 	var out []Op
 	for i, o := range ops {
 		switch in[i] {
 		case 1:
+			atoms, mentioned := 0, false
+			forAtoms(o.Input, func(k string) { atoms++; mentioned = mentioned || seen[k] })
+			if atoms > 0 && !mentioned {
+				continue
+			}
 			o.Status, o.Return = Info, Pending
 			out = append(out, o)
 		case 2:
@@ -290,6 +310,20 @@ func prefixOps(ops []Op, evs []hevent, n int) []Op {
 		}
 	}
 	return out
+}
+
+// forAtoms calls fn with the key of each integer or string in v (lists are
+// walked; nil and booleans are not values that connect operations).
+func forAtoms(v Value, fn func(string)) {
+	switch v.Kind() {
+	case IntKind, StringKind:
+		fn(v.String())
+	case ListKind:
+		l, _ := v.List()
+		for _, e := range l {
+			forAtoms(e, fn)
+		}
+	}
 }
 
 // unitsOf groups the operations (indices) connected by a value, in order
@@ -309,27 +343,16 @@ func unitsOf(ops []Op) [][]int {
 	}
 	owner := map[string]int{}
 	link := func(i int, v Value) {
-		var atoms func(Value)
-		atoms = func(v Value) {
-			switch v.Kind() {
-			case IntKind, StringKind:
-				k := v.String()
-				if j, ok := owner[k]; ok {
-					a, b := find(i), find(j)
-					if a != b {
-						parent[max(a, b)] = min(a, b)
-					}
-				} else {
-					owner[k] = i
+		forAtoms(v, func(k string) {
+			if j, ok := owner[k]; ok {
+				a, b := find(i), find(j)
+				if a != b {
+					parent[max(a, b)] = min(a, b)
 				}
-			case ListKind:
-				l, _ := v.List()
-				for _, e := range l {
-					atoms(e)
-				}
+			} else {
+				owner[k] = i
 			}
-		}
-		atoms(v)
+		})
 	}
 	for i := range ops {
 		link(i, ops[i].Input)

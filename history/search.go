@@ -195,7 +195,7 @@ func newSearch(m Machine, ops []Op, bud limiter) *search {
 	for i := range s.twin {
 		s.twin[i] = -1
 	}
-	if s.complete == n {
+	if _, ok := m.(valueStepper); s.complete == n || !ok {
 		goto list
 	}
 	{
@@ -310,6 +310,17 @@ type runState struct {
 	e       int32
 	resume  int32
 }
+
+// valueStepper marks machines whose Step of an op depends only on its name,
+// key, arguments and result (the built-in ones): the symmetry reduction of
+// identical Info ops is sound for them. A user's machine may look at other
+// fields (the process), so it is not reduced.
+type valueStepper interface{ stepsByValue() }
+
+func (*registerMachine) stepsByValue()  {}
+func (*kvMachine) stepsByValue()        {}
+func (*containerMachine) stepsByValue() {}
+func (*automatonMachine) stepsByValue() {}
 
 // firstOpen is the first completed op at index >= from not in set (n if none).
 func (s *search) firstOpen(from int, set []uint64) int {

@@ -194,3 +194,30 @@ func TestMinQuasiFactor(t *testing.T) {
 		t.Fatalf("enq1 deq2: got %d %v, want -1 invalid", k, res.Verdict)
 	}
 }
+
+// TestSemanticsWindow checks the window-mode column of SEMANTICS.md §4
+// (every visible event relaxed, as in the paper's algorithm).
+func TestSemanticsWindow(t *testing.T) {
+	win := func(k int) *relax.Config { return &relax.Config{Mode: relax.Window, All: k} }
+	cases := []struct {
+		name, hist string
+		q          *relax.Config
+		want       lts.Verdict
+	}{
+		{"r1-213", "enq1 enq2 enq3 deq2 deq1 deq3", win(1), lts.Valid},
+		// Row 3: window mode moves the enqueues too, so it accepts.
+		{"r3", "enq1 enq2 enq3 deq3 deq1 deq2", win(1), lts.Valid},
+		{"r4-random-deq", "enq1 enq2 enq3 deq2 deq3 deq1", win(1), lts.Valid},
+		{"r5-segmented", "enq1 enq2 enq3 deq1 enq4 deq2 deq4 enq5 deq3", win(1), lts.Invalid},
+		{"r6-deq-before-enq", "enq1 deq2 enq2 deq1", win(1), lts.Invalid},
+		{"r8-spurious-empty", "enq1 enq2 deq2 deq.0 deq1", win(1), lts.Valid},
+		{"r7-21", "enq1 enq2 deq2 deq1", win(0), lts.Invalid},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if got := verdictOf(t, seq(t, c.hist), Queue(), c.q); got != c.want {
+				t.Errorf("got %v, want %v", got, c.want)
+			}
+		})
+	}
+}

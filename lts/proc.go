@@ -19,6 +19,7 @@ type Proc struct {
 	p      *Program
 	name   string
 	hides  []*evset
+	hidden map[string]bool // the patterns of hides, read-only after newProc
 	op     lang.ParOp
 	alphas []*evset
 	ncomp  int
@@ -89,6 +90,12 @@ func (p *Program) newProc(name string, t uint32) (*Proc, error) {
 		tm := p.term(t)
 		s.hides = append(s.hides, tm.set)
 		t = tm.kids[0]
+	}
+	s.hidden = map[string]bool{}
+	for _, h := range s.hides {
+		for _, pt := range h.pats {
+			s.hidden[pt.String()] = true
+		}
 	}
 	var comps []uint32
 	if tm := p.term(t); tm.kind == kPar {
@@ -367,9 +374,31 @@ func (s *Proc) fire(x *scratch, j joint) error {
 		if m.err != nil {
 			return m.err
 		}
-		x.ncomps[mv.who] = target
+		x.ncomps[mv.who] = s.stripHides(target)
 	}
 	return nil
+}
+
+// stripHides removes from the term of a single component the hiding that
+// the process already applies at its top: P = (a -> b -> P) \ {a} peels
+// the hide off the initial term, and without this every unfolding of P
+// would come back wrapped in it, doubling the states.
+func (s *Proc) stripHides(t uint32) uint32 {
+	if s.ncomp != 1 || len(s.hides) == 0 {
+		return t
+	}
+	for {
+		tm := s.p.term(t)
+		if tm.kind != kHide {
+			return t
+		}
+		for _, pt := range tm.set.pats {
+			if !s.hidden[pt.String()] {
+				return t
+			}
+		}
+		t = tm.kids[0]
+	}
 }
 
 // apply runs the effects of an instantiated edge on m.vars.

@@ -315,7 +315,29 @@ func (p *Program) hideT(b uint32, set *evset) uint32 {
 	if b == termSkip || b == termStop {
 		return b
 	}
+	// (P \ A) \ B is P \ (A ∪ B). Without this, a recursion under hiding,
+	// P = (a -> P) \ {a}, nests one more hide per unfolding and the state
+	// space never closes.
+	if in := p.term(b); in.kind == kHide {
+		if in.set == set {
+			return b
+		}
+		return p.mk(&term{kind: kHide, kids: in.kids, set: p.unionSet(in.set, set)})
+	}
 	return p.mk(&term{kind: kHide, kids: []uint32{b}, set: set})
+}
+
+// unionSet is the event set holding the patterns of a and b.
+func (p *Program) unionSet(a, b *evset) *evset {
+	seen := make(map[string]bool, len(a.pats)+len(b.pats))
+	var pats []pattern
+	for _, pt := range append(append([]pattern(nil), a.pats...), b.pats...) {
+		if k := pt.String(); !seen[k] {
+			seen[k] = true
+			pats = append(pats, pt)
+		}
+	}
+	return p.internSet(pats)
 }
 
 func (p *Program) atomicT(b uint32) uint32 {
