@@ -2,7 +2,6 @@ package refine
 
 import (
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
 
@@ -66,7 +65,7 @@ func Check(ctx context.Context, impl lts.System, spec lts.Automaton, opt Options
 		norm:  newNormaliser(spec),
 		opt:   opt,
 		bud:   budget.New(ctx, opt.Limits.Timeout, opt.Limits.MaxStates, opt.Limits.MaxBytes),
-		pairs: intern.New(1 << 12),
+		pairs: intern.NewPairs(1 << 12),
 	}
 	if opt.Workers >= 2 {
 		s.exp = [2]*expander{newExpander(opt.Workers), newExpander(opt.Workers)}
@@ -80,9 +79,9 @@ type search struct {
 	opt  Options
 	bud  *budget.Budget
 
-	pairs  *intern.Set // (impl state, macrostate) as 8 bytes -> pair id
-	parent []uint32    // parent[id]: the pair id id was first reached from
-	via    []lts.Event // via[id]: the impl event of that step (Tau for internal)
+	pairs  *intern.Pairs // (impl state, macrostate) packed in 64 bits -> pair id
+	parent []uint32      // parent[id]: the pair id id was first reached from
+	via    []lts.Event   // via[id]: the impl event of that step (Tau for internal)
 
 	// Antichains: for each impl state, the macrostates stored with it,
 	// minus those that a later, smaller one made redundant.
@@ -96,7 +95,6 @@ type search struct {
 	cur, next []item // the level being expanded (grows by tau steps), the next level
 	pending   []pend
 	trs       []lts.Transition
-	key       [8]byte
 
 	transitions int64
 	depth       int // trace length of the current level
@@ -232,20 +230,19 @@ func (s *search) expand(it item, trs []lts.Transition) (*Result, error) {
 // unless it (or, with antichains, a pair with a smaller macrostate) is
 // already stored.
 func (s *search) add(st lts.State, m uint32, parent uint32, ev lts.Event, q *[]item) {
-	binary.LittleEndian.PutUint32(s.key[:4], uint32(st))
-	binary.LittleEndian.PutUint32(s.key[4:], m)
+	key := uint64(st)<<32 | uint64(m)
 	anti := !s.opt.NoAntichain
 	// A singleton macrostate can only be dominated by itself, which the
 	// intern set finds; larger ones need the antichain scan.
 	if anti && s.norm.sizes[m] > 1 {
-		if _, ok := s.pairs.Lookup(s.key[:]); ok {
+		if _, ok := s.pairs.Lookup(key); ok {
 			return
 		}
 		if s.dominated(st, m) {
 			return
 		}
 	}
-	id, added := s.pairs.Intern(s.key[:])
+	id, added := s.pairs.Intern(key)
 	if !added {
 		return
 	}
@@ -350,7 +347,7 @@ func (s *search) stats() Stats {
 
 // implState is the impl state of pair id.
 func (s *search) implState(id uint32) lts.State {
-	return lts.State(binary.LittleEndian.Uint32(s.pairs.Get(id)))
+	return lts.State(s.pairs.Get(id) >> 32)
 }
 
 // path returns the steps from the initial pair to pair id (tau included).

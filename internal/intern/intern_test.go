@@ -63,3 +63,41 @@ func BenchmarkIntern(b *testing.B) {
 	}
 	b.ReportMetric(float64(s.Bytes())/float64(s.Len()), "bytes/string")
 }
+
+func TestPairs(t *testing.T) {
+	p := NewPairs(0)
+	want := map[uint64]uint32{}
+	for i := 0; i < 200000; i++ {
+		k := uint64(i%70001)<<32 | uint64(i*31%977)
+		id, added := p.Intern(k)
+		if prev, ok := want[k]; ok {
+			if added || id != prev {
+				t.Fatalf("key %x: id %d added %v, want id %d", k, id, added, prev)
+			}
+			continue
+		}
+		if !added || int(id) != len(want) {
+			t.Fatalf("key %x: id %d added %v, want new id %d", k, id, added, len(want))
+		}
+		want[k] = id
+	}
+	for k, id := range want {
+		if got, ok := p.Lookup(k); !ok || got != id || p.Get(id) != k {
+			t.Fatalf("key %x: Lookup %d %v, Get %x; want %d", k, got, ok, p.Get(id), id)
+		}
+	}
+	if _, ok := p.Lookup(1<<63 | 5); ok {
+		t.Fatal("found a key never interned")
+	}
+	if p.Len() != len(want) {
+		t.Fatalf("Len %d, want %d", p.Len(), len(want))
+	}
+}
+
+func BenchmarkPairs(b *testing.B) {
+	p := NewPairs(0)
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		p.Intern(uint64(i)<<32 | uint64(i%13))
+	}
+}

@@ -1,0 +1,87 @@
+package intern
+
+// Pairs interns 64-bit keys (a product pair packed as two uint32 halves)
+// to dense uint32 ids. It is the visited set of the refinement search,
+// where the generic Set would spend its time hashing and comparing 8-byte
+// strings: here the key is its own fingerprint, compared in one
+// instruction.
+//
+// Not safe for concurrent use.
+type Pairs struct {
+	keys  []uint64 // id -> key
+	table []uint32 // open addressing; 0 = empty, else id+1
+	shift uint     // 64 - log2(len(table)), for Fibonacci hashing
+}
+
+// NewPairs returns an empty set sized for about n keys.
+func NewPairs(n int) *Pairs {
+	bits := uint(10)
+	for 1<<bits < 2*n {
+		bits++
+	}
+	return &Pairs{table: make([]uint32, 1<<bits), shift: 64 - bits}
+}
+
+// Len is the number of keys interned.
+func (p *Pairs) Len() int { return len(p.keys) }
+
+// Bytes is the memory held by the set.
+func (p *Pairs) Bytes() int64 { return int64(cap(p.keys))*8 + int64(len(p.table))*4 }
+
+// Get returns the key of id.
+func (p *Pairs) Get(id uint32) uint64 { return p.keys[id] }
+
+func (p *Pairs) home(k uint64) uint64 { return (k * 0x9E3779B97F4A7C15) >> p.shift }
+
+// Lookup returns the id of k and whether it is present.
+func (p *Pairs) Lookup(k uint64) (uint32, bool) {
+	mask := uint64(len(p.table) - 1)
+	for i := p.home(k); ; i = (i + 1) & mask {
+		v := p.table[i]
+		if v == 0 {
+			return 0, false
+		}
+		if p.keys[v-1] == k {
+			return v - 1, true
+		}
+	}
+}
+
+// Intern returns the id of k, adding it if new; added reports whether it
+// was new. Ids are dense and assigned in insertion order.
+func (p *Pairs) Intern(k uint64) (id uint32, added bool) {
+	mask := uint64(len(p.table) - 1)
+	i := p.home(k)
+	for ; ; i = (i + 1) & mask {
+		v := p.table[i]
+		if v == 0 {
+			break
+		}
+		if p.keys[v-1] == k {
+			return v - 1, false
+		}
+	}
+	if len(p.keys) >= 1<<32-2 {
+		panic("intern: more than 2^32-2 pairs")
+	}
+	id = uint32(len(p.keys))
+	p.keys = append(p.keys, k)
+	p.table[i] = id + 1
+	if len(p.keys)*4 > len(p.table)*3 {
+		p.grow()
+	}
+	return id, true
+}
+
+func (p *Pairs) grow() {
+	p.table = make([]uint32, 2*len(p.table))
+	p.shift--
+	mask := uint64(len(p.table) - 1)
+	for id, k := range p.keys {
+		i := p.home(k)
+		for p.table[i] != 0 {
+			i = (i + 1) & mask
+		}
+		p.table[i] = uint32(id) + 1
+	}
+}
