@@ -7,6 +7,7 @@ package budget
 import (
 	"context"
 	"runtime/metrics"
+	"strconv"
 	"time"
 )
 
@@ -89,22 +90,16 @@ func (b *Budget) readHeap() int64 {
 
 // FormatBytes renders n as "512 B", "3.2 MiB", "1.0 GiB".
 func FormatBytes(n int64) string {
-	const unit = 1024
-	if n < unit {
-		return itoa(n) + " B"
-	}
-	div, exp := int64(unit), 0
-	for m := n / unit; m >= unit && exp < 4; m /= unit {
-		div *= unit
+	f, exp := float64(n), -1
+	// 1023.95 and up would print as "1024.0": use the next unit.
+	for f >= 1023.95 && exp < 4 {
+		f /= 1024
 		exp++
 	}
-	f := float64(n) / float64(div)
-	whole := int64(f)
-	tenth := int64((f-float64(whole))*10 + 0.5)
-	if tenth == 10 {
-		whole, tenth = whole+1, 0
+	if exp < 0 {
+		return itoa(n) + " B"
 	}
-	return itoa(whole) + "." + itoa(tenth) + " " + string("KMGTP"[exp]) + "iB"
+	return strconv.FormatFloat(f, 'f', 1, 64) + " " + string("KMGTP"[exp]) + "iB"
 }
 
 func itoa(n int64) string {
