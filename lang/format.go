@@ -493,8 +493,6 @@ func blockAt(b *Block, depth int) string {
 	return "{\n" + in + strings.Join(s, "\n"+in) + "\n" + strings.Repeat("\t", depth) + "}"
 }
 
-func stmtString(s Stmt) string { return stmtAt(s, 1) }
-
 func stmtAt(s Stmt, depth int) string {
 	switch x := s.(type) {
 	case *Block:

@@ -231,6 +231,4 @@ func (l *lowerer) exprs(es []*expression) []Expr {
 
 func (l *lowerer) expr(e *expression) Expr { return e.X }
 
-func (l *lowerer) dataExpr(e *dataExpr) Expr { return e.X }
-
 func (l *lowerer) unary(u *unary) Expr { return u.X }

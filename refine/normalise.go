@@ -84,15 +84,6 @@ func (n *normaliser) intern(states []lts.State) uint32 {
 	return id
 }
 
-// states appends the members of m to dst.
-func (n *normaliser) states(m uint32, dst []lts.State) []lts.State {
-	b := n.macros.Get(m)
-	for i := 0; i < len(b); i += 4 {
-		dst = append(dst, lts.State(binary.LittleEndian.Uint32(b[i:])))
-	}
-	return dst
-}
-
 // subset reports whether macrostate a is a subset of macrostate b.
 func (n *normaliser) subset(a, b uint32) bool {
 	if a == b {

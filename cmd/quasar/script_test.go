@@ -19,7 +19,7 @@ var update = flag.Bool("update", false, "rewrite the expected output in testdata
 // TestMain lets the test binary act as the quasar command: testscript runs
 // "exec quasar ..." lines against the real Main, in a fresh work directory.
 func TestMain(m *testing.M) {
-	os.Exit(testscript.RunMain(m, map[string]func() int{"quasar": Main}))
+	testscript.Main(m, map[string]func(){"quasar": func() { os.Exit(Main()) }})
 }
 
 // TestScript runs testdata/script/*.txtar: each script runs quasar commands
