@@ -3,6 +3,7 @@ package history
 import (
 	"encoding/binary"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -380,6 +381,9 @@ func (m containerModel) Event(o *Op) (string, []int, bool, error) {
 			}
 			return o.F, []int{int(r.arg)}, !r.info, nil
 		}
+		if r.arg == 0 {
+			return "", nil, false, opError(o, "value 0 is reserved for the empty result in events")
+		}
 		return o.F, []int{int(r.arg)}, true, nil
 	case coTake:
 		if r.info {
@@ -460,6 +464,39 @@ type containerAutomaton struct {
 	kind     containerKind
 	names    [4]string // event base per op code, as used by the history
 	universe []int64
+	// Decoded events (built once the table is complete): ops[e], ok[e];
+	// puts lists the put events; takeOf maps a taken value (0: empty) to
+	// its event.
+	ops    []cOp
+	ok     []bool
+	puts   []lts.Event
+	takeOf map[int64]lts.Event
+	seen   int // table length when decoded
+	sc     []lts.Event
+}
+
+// decode caches the decoded events (again if the table grew).
+func (a *containerAutomaton) decode() {
+	n := a.table.Len()
+	if n == a.seen {
+		return
+	}
+	a.ops, a.ok, a.puts = make([]cOp, n), make([]bool, n), a.puts[:0]
+	a.takeOf = map[int64]lts.Event{}
+	for e := lts.Event(1); int(e) < n; e++ {
+		r, ok := a.opOf(e)
+		a.ops[e], a.ok[e] = r, ok
+		if !ok {
+			continue
+		}
+		switch {
+		case r.code == coPut && !r.check:
+			a.puts = append(a.puts, e)
+		case r.code == coTake:
+			a.takeOf[r.res] = e
+		}
+	}
+	a.seen = n
 }
 
 func (a *containerAutomaton) Events() *lts.EventTable           { return a.table }
@@ -494,26 +531,48 @@ func (a *containerAutomaton) opOf(e lts.Event) (cOp, bool) {
 }
 
 func (a *containerAutomaton) Step(s lts.State, e lts.Event, buf []lts.State) ([]lts.State, error) {
-	r, ok := a.opOf(e)
-	if !ok {
+	a.decode()
+	if int(e) >= len(a.ok) || !a.ok[e] {
 		return buf, nil
 	}
+	r := a.ops[e]
 	if n, ok := a.mc.apply(State(s), &r); ok {
 		buf = append(buf, lts.State(n))
 	}
 	return buf, nil
 }
 
+// Enabled: for the queue, stack and priority queue every put is enabled
+// and exactly one take (of the head, top or least value, or the empty
+// one), so they are listed directly; the set tries every event. The
+// events come in increasing order.
 func (a *containerAutomaton) Enabled(s lts.State, buf []lts.Event) ([]lts.Event, error) {
-	n := a.table.Len()
-	for e := lts.Event(1); int(e) < n; e++ {
-		r, ok := a.opOf(e)
-		if !ok {
-			continue
+	a.decode()
+	if a.kind == cSet {
+		for e := lts.Event(1); int(e) < len(a.ok); e++ {
+			if !a.ok[e] {
+				continue
+			}
+			r := a.ops[e]
+			if _, ok := a.mc.apply(State(s), &r); ok {
+				buf = append(buf, e)
+			}
 		}
-		if _, ok := a.mc.apply(State(s), &r); ok {
-			buf = append(buf, e)
+		return buf, nil
+	}
+	start := len(buf)
+	buf = append(buf, a.puts...)
+	c := a.mc.strs[s]
+	var v int64 // 0: empty
+	if len(c) > 0 {
+		v = c[0]
+		if a.kind == cStack {
+			v = c[len(c)-1]
 		}
 	}
+	if e, ok := a.takeOf[v]; ok {
+		buf = append(buf, e)
+	}
+	slices.Sort(buf[start:])
 	return buf, nil
 }

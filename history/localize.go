@@ -15,24 +15,35 @@ import (
 // the state, a concurrent core that triggers the fault, and a sequential
 // suffix that reveals it.
 //
-// Localize computes it in two steps.
+// Localize computes it in three steps.
 //
 //  1. The shortest violating prefix. Events (invocations and completions)
 //     are ordered by time, invocations before completions at equal times.
 //     The prefix of n events keeps the operations invoked among them; an
-//     operation whose completion is not among them is pending. Acceptance
-//     (linearizability, and quasi-linearizability in open mode) is closed
-//     under prefixes (CGVT's Theorem 1), so violation is monotone in n: a
-//     galloping search (n = 16, 32, 64, ... until a prefix violates, then
-//     bisection) finds the least violating n with O(log n) checks, and
-//     checks only short prefixes when the violation is early, as it
-//     usually is in stress tests. Its last event is the completion of the
-//     revealing operation.
+//     operation whose completion is not among them is pending: it may take
+//     effect after its invocation with the result it returned later in the
+//     history, or not at all (an Info operation of the history: with any
+//     result). Acceptance (linearizability, and quasi-linearizability in
+//     open mode) is closed under prefixes (CGVT's Theorem 1; fixedModel
+//     explains why fixing the results keeps it), so violation is monotone
+//     in n: a galloping search (n = 16, 32, 64, ... until a prefix
+//     violates, the whole history last, then bisection) finds the least
+//     violating n with O(log n) checks and checks only short prefixes when
+//     the violation is early, as it usually is in stress tests. The whole
+//     history is checked only if no shorter prefix violates. Its last event
+//     is the completion of the revealing operation. Pending operations
+//     whose values no completed operation mentions are left out (see
+//     prefixOps).
 //  2. A minimal violating sub-history of that prefix, by delta debugging:
 //     remove chunks of removable units, halving the chunk size, while the
 //     rest still violates, then single units until none can go (the result
 //     is 1-minimal: removing any one unit makes it acceptable).
-//
+//  3. The test case: those operations as recorded (pending ones with their
+//     completions: a violation stays one when results are fixed, operations
+//     obligatory and real-time order richer), units removed once more
+//     while it still violates, and re-checked from scratch with the plain
+//     model: that check is Result.
+
 // Units. Removing one operation can invent a violation (drop enq(5) and a
 // dequeue that returned 5 is unexplained). So operations connected by a
 // value (an argument of one is a result or argument of another: enq(5),
@@ -51,8 +62,8 @@ import (
 // observable results are wrong even though none overlap in the test case
 // (e.g. a push lost by a racy pop elsewhere, revealed by an empty pop).
 //
-// The test case (Ops) is re-checked from scratch before it is returned; its
-// Result is that check. Operations keep their IDs, times and results.
+// Operations of the test case keep their IDs, times and results: it is a
+// sub-history of the input.
 type Localization struct {
 	// Verdict is Invalid when a test case was found; Valid if the history
 	// is not violating (nothing to localise); Unknown if a check hit a limit
@@ -101,31 +112,42 @@ func LocalizeOps(ctx context.Context, all []Op, m Model, opt Options) (*Localiza
 		}
 		ops = append(ops, o)
 	}
+	// Checks of prefixes and of their sub-histories run against fm: an
+	// operation pending at the cut may take effect only with the result it
+	// returned later in the history, or not at all (see fixedModel).
+	fm := newFixedModel(m, ops)
 	check := func(sub []Op, o Options) (*Result, error) {
+		l.Checks++
+		return CheckOps(ctx, sub, fm, o)
+	}
+	plain := func(sub []Op, o Options) (*Result, error) {
 		l.Checks++
 		return CheckOps(ctx, sub, m, o)
 	}
 
-	full, err := check(ops, opt)
-	if err != nil {
-		return nil, err
-	}
-	if full.Verdict != lts.Invalid {
-		l.Verdict, l.Reason = full.Verdict, full.Reason
-		if full.Verdict == lts.Valid {
+	notViolating := func(r *Result) *Localization {
+		l.Verdict, l.Reason = r.Verdict, r.Reason
+		if r.Verdict == lts.Valid {
 			l.Reason = "the history is not violating"
 		}
-		return l, nil
+		return l
 	}
 
 	// Step 1: the shortest violating prefix.
 	popt := opt
 	prefixClosed := true
 	if opt.Quasi != nil && opt.Quasi.Complete {
+		full, err := plain(ops, opt)
+		if err != nil {
+			return nil, err
+		}
+		if full.Verdict != lts.Invalid {
+			return notViolating(full), nil
+		}
 		q := *opt.Quasi
 		q.Complete = false
 		popt.Quasi = &q
-		r, err := check(ops, popt)
+		r, err := plain(ops, popt)
 		if err != nil {
 			return nil, err
 		}
@@ -142,18 +164,28 @@ func LocalizeOps(ctx context.Context, all []Op, m Model, opt Options) (*Localiza
 	l.PrefixEvents = len(evs)
 	if prefixClosed {
 		// Galloping search: prefixes of 16, 32, 64, ... events until one
-		// violates, then bisection. Violations found by stress tests are
-		// usually early, and short prefixes are cheap to check, while a
-		// late violation costs at most twice the checks of bisection.
+		// violates (the whole history last: if it does not violate, there
+		// is nothing to localise), then bisection.
 		lo, hi := 0, len(evs) // prefix(lo) accepted, prefix(hi) violating
-		next := func() int {  // the next prefix length to try
-			if n := max(16, 2*lo); hi == len(evs) && n < hi {
-				return n // galloping: no violating prefix found yet
+		for n := min(16, len(evs)); ; n = min(2*n, len(evs)) {
+			r, err := check(prefixOps(ops, evs, n), popt)
+			if err != nil {
+				return nil, err
 			}
-			return lo + (hi-lo)/2
+			if r.Verdict == lts.Invalid {
+				hi = n
+				break
+			}
+			if r.Verdict == lts.Unknown || n == len(evs) {
+				if r.Verdict == lts.Unknown && n < len(evs) {
+					r.Reason = "shortest prefix: " + r.Reason
+				}
+				return notViolating(r), nil
+			}
+			lo = n
 		}
 		for hi-lo > 1 {
-			n := next()
+			n := lo + (hi-lo)/2
 			r, err := check(prefixOps(ops, evs, n), popt)
 			if err != nil {
 				return nil, err
@@ -179,24 +211,29 @@ func LocalizeOps(ctx context.Context, all []Op, m Model, opt Options) (*Localiza
 	l.PrefixOps = len(prefix)
 
 	// Step 2: delta debugging over units.
-	units := unitsOf(prefix)
-	violates := func(keep [][]int) (bool, error) {
-		r, err := check(gather(prefix, keep), popt)
+	obs := observerOf(m)
+	us := newUnits(prefix, obs)
+	items := us.all()
+	violates := func(keep []int) (bool, error) {
+		r, err := check(us.gather(keep), popt)
 		if err != nil {
 			return false, err
 		}
 		return r.Verdict == lts.Invalid, nil // Unknown keeps the units: conservative
 	}
-	for chunk := len(units) / 2; chunk >= 1; chunk /= 2 {
-		for i := 0; i < len(units) && len(units) > 1; {
-			end := min(i+chunk, len(units))
-			rest := append(append([][]int(nil), units[:i]...), units[end:]...)
+	without := func(items []int, i, j int) []int {
+		return append(append([]int(nil), items[:i]...), items[j:]...)
+	}
+	for chunk := len(items) / 2; chunk >= 1; chunk /= 2 {
+		for i := 0; i < len(items) && len(items) > 1; {
+			end := min(i+chunk, len(items))
+			rest := without(items, i, end)
 			ok, err := violates(rest)
 			if err != nil {
 				return nil, err
 			}
 			if ok {
-				units = rest
+				items = rest
 			} else {
 				i = end
 			}
@@ -205,24 +242,51 @@ func LocalizeOps(ctx context.Context, all []Op, m Model, opt Options) (*Localiza
 			break
 		}
 	}
-	for changed := true; changed && len(units) > 1; {
+	for changed := true; changed && len(items) > 1; {
 		changed = false
-		for i := 0; i < len(units) && len(units) > 1; i++ {
-			rest := append(append([][]int(nil), units[:i]...), units[i+1:]...)
+		for i := 0; i < len(items) && len(items) > 1; i++ {
+			rest := without(items, i, i+1)
 			ok, err := violates(rest)
 			if err != nil {
 				return nil, err
 			}
 			if ok {
-				units, changed = rest, true
+				items, changed = rest, true
 				i--
 			}
 		}
 	}
 
-	// Re-check the test case from scratch, as reported.
-	tc := gather(prefix, units)
-	res, err := check(tc, popt)
+	// The test case as reported: its operations as they are in the
+	// history, pending ones with their completions (a violation with
+	// fixed results, obligatory operations and more real-time order stays
+	// one). Then single units again under the plain model, and the check
+	// from scratch that is reported.
+	byID := make(map[int]*Op, len(ops))
+	for i := range ops {
+		byID[ops[i].ID] = &ops[i]
+	}
+	tc := us.gather(items)
+	for i := range tc {
+		if o, ok := byID[tc[i].ID]; ok && fm.fixed != nil {
+			tc[i] = *o
+		}
+	}
+	us = newUnits(tc, obs)
+	items = us.all()
+	for i := 0; i < len(items) && len(items) > 1; i++ {
+		rest := without(items, i, i+1)
+		r, err := plain(us.gather(rest), popt)
+		if err != nil {
+			return nil, err
+		}
+		if r.Verdict == lts.Invalid {
+			items = rest
+			i = -1
+		}
+	}
+	tc = us.gather(items)
+	res, err := plain(tc, popt)
 	if err != nil {
 		return nil, err
 	}
@@ -234,6 +298,88 @@ func LocalizeOps(ctx context.Context, all []Op, m Model, opt Options) (*Localiza
 	l.Verdict, l.Reason, l.Ops, l.Result = lts.Invalid, res.Reason, tc, res
 	l.Sequential, l.Core, l.Suffix = split(tc)
 	return l, nil
+}
+
+// fixedModel is m for sub-histories of one history: an operation that is
+// pending in the sub-history (its completion is after a prefix's cut) but
+// completed in the history may take effect only with the result it really
+// returned, or not at all. This keeps Theorem 1: if the history has a
+// witness W, the prefix of W up to its last operation completed before
+// the cut contains only operations invoked before the cut (every later one
+// follows those completed ones), with their real results: a witness of the
+// prefix. And it keeps prefix checks cheap, where "any result" would let
+// each pending dequeue take any value at any time. fixed is nil (no
+// fixing) if op IDs are not unique.
+type fixedModel struct {
+	m     Model
+	fixed map[int]*Op
+}
+
+var _ AutomatonModel = (*fixedModel)(nil)
+var _ Partitioner = (*fixedModel)(nil)
+
+func newFixedModel(m Model, ops []Op) *fixedModel {
+	f := &fixedModel{m: m, fixed: make(map[int]*Op, len(ops))}
+	for i := range ops {
+		if _, dup := f.fixed[ops[i].ID]; dup {
+			f.fixed = nil
+			break
+		}
+		f.fixed[ops[i].ID] = &ops[i]
+	}
+	for id, o := range f.fixed {
+		if o.Status != Ok {
+			delete(f.fixed, id) // Info in the history: any result
+		}
+	}
+	return f
+}
+
+func (f *fixedModel) fix(o Op) Op {
+	if c, ok := f.fixed[o.ID]; ok && o.Return == Pending {
+		o.Status, o.Output = Ok, c.Output
+	}
+	return o
+}
+
+func (f *fixedModel) fixAll(ops []Op) []Op {
+	out := make([]Op, len(ops))
+	for i := range ops {
+		out[i] = f.fix(ops[i])
+	}
+	return out
+}
+
+func (f *fixedModel) Name() string { return f.m.Name() }
+
+func (f *fixedModel) Compile(ops []Op) (Machine, error) { return f.m.Compile(f.fixAll(ops)) }
+
+func (f *fixedModel) Event(o *Op) (string, []int, bool, error) {
+	ev, ok := f.m.(Eventer)
+	if !ok {
+		return "", nil, false, fmt.Errorf("model %s has no event view", f.m.Name())
+	}
+	c := f.fix(*o)
+	return ev.Event(&c)
+}
+
+func (f *fixedModel) Automaton(ops []Op) (lts.Automaton, error) {
+	am, ok := f.m.(AutomatonModel)
+	if !ok {
+		return nil, fmt.Errorf("model %s has no event view: quasi-linearizability needs queue, stack, pqueue, set or an automaton model", f.m.Name())
+	}
+	return am.Automaton(f.fixAll(ops))
+}
+
+func (f *fixedModel) Partition(ops []Op) ([][]int, []string) {
+	if p, ok := f.m.(Partitioner); ok {
+		return p.Partition(ops)
+	}
+	all := make([]int, len(ops))
+	for i := range all {
+		all[i] = i
+	}
+	return [][]int{all}, []string{""}
 }
 
 // hevent is an invocation or completion of ops[op].
@@ -326,15 +472,51 @@ func forAtoms(v Value, fn func(string)) {
 	}
 }
 
-// unitsOf groups the operations (indices) connected by a value, in order
-// of their first operation.
-func unitsOf(ops []Op) [][]int {
+// observerOf returns which operations of m only observe the state (a
+// read of a register, a get, a failed compare-and-set, a set's contains):
+// removing one from a linearizable history leaves it linearizable, so each
+// can go on its own.
+// A model says so by a method Observer(*Op) bool; the built-in ones are
+// known by name. Every other operation is treated as a mutator.
+func observerOf(m Model) func(*Op) bool {
+	if o, ok := m.(interface{ Observer(*Op) bool }); ok {
+		return o.Observer
+	}
+	var names []string
+	switch m.Name() {
+	case "register", "cas-register", "kv":
+		names = []string{"read", "get"}
+	case "set":
+		names = []string{"contains", "has"}
+	}
+	return func(o *Op) bool {
+		if o.F == "cas" && len(names) > 0 && o.Status == Ok {
+			b, isBool := o.Output.Bool()
+			return isBool && !b // compared and did not swap
+		}
+		return slices.Contains(names, o.F)
+	}
+}
+
+// units are the removable items of a sub-history. Mutators connected by a
+// value (an argument of one is a result or argument of another: enq(5),
+// deq() -> 5; write(1), cas(1, 2)) form one unit, removed together; each
+// observer is a unit of its own that depends on the units of the values it
+// mentions, and goes whenever one of those goes (a read of 1 without any
+// write of 1 would be an invented violation).
+type units struct {
+	ops   []Op
+	items [][]int // op indices of each unit, in order of their first op
+	deps  [][]int // units an observer unit depends on
+}
+
+func newUnits(ops []Op, observer func(*Op) bool) *units {
+	u := &units{ops: ops}
 	parent := make([]int, len(ops))
 	for i := range parent {
 		parent[i] = i
 	}
-	var find func(int) int
-	find = func(i int) int {
+	find := func(i int) int {
 		for parent[i] != i {
 			parent[i] = parent[parent[i]]
 			i = parent[i]
@@ -342,8 +524,13 @@ func unitsOf(ops []Op) [][]int {
 		return i
 	}
 	owner := map[string]int{}
-	link := func(i int, v Value) {
-		forAtoms(v, func(k string) {
+	obs := make([]bool, len(ops))
+	for i := range ops {
+		obs[i] = observer(&ops[i])
+		if obs[i] {
+			continue
+		}
+		link := func(k string) {
 			if j, ok := owner[k]; ok {
 				a, b := find(i), find(j)
 				if a != b {
@@ -352,39 +539,77 @@ func unitsOf(ops []Op) [][]int {
 			} else {
 				owner[k] = i
 			}
-		})
-	}
-	for i := range ops {
-		link(i, ops[i].Input)
+		}
+		forAtoms(ops[i].Input, link)
 		if ops[i].Status == Ok {
-			link(i, ops[i].Output)
+			forAtoms(ops[i].Output, link)
 		}
 	}
 	byRoot := map[int]int{}
-	var units [][]int
+	of := make([]int, len(ops)) // unit of each mutator
 	for i := range ops {
-		r := find(i)
-		u, ok := byRoot[r]
-		if !ok {
-			u = len(units)
-			byRoot[r] = u
-			units = append(units, nil)
+		if obs[i] {
+			u.items = append(u.items, []int{i})
+			u.deps = append(u.deps, nil)
+			continue
 		}
-		units[u] = append(units[u], i)
+		r := find(i)
+		k, ok := byRoot[r]
+		if !ok {
+			k = len(u.items)
+			byRoot[r] = k
+			u.items = append(u.items, nil)
+			u.deps = append(u.deps, nil)
+		}
+		u.items[k] = append(u.items[k], i)
+		of[i] = k
 	}
-	return units
+	for k, it := range u.items {
+		if i := it[0]; obs[i] {
+			dep := func(a string) {
+				if j, ok := owner[a]; ok && !slices.Contains(u.deps[k], of[j]) {
+					u.deps[k] = append(u.deps[k], of[j])
+				}
+			}
+			forAtoms(u.ops[i].Input, dep)
+			if u.ops[i].Status == Ok {
+				forAtoms(u.ops[i].Output, dep)
+			}
+		}
+	}
+	return u
 }
 
-// gather returns the operations of the units, in their original order.
-func gather(ops []Op, units [][]int) []Op {
+// all is the list of every unit.
+func (u *units) all() []int {
+	out := make([]int, len(u.items))
+	for i := range out {
+		out[i] = i
+	}
+	return out
+}
+
+// gather returns the operations of the kept units, in their original
+// order, leaving out observers whose values lost their units.
+func (u *units) gather(keep []int) []Op {
+	kept := make([]bool, len(u.items))
+	for _, k := range keep {
+		kept[k] = true
+	}
 	var idx []int
-	for _, u := range units {
-		idx = append(idx, u...)
+	for _, k := range keep {
+		ok := true
+		for _, d := range u.deps[k] {
+			ok = ok && kept[d]
+		}
+		if ok {
+			idx = append(idx, u.items[k]...)
+		}
 	}
 	slices.Sort(idx)
 	out := make([]Op, len(idx))
-	for k, i := range idx {
-		out[k] = ops[i]
+	for n, i := range idx {
+		out[n] = u.ops[i]
 	}
 	return out
 }

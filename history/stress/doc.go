@@ -21,6 +21,11 @@
 //     precedence-respecting order of its operations is one of the recorded
 //     serial histories (a serial witness with the same results).
 //
+// The derived model compiles each (sub-)history against the serial runs of
+// exactly its own operations (a sub-test of the generated one), so
+// history.Localize can drop operations: each smaller test case is
+// re-executed serially, as CGVT re-executes its candidate test cases.
+//
 // Line-Up's theorem: if phase 2 fails, the object is not linearizable with
 // respect to any deterministic specification. Phase 1 is exhaustive, so
 // derived-spec tests must stay small (Config.MaxSerial bounds them; 3
@@ -30,5 +35,6 @@
 // Concurrent runs are not reproducible (the Go scheduler decides), but the
 // generated tests are: round r of seed s always generates the same test.
 // The first violating run ends Run; its history, test and check result are
-// in the Report, with a minimal test case (history.Localize) if asked for.
+// in the Report, with a minimal test case (history.Localize) if asked for,
+// and Report.WriteHTML renders it (history.WriteHTML).
 package stress

@@ -20,20 +20,33 @@ func deqQuasi(q int) *relax.Config {
 }
 
 // TestSegmentedQueueQuasi: with segments of K the queue passes at quasi
-// factor K-1 (Afek et al.), while the starving variant is refuted at every
-// factor tried, with a small test case.
+// factor K-1 (Afek et al.) and not below, while the starving variant is
+// refuted at every factor tried, with a small test case.
 func TestSegmentedQueueQuasi(t *testing.T) {
 	const k = 2
 	limits := lts.Limits{Timeout: 20 * time.Second}
-	rep, err := Run(context.Background(), Config{
-		Goroutines: 2, OpsPerGoroutine: 30, Rounds: 5, Seed: 4,
-		New: segQueue(k, false), Ops: queueOps, Model: history.Queue(), Quasi: deqQuasi(k - 1), Limits: limits,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if rep.Verdict != lts.Valid {
-		t.Fatalf("segmented queue (K=%d) at factor %d: %v %s\n%s", k, k-1, rep.Verdict, rep.Reason, rep.Test)
+	for _, k := range []int{2, 3} {
+		rep, err := Run(context.Background(), Config{
+			Goroutines: 2, OpsPerGoroutine: 30, Rounds: 5, Seed: 4,
+			New: segQueue(k, false), Ops: queueOps, Model: history.Queue(), Quasi: deqQuasi(k - 1), Limits: limits,
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep.Verdict != lts.Valid {
+			t.Fatalf("segmented queue (K=%d) at factor %d: %v %s\n%s", k, k-1, rep.Verdict, rep.Reason, rep.Test)
+		}
+		// The factor is tight: below K-1 some run is refuted.
+		rep, err = Run(context.Background(), Config{
+			Goroutines: 2, OpsPerGoroutine: 30, Rounds: 20, Seed: 4,
+			New: segQueue(k, false), Ops: queueOps, Model: history.Queue(), Quasi: deqQuasi(k - 2), Limits: limits,
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep.Verdict != lts.Invalid {
+			t.Fatalf("segmented queue (K=%d) at factor %d: %v after %d runs", k, k-2, rep.Verdict, rep.Runs)
+		}
 	}
 	for q := 0; q <= 3; q++ {
 		rep, err := Run(context.Background(), Config{
