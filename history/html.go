@@ -220,7 +220,7 @@ func WriteHTML(w io.Writer, h *History, res *Result, loc *Localization, opt HTML
 					continue
 				}
 				p("<tr class=\"%s\" data-op=\"%d\"><td>%s</td><td>#%d</td><td>p%d</td><td>%s</td><td>%d</td><td>%s</td></tr>\n",
-					cls, id, part, id, o.Process, esc(o.String()), o.Call, retText(o))
+					cls, id, part, id, o.Process, esc(o.String()), o.Call, htmlRet(o))
 			}
 		}
 		row("sequential prefix", "seq", loc.Sequential)
@@ -254,13 +254,13 @@ func WriteHTML(w io.Writer, h *History, res *Result, loc *Localization, opt HTML
 			cls += " open"
 		}
 		p("<g id=\"op-%d\" class=\"%s\"><title>#%d %s [%d, %s]</title><rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" rx=\"3\"/>",
-			o.ID, cls, o.ID, esc(o.String()), o.Call, retText(o), x1, y, max(x2-x1, 6), laneH-10)
+			o.ID, cls, o.ID, esc(o.String()), o.Call, htmlRet(o), x1, y, max(x2-x1, 6), laneH-10)
 		label := ""
 		if s, ok := step[o.ID]; ok {
 			label = strconv.Itoa(s) + " "
 		}
 		if role[o.ID] != "" {
-			label += shortOp(o) // focus operations are labelled; context only has a tooltip
+			label += htmlShortOp(o) // focus operations are labelled; context only has a tooltip
 		}
 		if label != "" {
 			p("<text x=\"%d\" y=\"%d\" class=\"step\">%s</text>", x1+3, y+14, esc(label))
@@ -295,8 +295,8 @@ func WriteHTML(w io.Writer, h *History, res *Result, loc *Localization, opt HTML
 	return bw.Flush()
 }
 
-// shortOp renders o compactly for a bar label: "deq→3", "enq(4)".
-func shortOp(o *Op) string {
+// htmlShortOp renders o compactly for a bar label: "deq→3", "enq(4)".
+func htmlShortOp(o *Op) string {
 	s := o.F
 	if !o.Input.IsNil() {
 		s += "(" + o.Input.String() + ")"
@@ -312,7 +312,7 @@ func shortOp(o *Op) string {
 	return s
 }
 
-func retText(o *Op) string {
+func htmlRet(o *Op) string {
 	if o.Return == Pending {
 		return "pending"
 	}

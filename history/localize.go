@@ -24,7 +24,7 @@ import (
 //     effect after its invocation with the result it returned later in the
 //     history, or not at all (an Info operation of the history: with any
 //     result). Acceptance (linearizability, and quasi-linearizability in
-//     open mode) is closed under prefixes (CGVT's Theorem 1; fixedModel
+//     open mode) is closed under prefixes (CGVT's Theorem 1; locFixedModel
 //     explains why fixing the results keeps it), so violation is monotone
 //     in n: a galloping search (n = 16, 32, 64, ... until a prefix
 //     violates, the whole history last, then bisection) finds the least
@@ -33,7 +33,7 @@ import (
 //     history is checked only if no shorter prefix violates. Its last event
 //     is the completion of the revealing operation. Pending operations
 //     whose values no completed operation mentions are left out (see
-//     prefixOps).
+//     locPrefix).
 //  2. A minimal violating sub-history of that prefix, by delta debugging:
 //     remove chunks of removable units, halving the chunk size, while the
 //     rest still violates, then single units until none can go (the result
@@ -114,8 +114,8 @@ func LocalizeOps(ctx context.Context, all []Op, m Model, opt Options) (*Localiza
 	}
 	// Checks of prefixes and of their sub-histories run against fm: an
 	// operation pending at the cut may take effect only with the result it
-	// returned later in the history, or not at all (see fixedModel).
-	fm := newFixedModel(m, ops)
+	// returned later in the history, or not at all (see locFixedModel).
+	fm := newLocFixedModel(m, ops)
 	check := func(sub []Op, o Options) (*Result, error) {
 		l.Checks++
 		return CheckOps(ctx, sub, fm, o)
@@ -159,7 +159,7 @@ func LocalizeOps(ctx context.Context, all []Op, m Model, opt Options) (*Localiza
 			prefixClosed, popt = false, opt // only the end violates
 		}
 	}
-	evs := events(ops)
+	evs := locEvents(ops)
 	prefix := ops
 	l.PrefixEvents = len(evs)
 	if prefixClosed {
@@ -168,7 +168,7 @@ func LocalizeOps(ctx context.Context, all []Op, m Model, opt Options) (*Localiza
 		// is nothing to localise), then bisection.
 		lo, hi := 0, len(evs) // prefix(lo) accepted, prefix(hi) violating
 		for n := min(16, len(evs)); ; n = min(2*n, len(evs)) {
-			r, err := check(prefixOps(ops, evs, n), popt)
+			r, err := check(locPrefix(ops, evs, n), popt)
 			if err != nil {
 				return nil, err
 			}
@@ -186,7 +186,7 @@ func LocalizeOps(ctx context.Context, all []Op, m Model, opt Options) (*Localiza
 		}
 		for hi-lo > 1 {
 			n := lo + (hi-lo)/2
-			r, err := check(prefixOps(ops, evs, n), popt)
+			r, err := check(locPrefix(ops, evs, n), popt)
 			if err != nil {
 				return nil, err
 			}
@@ -201,7 +201,7 @@ func LocalizeOps(ctx context.Context, all []Op, m Model, opt Options) (*Localiza
 			}
 		}
 		l.PrefixEvents = hi
-		prefix = prefixOps(ops, evs, hi)
+		prefix = locPrefix(ops, evs, hi)
 		if last := evs[hi-1]; last.ret {
 			l.Revealing = ops[last.op].ID
 		}
@@ -211,8 +211,8 @@ func LocalizeOps(ctx context.Context, all []Op, m Model, opt Options) (*Localiza
 	l.PrefixOps = len(prefix)
 
 	// Step 2: delta debugging over units.
-	obs := observerOf(m)
-	us := newUnits(prefix, obs)
+	obs := locObserver(m)
+	us := newLocUnits(prefix, obs)
 	items := us.all()
 	violates := func(keep []int) (bool, error) {
 		r, err := check(us.gather(keep), popt)
@@ -272,7 +272,7 @@ func LocalizeOps(ctx context.Context, all []Op, m Model, opt Options) (*Localiza
 			tc[i] = *o
 		}
 	}
-	us = newUnits(tc, obs)
+	us = newLocUnits(tc, obs)
 	items = us.all()
 	for i := 0; i < len(items) && len(items) > 1; i++ {
 		rest := without(items, i, i+1)
@@ -296,11 +296,11 @@ func LocalizeOps(ctx context.Context, all []Op, m Model, opt Options) (*Localiza
 		return l, nil
 	}
 	l.Verdict, l.Reason, l.Ops, l.Result = lts.Invalid, res.Reason, tc, res
-	l.Sequential, l.Core, l.Suffix = split(tc)
+	l.Sequential, l.Core, l.Suffix = locSplit(tc)
 	return l, nil
 }
 
-// fixedModel is m for sub-histories of one history: an operation that is
+// locFixedModel is m for sub-histories of one history: an operation that is
 // pending in the sub-history (its completion is after a prefix's cut) but
 // completed in the history may take effect only with the result it really
 // returned, or not at all. This keeps Theorem 1: if the history has a
@@ -310,16 +310,16 @@ func LocalizeOps(ctx context.Context, all []Op, m Model, opt Options) (*Localiza
 // prefix. And it keeps prefix checks cheap, where "any result" would let
 // each pending dequeue take any value at any time. fixed is nil (no
 // fixing) if op IDs are not unique.
-type fixedModel struct {
+type locFixedModel struct {
 	m     Model
 	fixed map[int]*Op
 }
 
-var _ AutomatonModel = (*fixedModel)(nil)
-var _ Partitioner = (*fixedModel)(nil)
+var _ AutomatonModel = (*locFixedModel)(nil)
+var _ Partitioner = (*locFixedModel)(nil)
 
-func newFixedModel(m Model, ops []Op) *fixedModel {
-	f := &fixedModel{m: m, fixed: make(map[int]*Op, len(ops))}
+func newLocFixedModel(m Model, ops []Op) *locFixedModel {
+	f := &locFixedModel{m: m, fixed: make(map[int]*Op, len(ops))}
 	for i := range ops {
 		if _, dup := f.fixed[ops[i].ID]; dup {
 			f.fixed = nil
@@ -335,14 +335,14 @@ func newFixedModel(m Model, ops []Op) *fixedModel {
 	return f
 }
 
-func (f *fixedModel) fix(o Op) Op {
+func (f *locFixedModel) fix(o Op) Op {
 	if c, ok := f.fixed[o.ID]; ok && o.Return == Pending {
 		o.Status, o.Output = Ok, c.Output
 	}
 	return o
 }
 
-func (f *fixedModel) fixAll(ops []Op) []Op {
+func (f *locFixedModel) fixAll(ops []Op) []Op {
 	out := make([]Op, len(ops))
 	for i := range ops {
 		out[i] = f.fix(ops[i])
@@ -350,11 +350,11 @@ func (f *fixedModel) fixAll(ops []Op) []Op {
 	return out
 }
 
-func (f *fixedModel) Name() string { return f.m.Name() }
+func (f *locFixedModel) Name() string { return f.m.Name() }
 
-func (f *fixedModel) Compile(ops []Op) (Machine, error) { return f.m.Compile(f.fixAll(ops)) }
+func (f *locFixedModel) Compile(ops []Op) (Machine, error) { return f.m.Compile(f.fixAll(ops)) }
 
-func (f *fixedModel) Event(o *Op) (string, []int, bool, error) {
+func (f *locFixedModel) Event(o *Op) (string, []int, bool, error) {
 	ev, ok := f.m.(Eventer)
 	if !ok {
 		return "", nil, false, fmt.Errorf("model %s has no event view", f.m.Name())
@@ -363,7 +363,7 @@ func (f *fixedModel) Event(o *Op) (string, []int, bool, error) {
 	return ev.Event(&c)
 }
 
-func (f *fixedModel) Automaton(ops []Op) (lts.Automaton, error) {
+func (f *locFixedModel) Automaton(ops []Op) (lts.Automaton, error) {
 	am, ok := f.m.(AutomatonModel)
 	if !ok {
 		return nil, fmt.Errorf("model %s has no event view: quasi-linearizability needs queue, stack, pqueue, set or an automaton model", f.m.Name())
@@ -371,7 +371,7 @@ func (f *fixedModel) Automaton(ops []Op) (lts.Automaton, error) {
 	return am.Automaton(f.fixAll(ops))
 }
 
-func (f *fixedModel) Partition(ops []Op) ([][]int, []string) {
+func (f *locFixedModel) Partition(ops []Op) ([][]int, []string) {
 	if p, ok := f.m.(Partitioner); ok {
 		return p.Partition(ops)
 	}
@@ -382,24 +382,24 @@ func (f *fixedModel) Partition(ops []Op) ([][]int, []string) {
 	return [][]int{all}, []string{""}
 }
 
-// hevent is an invocation or completion of ops[op].
-type hevent struct {
+// locEvent is an invocation or completion of ops[op].
+type locEvent struct {
 	t   int64
 	ret bool
 	op  int
 }
 
-// events orders invocations and completions by time, invocations first at
+// locEvents orders invocations and completions by time, invocations first at
 // equal times (equal times are concurrent), then by op index.
-func events(ops []Op) []hevent {
-	evs := make([]hevent, 0, 2*len(ops))
+func locEvents(ops []Op) []locEvent {
+	evs := make([]locEvent, 0, 2*len(ops))
 	for i, o := range ops {
-		evs = append(evs, hevent{o.Call, false, i})
+		evs = append(evs, locEvent{o.Call, false, i})
 		if o.Return != Pending {
-			evs = append(evs, hevent{o.Return, true, i})
+			evs = append(evs, locEvent{o.Return, true, i})
 		}
 	}
-	slices.SortFunc(evs, func(a, b hevent) int {
+	slices.SortFunc(evs, func(a, b locEvent) int {
 		if c := cmp.Compare(a.t, b.t); c != 0 {
 			return c
 		}
@@ -414,7 +414,7 @@ func events(ops []Op) []hevent {
 	return evs
 }
 
-// prefixOps is the sub-history of the first n events: operations invoked
+// locPrefix is the sub-history of the first n events: operations invoked
 // among them, pending if their completion is not. A pending operation with
 // values (arguments or results) none of which a completed operation of the
 // prefix mentions is left out: it cannot explain an observed result (an
@@ -422,7 +422,7 @@ func events(ops []Op) []hevent {
 // search place it anywhere, which on busy histories (a pending enqueue per
 // goroutine) multiplies the states by the orders of those enqueues.
 // Pending operations without values (a dequeue) are kept.
-func prefixOps(ops []Op, evs []hevent, n int) []Op {
+func locPrefix(ops []Op, evs []locEvent, n int) []Op {
 	in := make([]int8, len(ops)) // 1 invoked, 2 completed
 	for _, e := range evs[:n] {
 		if e.ret {
@@ -434,9 +434,9 @@ func prefixOps(ops []Op, evs []hevent, n int) []Op {
 	seen := map[string]bool{}
 	for i, o := range ops {
 		if in[i] == 2 {
-			forAtoms(o.Input, func(k string) { seen[k] = true })
+			locAtoms(o.Input, func(k string) { seen[k] = true })
 			if o.Status == Ok {
-				forAtoms(o.Output, func(k string) { seen[k] = true })
+				locAtoms(o.Output, func(k string) { seen[k] = true })
 			}
 		}
 	}
@@ -445,7 +445,7 @@ func prefixOps(ops []Op, evs []hevent, n int) []Op {
 		switch in[i] {
 		case 1:
 			atoms, mentioned := 0, false
-			forAtoms(o.Input, func(k string) { atoms++; mentioned = mentioned || seen[k] })
+			locAtoms(o.Input, func(k string) { atoms++; mentioned = mentioned || seen[k] })
 			if atoms > 0 && !mentioned {
 				continue
 			}
@@ -458,27 +458,27 @@ func prefixOps(ops []Op, evs []hevent, n int) []Op {
 	return out
 }
 
-// forAtoms calls fn with the key of each integer or string in v (lists are
+// locAtoms calls fn with the key of each integer or string in v (lists are
 // walked; nil and booleans are not values that connect operations).
-func forAtoms(v Value, fn func(string)) {
+func locAtoms(v Value, fn func(string)) {
 	switch v.Kind() {
 	case IntKind, StringKind:
 		fn(v.String())
 	case ListKind:
 		l, _ := v.List()
 		for _, e := range l {
-			forAtoms(e, fn)
+			locAtoms(e, fn)
 		}
 	}
 }
 
-// observerOf returns which operations of m only observe the state (a
+// locObserver returns which operations of m only observe the state (a
 // read of a register, a get, a failed compare-and-set, a set's contains):
 // removing one from a linearizable history leaves it linearizable, so each
 // can go on its own.
 // A model says so by a method Observer(*Op) bool; the built-in ones are
 // known by name. Every other operation is treated as a mutator.
-func observerOf(m Model) func(*Op) bool {
+func locObserver(m Model) func(*Op) bool {
 	if o, ok := m.(interface{ Observer(*Op) bool }); ok {
 		return o.Observer
 	}
@@ -498,20 +498,20 @@ func observerOf(m Model) func(*Op) bool {
 	}
 }
 
-// units are the removable items of a sub-history. Mutators connected by a
+// locUnits are the removable items of a sub-history. Mutators connected by a
 // value (an argument of one is a result or argument of another: enq(5),
 // deq() -> 5; write(1), cas(1, 2)) form one unit, removed together; each
 // observer is a unit of its own that depends on the units of the values it
 // mentions, and goes whenever one of those goes (a read of 1 without any
 // write of 1 would be an invented violation).
-type units struct {
+type locUnits struct {
 	ops   []Op
 	items [][]int // op indices of each unit, in order of their first op
 	deps  [][]int // units an observer unit depends on
 }
 
-func newUnits(ops []Op, observer func(*Op) bool) *units {
-	u := &units{ops: ops}
+func newLocUnits(ops []Op, observer func(*Op) bool) *locUnits {
+	u := &locUnits{ops: ops}
 	parent := make([]int, len(ops))
 	for i := range parent {
 		parent[i] = i
@@ -540,9 +540,9 @@ func newUnits(ops []Op, observer func(*Op) bool) *units {
 				owner[k] = i
 			}
 		}
-		forAtoms(ops[i].Input, link)
+		locAtoms(ops[i].Input, link)
 		if ops[i].Status == Ok {
-			forAtoms(ops[i].Output, link)
+			locAtoms(ops[i].Output, link)
 		}
 	}
 	byRoot := map[int]int{}
@@ -571,9 +571,9 @@ func newUnits(ops []Op, observer func(*Op) bool) *units {
 					u.deps[k] = append(u.deps[k], of[j])
 				}
 			}
-			forAtoms(u.ops[i].Input, dep)
+			locAtoms(u.ops[i].Input, dep)
 			if u.ops[i].Status == Ok {
-				forAtoms(u.ops[i].Output, dep)
+				locAtoms(u.ops[i].Output, dep)
 			}
 		}
 	}
@@ -581,7 +581,7 @@ func newUnits(ops []Op, observer func(*Op) bool) *units {
 }
 
 // all is the list of every unit.
-func (u *units) all() []int {
+func (u *locUnits) all() []int {
 	out := make([]int, len(u.items))
 	for i := range out {
 		out[i] = i
@@ -591,7 +591,7 @@ func (u *units) all() []int {
 
 // gather returns the operations of the kept units, in their original
 // order, leaving out observers whose values lost their units.
-func (u *units) gather(keep []int) []Op {
+func (u *locUnits) gather(keep []int) []Op {
 	kept := make([]bool, len(u.items))
 	for _, k := range keep {
 		kept[k] = true
@@ -614,10 +614,10 @@ func (u *units) gather(keep []int) []Op {
 	return out
 }
 
-// split cuts the test case at its quiescent points (see Localization) and
+// locSplit cuts the test case at its quiescent points (see Localization) and
 // returns the op IDs of the sequential prefix, the core and the suffix.
-func split(ops []Op) (seq, core, suffix []int) {
-	evs := events(ops)
+func locSplit(ops []Op) (seq, core, suffix []int) {
+	evs := locEvents(ops)
 	var blocks [][]int
 	open := 0
 	var cur []int

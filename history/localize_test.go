@@ -93,9 +93,9 @@ func locBrute(ops []Op) bool {
 
 // locRawPrefix is CGVT's prefix of n events, every invoked operation kept
 // (pending if not completed, keeping its recorded result, which is all it
-// may return: see fixedModel): the oracle's reference for prefixOps, which
+// may return: see locFixedModel): the oracle's reference for locPrefix, which
 // also leaves out pending operations whose values nobody observed.
-func locRawPrefix(ops []Op, evs []hevent, n int) []Op {
+func locRawPrefix(ops []Op, evs []locEvent, n int) []Op {
 	done := map[int]int8{}
 	for _, e := range evs[:n] {
 		if e.ret {
@@ -178,7 +178,7 @@ func TestLocalizeGolden(t *testing.T) {
 				t.Fatalf("verdict %v: %s", l.Verdict, l.Reason)
 			}
 			// The prefix is the shortest violating one (oracle).
-			evs := events(h.Ops)
+			evs := locEvents(h.Ops)
 			if locBrute(locRawPrefix(h.Ops, evs, l.PrefixEvents)) {
 				t.Errorf("prefix of %d events is linearizable (oracle)", l.PrefixEvents)
 			}
@@ -189,7 +189,7 @@ func TestLocalizeGolden(t *testing.T) {
 			if locBrute(l.Ops) {
 				t.Errorf("test case is linearizable (oracle)")
 			}
-			us := newUnits(l.Ops, func(*Op) bool { return false })
+			us := newLocUnits(l.Ops, func(*Op) bool { return false })
 			for i := range us.items {
 				rest := append(us.all()[:i:i], us.all()[i+1:]...)
 				if !locBrute(us.gather(rest)) {
@@ -248,7 +248,7 @@ func TestLocalizeRandom(t *testing.T) {
 		if l.Verdict != lts.Invalid {
 			t.Fatalf("seed %d: %v %s", seed, l.Verdict, l.Reason)
 		}
-		evs := events(h.Ops)
+		evs := locEvents(h.Ops)
 		if locBrute(locRawPrefix(h.Ops, evs, l.PrefixEvents)) || !locBrute(locRawPrefix(h.Ops, evs, l.PrefixEvents-1)) {
 			t.Fatalf("seed %d: prefix of %d events is not the shortest violating one", seed, l.PrefixEvents)
 		}
@@ -410,7 +410,7 @@ func TestLocalizeEtcd(t *testing.T) {
 		if err != nil || r.Verdict != lts.Invalid {
 			t.Fatalf("%s: test case re-checked: %v %v", c[0], r.Verdict, err)
 		}
-		us := newUnits(l.Ops, observerOf(CASRegister()))
+		us := newLocUnits(l.Ops, locObserver(CASRegister()))
 		for i := range us.items {
 			rest := append(us.all()[:i:i], us.all()[i+1:]...)
 			if r, _ := CheckOps(context.Background(), us.gather(rest), CASRegister(), Options{}); r.Verdict == lts.Invalid {
