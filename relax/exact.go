@@ -106,6 +106,9 @@ func (r *Relaxed) expandExact(s lts.State, emit func(RunStep, lts.State)) error 
 		return err
 	}
 	for _, e := range evs {
+		if r.only != lts.Tau && e != r.only {
+			continue
+		}
 		k := r.kind(e)
 		if k != kindRigid && (k != kindBarrier || len(obs) > 0) {
 			continue
@@ -140,7 +143,7 @@ func (r *Relaxed) expandExact(s lts.State, emit func(RunStep, lts.State)) error 
 				first = false
 			}
 		}
-		if !first {
+		if !first || r.only != lts.Tau && o.e != r.only {
 			continue
 		}
 		if aged, ok := age(obs, o.class, i); ok {
@@ -154,6 +157,9 @@ func (r *Relaxed) expandExact(s lts.State, emit func(RunStep, lts.State)) error 
 	// declarative definition allows and the discharge alone can miss when
 	// a rigid event follows.
 	for d, q := range r.bounds {
+		if r.only != lts.Tau && r.kind(r.only) != kindClass+int32(d) {
+			continue // the event is not of class d: no fresh run of d ends in it
+		}
 		owed := 0
 		for _, o := range obs {
 			if o.class == int32(d) {
@@ -213,11 +219,13 @@ func (f *freshSearch) walk(u lts.State, depth int) error {
 			for k, p := range f.pulled {
 				obs = append(obs, obligation{e: p, slack: uint8(f.q + f.owed + k), class: f.d})
 			}
-			var spec []lts.Event
-			if r.detail {
-				spec = append(slices.Clone(f.pulled), a)
+			if r.only == lts.Tau || a == r.only {
+				var spec []lts.Event
+				if r.detail {
+					spec = append(slices.Clone(f.pulled), a)
+				}
+				f.emit(RunStep{Event: a, Kind: "fresh", Spec: spec}, r.internExact(v, obs))
 			}
-			f.emit(RunStep{Event: a, Kind: "fresh", Spec: spec}, r.internExact(v, obs))
 			r.obsBuf = obs
 			if f.owed+len(f.pulled)+1 <= f.q {
 				f.pulled = append(f.pulled, a)

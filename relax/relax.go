@@ -36,11 +36,18 @@ type Relaxed struct {
 
 	stats  Stats
 	detail bool // expansions record RunStep.Spec (for Explain)
-	key    []byte
-	ebufs  [][]lts.Event // per-depth scratch buffers
-	sbufs  [][]lts.State
-	tmp    []trans
-	obsBuf []obligation
+	// only, when not tau, restricts an exact-mode expansion to the
+	// transitions on that event: Step needs no more, and a spec with a
+	// large alphabet (a history's queue over thousands of values) would
+	// otherwise step on every enabled event of every state it meets.
+	only lts.Event
+	// stepMemo holds those restricted expansions: state<<32|event -> targets.
+	stepMemo map[uint64][]lts.State
+	key      []byte
+	ebufs    [][]lts.Event // per-depth scratch buffers
+	sbufs    [][]lts.State
+	tmp      []trans
+	obsBuf   []obligation
 }
 
 var _ lts.Automaton = (*Relaxed)(nil)
@@ -187,6 +194,9 @@ func (r *Relaxed) Start(buf []lts.State) []lts.State {
 
 // Step appends the relaxed states reached from s by e.
 func (r *Relaxed) Step(s lts.State, e lts.Event, buf []lts.State) ([]lts.State, error) {
+	if r.cfg.Mode == Exact && (int(s) >= len(r.succ) || r.succ[s] == nil) {
+		return r.stepExact(s, e, buf)
+	}
 	ts, err := r.transitions(s)
 	if err != nil {
 		return buf, err
@@ -196,6 +206,36 @@ func (r *Relaxed) Step(s lts.State, e lts.Event, buf []lts.State) ([]lts.State, 
 		buf = append(buf, ts[i].t)
 	}
 	return buf, nil
+}
+
+// stepExact computes (and memoises) only the transitions of s on e, in
+// exact mode, for a state whose full expansion is not known.
+func (r *Relaxed) stepExact(s lts.State, e lts.Event, buf []lts.State) ([]lts.State, error) {
+	if int(s) >= r.states.Len() {
+		return buf, fmt.Errorf("relax: unknown state %d", s)
+	}
+	if e == lts.Tau {
+		return buf, nil // no tau in a relaxed automaton
+	}
+	key := uint64(s)<<32 | uint64(e)
+	if ts, ok := r.stepMemo[key]; ok {
+		return append(buf, ts...), nil
+	}
+	var ts []lts.State
+	r.only = e
+	err := r.expandExact(s, func(_ RunStep, t lts.State) { ts = append(ts, t) })
+	r.only = lts.Tau
+	if err != nil {
+		return buf, err
+	}
+	slices.Sort(ts)
+	ts = slices.Compact(ts)
+	if r.stepMemo == nil {
+		r.stepMemo = map[uint64][]lts.State{}
+	}
+	r.stepMemo[key] = ts
+	r.stats.Transitions += int64(len(ts))
+	return append(buf, ts...), nil
 }
 
 // Enabled appends the events that have a successor from s, in increasing order.
