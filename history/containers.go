@@ -472,7 +472,6 @@ type containerAutomaton struct {
 	puts   []lts.Event
 	takeOf map[int64]lts.Event
 	seen   int // table length when decoded
-	sc     []lts.Event
 }
 
 // decode caches the decoded events (again if the table grew).

@@ -166,7 +166,8 @@ func LocalizeOps(ctx context.Context, all []Op, m Model, opt Options) (*Localiza
 		// Galloping search: prefixes of 16, 32, 64, ... events until one
 		// violates (the whole history last: if it does not violate, there
 		// is nothing to localise), then bisection.
-		lo, hi := 0, len(evs) // prefix(lo) accepted, prefix(hi) violating
+		lo := 0    // prefix(lo) is accepted
+		var hi int // prefix(hi) violates, once the gallop finds one
 		for n := min(16, len(evs)); ; n = min(2*n, len(evs)) {
 			r, err := check(locPrefix(ops, evs, n), popt)
 			if err != nil {

@@ -37,7 +37,7 @@ func newLimits(ctx context.Context, l lts.Limits) *checkLimits {
 		c.deadline = time.Now().Add(l.Timeout)
 	}
 	if l.MaxBytes > 0 {
-		c.mem = budget.New(nil, 0, 0, l.MaxBytes)
+		c.mem = budget.New(context.Background(), 0, 0, l.MaxBytes) // only the memory check: ctx and time are polled above
 	}
 	return c
 }
