@@ -10,6 +10,14 @@
 //	                                          // Register(), CASRegister(), KV(), FromAutomaton(a)
 //	res, err := history.Check(ctx, h, m, history.Options{})
 //	res, err := history.CheckOps(ctx, ops, m, opt) // a sub-history or prefix, any op IDs
+//	loc, err := history.Localize(ctx, h, m, opt)    // shortest violating prefix + minimal test case
+//	err = history.WriteHTML(w, h, res, loc, history.HTMLOptions{}) // a small self-contained page
+//
+// Subpackages: record (a recorder for instrumented Go code, writing our
+// JSON Lines), stress (a Line-Up style harness: run an object from N
+// goroutines, record, check, localise; derive the spec from serial runs when
+// none is given), examples (correct and buggy segmented queues and Treiber
+// stacks, found out by the harness).
 //
 // A History is a slice of Op (invocation order): process, operation name F,
 // Key (partitions), Input, Output (a Value: nil, int, string, bool, list),
