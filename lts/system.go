@@ -49,6 +49,22 @@ type Binding struct {
 	Name, Value string
 }
 
+// Changed lists the bindings of cur that are new or differ from prev: what
+// a step of a counterexample changed.
+func Changed(prev, cur []Binding) []Binding {
+	old := make(map[string]string, len(prev))
+	for _, b := range prev {
+		old[b.Name] = b.Value
+	}
+	var out []Binding
+	for _, b := range cur {
+		if v, ok := old[b.Name]; !ok || v != b.Value {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
 // Sized is implemented by systems that store their states and can report
 // how many they hold and their memory.
 type Sized interface {

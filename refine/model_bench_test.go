@@ -5,31 +5,16 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/quasar-verify/quasar/internal/modeltest"
 	"github.com/quasar-verify/quasar/lang"
 	"github.com/quasar-verify/quasar/lts"
-	"github.com/quasar-verify/quasar/models"
 )
 
-// libraryAssertion compiles a model of the library and returns the operands
-// of its assertion whose text starts with text (after "#assert ").
+// libraryAssertion compiles a model of the library and returns its
+// assertion whose text starts with text (after "#assert ").
 func libraryAssertion(b *testing.B, name string, params map[string]int, text string) (*lts.Program, *lang.AssertDecl) {
 	b.Helper()
-	file, src, err := models.Generate(name, params)
-	if err != nil {
-		b.Fatal(err)
-	}
-	m, err := lang.Parse(file, src)
-	if err != nil {
-		b.Fatal(err)
-	}
-	c, err := lang.Check(m)
-	if err != nil {
-		b.Fatal(err)
-	}
-	prog, err := lts.Compile(c)
-	if err != nil {
-		b.Fatal(err)
-	}
+	prog, c, src := modeltest.Compile(b, name, params)
 	for _, a := range c.Info.Asserts {
 		at := string(src[a.Pos().Offset:a.End().Offset])
 		if strings.HasPrefix(strings.TrimPrefix(at, "#assert "), text) {

@@ -67,27 +67,12 @@ func buildCounterexample(impl lts.System, spec lts.Automaton, steps []pathStep) 
 		step := Step{Event: tab.Name(st.ev), Visible: st.ev != lts.Tau, State: st.s}
 		if desc != nil {
 			step.Vars = desc.Describe(st.s)
-			step.Changed = changed(prev, step.Vars)
+			step.Changed = lts.Changed(prev, step.Vars)
 			prev = step.Vars
 		}
 		cex.Path = append(cex.Path, step)
 	}
 	return cex, nil
-}
-
-// changed lists the bindings of cur that are new or differ from prev.
-func changed(prev, cur []lts.Binding) []lts.Binding {
-	old := make(map[string]string, len(prev))
-	for _, b := range prev {
-		old[b.Name] = b.Value
-	}
-	var out []lts.Binding
-	for _, b := range cur {
-		if v, ok := old[b.Name]; !ok || v != b.Value {
-			out = append(out, b)
-		}
-	}
-	return out
 }
 
 // replayPath checks that every step of the path is a transition of impl.

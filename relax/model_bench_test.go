@@ -5,35 +5,11 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/quasar-verify/quasar/lang"
+	"github.com/quasar-verify/quasar/internal/modeltest"
 	"github.com/quasar-verify/quasar/lts"
-	"github.com/quasar-verify/quasar/models"
 	"github.com/quasar-verify/quasar/refine"
 	"github.com/quasar-verify/quasar/relax"
 )
-
-// compileLibrary compiles a model of the library and returns its Impl()
-// and the named specification process.
-func compileLibrary(b *testing.B, name string, params map[string]int) *lts.Program {
-	b.Helper()
-	file, src, err := models.Generate(name, params)
-	if err != nil {
-		b.Fatal(err)
-	}
-	m, err := lang.Parse(file, src)
-	if err != nil {
-		b.Fatal(err)
-	}
-	c, err := lang.Check(m)
-	if err != nil {
-		b.Fatal(err)
-	}
-	prog, err := lts.Compile(c)
-	if err != nil {
-		b.Fatal(err)
-	}
-	return prog
-}
 
 // BenchmarkModelQuasi reports, for QF 1, 2, 3 and both modes, the relaxed
 // spec's size (states, memo entries) and the quasi check's time, next to
@@ -60,7 +36,7 @@ func BenchmarkModelQuasi(b *testing.B) {
 	}
 	for _, r := range runs {
 		b.Run(fmt.Sprintf("%s/qf=%d/%s", r.name, r.qf, r.mode), func(b *testing.B) {
-			prog := compileLibrary(b, r.model, r.params)
+			prog, _, _ := modeltest.Compile(b, r.model, r.params)
 			check := func(spec lts.Automaton) *refine.Result {
 				impl, err := prog.ProcessByName("Impl")
 				if err != nil {

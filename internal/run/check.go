@@ -198,7 +198,7 @@ func fromLTS(r *lts.Result, res *Assertion) {
 			if who == "" {
 				who = changedNames(splitControlOnly(prev), splitControlOnly(st.Vars))
 			}
-			ce.Steps = append(ce.Steps, Step{Event: st.Event, Who: who, Changed: changed(varsOnly(prev), vars)})
+			ce.Steps = append(ce.Steps, Step{Event: st.Event, Who: who, Changed: lts.Changed(varsOnly(prev), vars)})
 			if st.Event != "tau" {
 				ce.Trace = append(ce.Trace, st.Event)
 			}
@@ -261,7 +261,7 @@ func checkRefines(ctx context.Context, prog *lts.Program, info *lang.Info, a *la
 		if who == "" {
 			who = changedNames(splitControlOnly(prev), splitControlOnly(st.Vars))
 		}
-		ce.Steps = append(ce.Steps, Step{Event: st.Event, Who: who, Changed: changed(varsOnly(prev), vars)})
+		ce.Steps = append(ce.Steps, Step{Event: st.Event, Who: who, Changed: lts.Changed(varsOnly(prev), vars)})
 		prev, from = st.Vars, st.State
 	}
 	res.Counterexample = ce
@@ -398,25 +398,10 @@ func splitControl(bs []lts.Binding) (vars, control []lts.Binding) {
 func varsOnly(bs []lts.Binding) []lts.Binding         { v, _ := splitControl(bs); return v }
 func splitControlOnly(bs []lts.Binding) []lts.Binding { _, c := splitControl(bs); return c }
 
-// changed lists the bindings of cur that are new or differ from prev.
-func changed(prev, cur []lts.Binding) []lts.Binding {
-	old := make(map[string]string, len(prev))
-	for _, b := range prev {
-		old[b.Name] = b.Value
-	}
-	var out []lts.Binding
-	for _, b := range cur {
-		if v, ok := old[b.Name]; !ok || v != b.Value {
-			out = append(out, b)
-		}
-	}
-	return out
-}
-
 // changedNames names the components whose control state changed.
 func changedNames(prev, cur []lts.Binding) string {
 	var names []string
-	for _, b := range changed(prev, cur) {
+	for _, b := range lts.Changed(prev, cur) {
 		names = append(names, strings.TrimPrefix(b.Name, "@"))
 	}
 	return strings.Join(names, ", ")

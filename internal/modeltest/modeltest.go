@@ -1,0 +1,34 @@
+// Package modeltest compiles models of the library for tests and
+// benchmarks of the checking packages.
+package modeltest
+
+import (
+	"testing"
+
+	"github.com/quasar-verify/quasar/lang"
+	"github.com/quasar-verify/quasar/lts"
+	"github.com/quasar-verify/quasar/models"
+)
+
+// Compile generates the library model name with params, and parses, checks
+// and compiles it; it fails tb on any error.
+func Compile(tb testing.TB, name string, params map[string]int) (*lts.Program, *lang.Checked, []byte) {
+	tb.Helper()
+	file, src, err := models.Generate(name, params)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	m, err := lang.Parse(file, src)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	c, err := lang.Check(m)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	prog, err := lts.Compile(c)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return prog, c, src
+}
