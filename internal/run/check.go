@@ -170,6 +170,9 @@ func checkOne(ctx context.Context, prog *lts.Program, info *lang.Info, a *lang.A
 		var r *lts.Result
 		r, err = lts.CheckAssertion(ctx, prog, a, lts.Options{Limits: opt.Limits, Workers: opt.Workers})
 		if err == nil {
+			err = validateLTS(prog, a, r)
+		}
+		if err == nil {
 			fromLTS(r, res)
 		}
 	}

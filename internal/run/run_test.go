@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -197,5 +198,47 @@ func TestJSONSchema(t *testing.T) {
 		a.Stats.States == nil || a.Stats.Transitions == nil || a.Stats.Seconds == nil || a.Stats.PeakBytes == nil ||
 		len(a.Counterexample.Trace) != 1 {
 		t.Errorf("schema: %s", b)
+	}
+}
+
+// TestValidateLTS: the re-validation of single-process counterexamples
+// accepts what the search found and rejects tampered traces.
+func TestValidateLTS(t *testing.T) {
+	m, err := lang.Parse("small.csp", []byte(small))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := lang.Check(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prog, err := lts.Compile(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := c.Info.Asserts[0] // Count() deadlockfree: invalid after inc inc inc done
+	r, err := lts.CheckAssertion(context.Background(), prog, a, lts.Options{})
+	if err != nil || r.Verdict != lts.Invalid {
+		t.Fatalf("%v %v", r, err)
+	}
+	if err := validateLTS(prog, a, r); err != nil {
+		t.Fatalf("genuine counterexample rejected: %v", err)
+	}
+	short := *r
+	short.Trace = r.Trace[:len(r.Trace)-1] // stops before done: not a deadlock
+	if err := validateLTS(prog, a, &short); err == nil {
+		t.Error("a trace that ends in a live state was accepted")
+	}
+	wrongVars := *r
+	wrongVars.Trace = slices.Clone(r.Trace)
+	wrongVars.Trace[1].Vars = []lts.Binding{{Name: "x", Value: "7"}}
+	if err := validateLTS(prog, a, &wrongVars); err == nil {
+		t.Error("a step with the wrong variables was accepted")
+	}
+	wrongEvent := *r
+	wrongEvent.Trace = slices.Clone(r.Trace)
+	wrongEvent.Trace[len(r.Trace)-1].Event = "inc"
+	if err := validateLTS(prog, a, &wrongEvent); err == nil {
+		t.Error("a step the process cannot make was accepted")
 	}
 }
