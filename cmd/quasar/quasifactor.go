@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/quasar-verify/quasar/internal/run"
 	"github.com/quasar-verify/quasar/lang"
 	"github.com/quasar-verify/quasar/lts"
 	"github.com/quasar-verify/quasar/refine"
@@ -151,7 +152,11 @@ func runQuasiFactor(ctx context.Context, cmd *cobra.Command, st *streams, opts q
 	if fr.Result != nil {
 		rep.Stats = fr.Result.Stats.Stats
 	}
-	if fr.Below != nil {
+	if fr.Below != nil && fr.Below.Counterexample != nil {
+		// Checked against the definition, independently of the automaton.
+		if _, err := run.ValidateQuasi(lts.NewTauClosed(specSys), withBound(fr.K-1), fr.Below.Counterexample.Trace); err != nil {
+			return &exitError{exitInternal, err}
+		}
 		rep.Below = fr.Below.Counterexample
 	}
 	rep.Quasi = withBound(max(fr.K, 0)).String()

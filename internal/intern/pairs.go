@@ -4,14 +4,25 @@ package intern
 // to dense uint32 ids. It is the visited set of the refinement search,
 // where the generic Set would spend its time hashing and comparing 8-byte
 // strings: here the key is its own fingerprint, compared in one
-// instruction.
+// instruction. A table slot holds the key beside its id, so a probe reads
+// one slot and no other memory: the search is bound by the cache misses of
+// these probes, and a slot holding only the id cost a second miss (on the
+// id -> key array) per probe.
 //
 // Not safe for concurrent use.
 type Pairs struct {
 	keys  []uint64 // id -> key
-	table []uint32 // open addressing; 0 = empty, else id+1
+	table []slot   // open addressing
 	shift uint     // 64 - log2(len(table)), for Fibonacci hashing
 }
+
+// slot is a table entry: the key in two halves (12 bytes, not 16) and
+// id+1 (0 = empty).
+type slot struct {
+	lo, hi, id uint32
+}
+
+func (s *slot) key() uint64 { return uint64(s.hi)<<32 | uint64(s.lo) }
 
 // NewPairs returns an empty set sized for about n keys.
 func NewPairs(n int) *Pairs {
@@ -19,14 +30,14 @@ func NewPairs(n int) *Pairs {
 	for 1<<bits < 2*n {
 		bits++
 	}
-	return &Pairs{table: make([]uint32, 1<<bits), shift: 64 - bits}
+	return &Pairs{table: make([]slot, 1<<bits), shift: 64 - bits}
 }
 
 // Len is the number of keys interned.
 func (p *Pairs) Len() int { return len(p.keys) }
 
 // Bytes is the memory held by the set.
-func (p *Pairs) Bytes() int64 { return int64(cap(p.keys))*8 + int64(len(p.table))*4 }
+func (p *Pairs) Bytes() int64 { return int64(cap(p.keys))*8 + int64(len(p.table))*12 }
 
 // Get returns the key of id.
 func (p *Pairs) Get(id uint32) uint64 { return p.keys[id] }
@@ -37,12 +48,12 @@ func (p *Pairs) home(k uint64) uint64 { return (k * 0x9E3779B97F4A7C15) >> p.shi
 func (p *Pairs) Lookup(k uint64) (uint32, bool) {
 	mask := uint64(len(p.table) - 1)
 	for i := p.home(k); ; i = (i + 1) & mask {
-		v := p.table[i]
-		if v == 0 {
+		sl := &p.table[i]
+		if sl.id == 0 {
 			return 0, false
 		}
-		if p.keys[v-1] == k {
-			return v - 1, true
+		if sl.key() == k {
+			return sl.id - 1, true
 		}
 	}
 }
@@ -53,12 +64,12 @@ func (p *Pairs) Intern(k uint64) (id uint32, added bool) {
 	mask := uint64(len(p.table) - 1)
 	i := p.home(k)
 	for ; ; i = (i + 1) & mask {
-		v := p.table[i]
-		if v == 0 {
+		sl := &p.table[i]
+		if sl.id == 0 {
 			break
 		}
-		if p.keys[v-1] == k {
-			return v - 1, false
+		if sl.key() == k {
+			return sl.id - 1, false
 		}
 	}
 	if len(p.keys) >= 1<<32-2 {
@@ -66,7 +77,7 @@ func (p *Pairs) Intern(k uint64) (id uint32, added bool) {
 	}
 	id = uint32(len(p.keys))
 	p.keys = append(p.keys, k)
-	p.table[i] = id + 1
+	p.table[i] = slot{lo: uint32(k), hi: uint32(k >> 32), id: id + 1}
 	if len(p.keys)*4 > len(p.table)*3 {
 		p.grow()
 	}
@@ -74,14 +85,18 @@ func (p *Pairs) Intern(k uint64) (id uint32, added bool) {
 }
 
 func (p *Pairs) grow() {
-	p.table = make([]uint32, 2*len(p.table))
+	old := p.table
+	p.table = make([]slot, 2*len(old))
 	p.shift--
 	mask := uint64(len(p.table) - 1)
-	for id, k := range p.keys {
-		i := p.home(k)
-		for p.table[i] != 0 {
+	for _, sl := range old {
+		if sl.id == 0 {
+			continue
+		}
+		i := p.home(sl.key())
+		for p.table[i].id != 0 {
 			i = (i + 1) & mask
 		}
-		p.table[i] = uint32(id) + 1
+		p.table[i] = sl
 	}
 }

@@ -277,36 +277,49 @@ func checkRefines(ctx context.Context, prog *lts.Program, info *lang.Info, a *la
 	return nil
 }
 
-// validateQuasi re-checks a quasi counterexample against the definition
-// (relax.Admits, independent of the relaxed automaton the search used): the
-// trace without its last event must be admitted, the whole trace not. It
-// also attaches the automaton's explanation.
+// validateQuasi re-checks a quasi counterexample (ValidateQuasi) and
+// attaches the relaxed automaton's explanation.
 func validateQuasi(spec lts.Automaton, relaxed *relax.Relaxed, cfg relax.Config, ce *Counterexample) error {
-	t := spec.Events()
-	trace := make([]lts.Event, len(ce.Trace))
-	for i, name := range ce.Trace {
-		e, ok := t.Lookup(name)
-		if !ok {
-			return fmt.Errorf("internal error: counterexample event %q is not in the event table", name)
-		}
-		trace[i] = e
-	}
-	whole, err := relax.Admits(spec, cfg, trace)
+	trace, err := ValidateQuasi(spec, cfg, ce.Trace)
 	if err != nil {
 		return err
-	}
-	prefix, err := relax.Admits(spec, cfg, trace[:len(trace)-1])
-	if err != nil {
-		return err
-	}
-	if whole || !prefix {
-		return fmt.Errorf("internal error: quasi counterexample %s failed re-validation against the definition (trace admitted: %v, prefix admitted: %v)",
-			strings.Join(ce.Trace, " "), whole, prefix)
 	}
 	if ex, err := relaxed.Explain(trace); err == nil && ex.Reason != "" {
 		ce.Explanation = ex.Reason
 	}
 	return nil
+}
+
+// ValidateQuasi re-checks a quasi counterexample against the definition
+// (relax.Admits, independent of the relaxed automaton a search used): the
+// trace without its last event must be admitted by spec relaxed by cfg, the
+// whole trace not. It returns the trace as events.
+func ValidateQuasi(spec lts.Automaton, cfg relax.Config, names []string) ([]lts.Event, error) {
+	t := spec.Events()
+	trace := make([]lts.Event, len(names))
+	for i, name := range names {
+		e, ok := t.Lookup(name)
+		if !ok {
+			return nil, fmt.Errorf("internal error: counterexample event %q is not in the event table", name)
+		}
+		trace[i] = e
+	}
+	if len(trace) == 0 {
+		return nil, errors.New("internal error: empty quasi counterexample")
+	}
+	whole, err := relax.Admits(spec, cfg, trace)
+	if err != nil {
+		return nil, err
+	}
+	prefix, err := relax.Admits(spec, cfg, trace[:len(trace)-1])
+	if err != nil {
+		return nil, err
+	}
+	if whole || !prefix {
+		return nil, fmt.Errorf("internal error: quasi counterexample %s failed re-validation against the definition (trace admitted: %v, prefix admitted: %v)",
+			strings.Join(names, " "), whole, prefix)
+	}
+	return trace, nil
 }
 
 // quasiConfig turns the `quasi ...` of an assertion into a relax.Config.
