@@ -61,7 +61,7 @@ type trans struct {
 type Stats struct {
 	States      int   `json:"states"`       // relaxed states interned
 	Pseudo      int   `json:"pseudo"`       // window mode: pseudo-states among them
-	Expanded    int64 `json:"expanded"`     // memo entries: states whose successors were computed
+	Expanded    int64 `json:"expanded"`     // memo entries: states (or, for Step in exact mode, state and event pairs) whose successors were computed
 	Transitions int64 `json:"transitions"`  // transitions computed
 	CacheHits   int64 `json:"cache_hits"`   // window expansions found in the bounded cache
 	CacheMisses int64 `json:"cache_misses"` // window expansions computed for the bounded cache (first time or after eviction)
@@ -172,6 +172,7 @@ func (r *Relaxed) Events() *lts.EventTable { return r.table }
 // Stats reports the size of what has been built.
 func (r *Relaxed) Stats() Stats {
 	s := r.stats
+	s.Expanded += int64(len(r.stepMemo))
 	s.States = r.states.Len()
 	s.Bytes = r.states.Bytes()
 	return s
