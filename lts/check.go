@@ -59,8 +59,8 @@ type bfs struct {
 	sys    System
 	opt    Options
 	b      *budget.Budget
-	parent []State // parent[s] = predecessor; unseen = noState
-	pev    []Event
+	tree   [][]link // the parent tree, in blocks of treeBlock states
+	sink   State    // keeps the loads of warm alive
 	seen   int64
 	trans  int64
 	depth  int
@@ -71,30 +71,53 @@ type bfs struct {
 
 const noState = ^State(0)
 
+// link is a state's entry of the parent tree: its BFS predecessor plus one
+// (0 = not seen yet, so a fresh block needs no initialisation) and the
+// event from it. Predecessor and event share a cache line, and the tree
+// grows by blocks, so growing it copies nothing (doubling flat arrays cost
+// copies and page faults of the whole tree on big explorations).
+type link struct {
+	up State
+	ev Event
+}
+
+const (
+	treeBits  = 13
+	treeBlock = 1 << treeBits
+)
+
 func newBFS(ctx context.Context, sys System, opt Options) *bfs {
 	return &bfs{sys: sys, opt: opt, b: budget.New(ctx, opt.Timeout, opt.MaxStates, opt.MaxBytes)}
 }
 
 func (x *bfs) mark(s, from State, e Event) bool {
-	if int(s) >= len(x.parent) {
-		n := max(1024, 2*len(x.parent), int(s)+1)
-		parent := make([]State, n)
-		copy(parent, x.parent)
-		for i := len(x.parent); i < n; i++ {
-			parent[i] = noState
-		}
-		pev := make([]Event, n)
-		copy(pev, x.pev)
-		x.parent, x.pev = parent, pev
+	b := int(s >> treeBits)
+	for b >= len(x.tree) {
+		x.tree = append(x.tree, make([]link, treeBlock))
 	}
-	if x.parent[s] != noState {
+	l := &x.tree[b][s&(treeBlock-1)]
+	if l.up != 0 {
 		return false
 	}
-	x.parent[s] = from
-	x.pev[s] = e
+	l.up, l.ev = from+1, e
 	x.seen++
 	return true
 }
+
+// warm touches the parent-tree entries of the targets of ts, in a tight
+// loop whose cache misses overlap, before mark visits them one by one.
+func (x *bfs) warm(ts []Transition) {
+	var sink State
+	for _, t := range ts {
+		if b := int(t.Target >> treeBits); b < len(x.tree) {
+			sink += x.tree[b][t.Target&(treeBlock-1)].up
+		}
+	}
+	x.sink += sink
+}
+
+// link returns the parent tree's entry of s.
+func (x *bfs) link(s State) link { return x.tree[s>>treeBits][s&(treeBlock-1)] }
 
 // run explores from the initial state, calling visit on each state in BFS
 // order. It stops when visit returns true, on a limit (reason set) or on a
@@ -166,6 +189,7 @@ func (x *bfs) runBatched(bs batcher, frontier []State, visit visitor) {
 			hi := min(lo+batchSize, len(frontier))
 			var err error
 			buf, counts, err = bs.SuccessorsBatch(frontier[lo:hi], buf[:0], counts[:0])
+			x.warm(buf)
 			off := 0
 			for k, n := range counts {
 				s := frontier[lo+k]
@@ -305,8 +329,9 @@ func (x *bfs) path(s State) ([]State, []Event) {
 	var es []Event
 	for {
 		ss = append(ss, s)
-		es = append(es, x.pev[s])
-		p := x.parent[s]
+		l := x.link(s)
+		es = append(es, l.ev)
+		p := l.up - 1
 		if p == s {
 			break
 		}

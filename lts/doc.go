@@ -43,8 +43,13 @@
 // dense uint32 ids in discovery order. The search is bound by the memory
 // latency of this set, so the checks expand states in batches
 // (Proc.SuccessorsBatch, 256 states) and intern all their successors
-// together, first touching the table slots and records of the whole batch
-// so that the cache misses overlap.
+// together, first touching the table slots and records (first and last
+// byte: a record may straddle two cache lines) of the whole batch so that
+// the cache misses overlap; the BFS then touches the parent-tree entries of
+// the batch's targets the same way. Every per-state array (the id index,
+// the parent tree) grows by fixed blocks, never by copying. Almost every
+// term id and variable fits one byte, so encode and decode take a one-byte
+// path (the same bytes as the varints).
 //
 // No per-state Go maps, pointers or interfaces exist; the per-call scratch
 // (decoded state, instantiated edges, encodings) is pooled, so successor

@@ -22,6 +22,44 @@ type machine struct {
 	locals []int64
 	err    *RuntimeError
 	depth  int // unfolding depth of references with variable arguments
+	// evc caches events computed from data (ret.i.got[i]) for this
+	// machine's goroutine, lock-free: Program.event takes a lock and hashes
+	// a map key on every call. Allocated on first use.
+	evc *[evCacheSize]evSlot
+}
+
+const (
+	evCacheBits = 6
+	evCacheSize = 1 << evCacheBits
+)
+
+type evSlot struct {
+	key evKey
+	ev  Event
+}
+
+// event is Program.event through the machine's cache. An event's id never
+// changes once interned, so a cached entry stays right.
+func (m *machine) event(p *Program, base int32, ds []int64) Event {
+	if len(ds) > maxVals+2 {
+		return p.event(base, ds)
+	}
+	k := evKey{base: base + 1, n: int32(len(ds))} // base+1: the zero slot is empty
+	copy(k.d[:], ds)
+	h := uint64(k.base)*0x9E3779B97F4A7C15 ^ uint64(k.n)
+	for _, d := range ds {
+		h = (h ^ uint64(d)) * 0x9E3779B97F4A7C15
+	}
+	if m.evc == nil {
+		m.evc = new([evCacheSize]evSlot)
+	}
+	sl := &m.evc[h>>(64-evCacheBits)]
+	if sl.key == k {
+		return sl.ev
+	}
+	ev := p.event(base, ds)
+	sl.key, sl.ev = k, ev
+	return ev
 }
 
 func (m *machine) fail(pos lang.Pos, format string, args ...any) {

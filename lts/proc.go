@@ -3,6 +3,7 @@ package lts
 import (
 	"encoding/binary"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -150,6 +151,30 @@ func (s *Proc) Bytes() int64 {
 }
 
 func (s *Proc) encode(b []byte, comps []uint32, vars []int64) []byte {
+	// Nearly every term id and variable fits one byte: then the encoding is
+	// one byte per value, written in place (the same bytes as the varint
+	// loop below, which takes over at the first larger value).
+	n0 := len(b)
+	b = slices.Grow(b, len(comps)+len(vars))
+	dst := b[n0 : n0+len(comps)+len(vars)]
+	for i, c := range comps {
+		if c >= 0x80 {
+			return s.encodeVarint(b[:n0], comps, vars)
+		}
+		dst[i] = byte(c)
+	}
+	dst = dst[len(comps):]
+	for i, v := range vars {
+		z := uint64(v<<1) ^ uint64(v>>63)
+		if z >= 0x80 {
+			return s.encodeVarint(b[:n0], comps, vars)
+		}
+		dst[i] = byte(z)
+	}
+	return b[:n0+len(comps)+len(vars)]
+}
+
+func (s *Proc) encodeVarint(b []byte, comps []uint32, vars []int64) []byte {
 	for _, c := range comps {
 		b = binary.AppendUvarint(b, uint64(c))
 	}
@@ -161,14 +186,25 @@ func (s *Proc) encode(b []byte, comps []uint32, vars []int64) []byte {
 
 func (s *Proc) decode(b []byte, comps []uint32, vars []int64) ([]uint32, []int64) {
 	comps, vars = comps[:0], vars[:0]
-	for i := 0; i < s.ncomp; i++ {
-		v, n := binary.Uvarint(b)
-		b = b[n:]
+	i := 0
+	for k := 0; k < s.ncomp; k++ {
+		if c := b[i]; c < 0x80 {
+			comps = append(comps, uint32(c))
+			i++
+			continue
+		}
+		v, n := binary.Uvarint(b[i:])
+		i += n
 		comps = append(comps, uint32(v))
 	}
-	for len(b) > 0 {
-		v, n := binary.Varint(b)
-		b = b[n:]
+	for i < len(b) {
+		if c := b[i]; c < 0x80 {
+			vars = append(vars, int64(c>>1)^-int64(c&1))
+			i++
+			continue
+		}
+		v, n := binary.Varint(b[i:])
+		i += n
 		vars = append(vars, v)
 	}
 	return comps, vars

@@ -547,7 +547,7 @@ func (p *Program) inst(e *edge, m *machine, c *combiner, who int32) error {
 		if m.err != nil {
 			return m.err
 		}
-		ev := p.event(e.tmpl.base, ds)
+		ev := m.event(p, e.tmpl.base, ds)
 		mv := move{e: e, x: -1, ev: ev, who: who, kind: labEv, sync: e.sync, atomic: e.atomic}
 		for _, h := range e.hides {
 			if p.has(h, ev) {

@@ -27,8 +27,9 @@ type store struct {
 	hashes []uint64
 	seed   maphash.Seed
 	chunks [][]byte
-	refs   []uint64 // id -> arena offset
-	table  []uint64 // 0 = empty, else fingerprint<<40 | (offset+1)
+	refs   [][]uint64 // id -> arena offset, in blocks of refBlock ids
+	n      int        // ids assigned
+	table  []uint64   // 0 = empty, else fingerprint<<offBits | (offset+1)
 	mask   uint64
 }
 
@@ -38,6 +39,10 @@ const (
 	offBits        = 38 // 256 GiB of arena
 	offMask        = 1<<offBits - 1
 	fpBits         = 64 - offBits
+	// The id index grows by blocks, never by copying (append's copies and
+	// the page faults of each fresh array were ~8% of a big exploration).
+	refBits  = 13
+	refBlock = 1 << refBits
 )
 
 // home is the slot index bits of hash h: the fingerprint, then more hash.
@@ -47,11 +52,11 @@ func newStore() *store {
 	return &store{seed: maphash.MakeSeed(), table: make([]uint64, 1<<12), mask: 1<<12 - 1}
 }
 
-func (s *store) Len() int { return len(s.refs) }
+func (s *store) Len() int { return s.n }
 
 // Bytes is the memory held: arena chunks, the id index and the table.
 func (s *store) Bytes() int64 {
-	return int64(len(s.chunks))*storeChunk + int64(cap(s.refs))*8 + int64(len(s.table))*8
+	return int64(len(s.chunks))*storeChunk + int64(len(s.refs))*refBlock*8 + int64(len(s.table))*8
 }
 
 // record returns the id and bytes of the record at off.
@@ -64,9 +69,24 @@ func (s *store) record(off uint64) (uint32, []byte) {
 	return id, c[start : start+int(n) : start+int(n)]
 }
 
+// match reports whether the record at off holds b, and its id. Records of
+// fewer than 128 bytes (nearly all) have a one-byte length: read inline.
+func (s *store) match(off uint64, b []byte) (uint32, bool) {
+	c := s.chunks[off>>storeChunkBits]
+	o := int(off & (storeChunk - 1))
+	if n := c[o+4]; n < 0x80 {
+		if int(n) != len(b) {
+			return 0, false
+		}
+		return binary.LittleEndian.Uint32(c[o:]), string(c[o+5:o+5+int(n)]) == string(b)
+	}
+	id, rb := s.record(off)
+	return id, string(rb) == string(b)
+}
+
 // Get returns the bytes of id (valid until the next Intern; callers copy).
 func (s *store) Get(id uint32) []byte {
-	_, b := s.record(s.refs[id])
+	_, b := s.record(s.refs[id>>refBits][id&(refBlock-1)])
 	return b
 }
 
@@ -162,16 +182,27 @@ func (s *store) InternAll(enc []byte, ends []int, ids []uint32) []uint32 {
 	for _, h := range s.hashes {
 		sink += table[home(h)&mask]
 	}
-	for _, h := range s.hashes {
+	start = 0
+	for k, h := range s.hashes {
+		end := ends[k]
+		n := uint64(end - start)
+		start = end
 		fp := h >> offBits
-		for i := home(h) & s.mask; ; i = (i + 1) & s.mask {
-			v := s.table[i]
+		for i := home(h) & mask; ; i = (i + 1) & mask {
+			v := table[i]
 			if v == 0 {
 				break
 			}
 			if v>>offBits == fp {
+				// Touch the record's first and (if it is as long as b)
+				// last byte: a record often straddles two cache lines.
 				off := v&offMask - 1
-				sink += uint64(s.chunks[off>>storeChunkBits][off&(storeChunk-1)])
+				c := s.chunks[off>>storeChunkBits]
+				o := off & (storeChunk - 1)
+				sink += uint64(c[o])
+				if last := o + 4 + n; last < uint64(len(c)) {
+					sink += uint64(c[last])
+				}
 				break
 			}
 		}
@@ -189,26 +220,31 @@ func (s *store) InternAll(enc []byte, ends []int, ids []uint32) []uint32 {
 // internHashed is Intern with the hash of b already computed.
 func (s *store) internHashed(b []byte, h uint64) (uint32, bool) {
 	fp := h >> offBits
-	i := home(h) & s.mask
-	for ; ; i = (i + 1) & s.mask {
-		v := s.table[i]
+	table, mask := s.table, s.mask
+	i := home(h) & mask
+	for ; ; i = (i + 1) & mask {
+		v := table[i]
 		if v == 0 {
 			break
 		}
 		if v>>offBits == fp {
-			if id, rb := s.record(v&offMask - 1); string(rb) == string(b) {
+			if id, ok := s.match(v&offMask-1, b); ok {
 				return id, false
 			}
 		}
 	}
-	if len(s.refs) >= math.MaxUint32-1 {
+	if s.n >= math.MaxUint32-1 {
 		panic("lts: more than 2^32-2 states")
 	}
-	id := uint32(len(s.refs))
+	id := uint32(s.n)
 	off := s.put(id, b)
-	s.refs = append(s.refs, off)
+	if id&(refBlock-1) == 0 {
+		s.refs = append(s.refs, make([]uint64, refBlock))
+	}
+	s.refs[id>>refBits][id&(refBlock-1)] = off
+	s.n++
 	s.table[i] = fp<<offBits | (off + 1)
-	if uint64(len(s.refs))*4 > uint64(len(s.table))*3 {
+	if uint64(s.n)*4 > uint64(len(s.table))*3 {
 		s.grow()
 	}
 	return id, true
