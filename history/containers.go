@@ -575,3 +575,34 @@ func (a *containerAutomaton) Enabled(s lts.State, buf []lts.Event) ([]lts.Event,
 	slices.Sort(buf[start:])
 	return buf, nil
 }
+
+// EnabledMatching (relax.PatternEnabler): the enabled events matching p,
+// without listing the whole alphabet for the take of a queue, stack or
+// priority queue (a history over thousands of values enables every put
+// everywhere, and exact-mode relaxation asks for the takes at every step).
+func (a *containerAutomaton) EnabledMatching(s lts.State, p lts.Pattern, buf []lts.Event) ([]lts.Event, error) {
+	a.decode()
+	if a.kind == cSet || p.Base != a.names[coTake] || p.Base == "" {
+		start := len(buf)
+		buf, err := a.Enabled(s, buf)
+		out := buf[:start]
+		for _, e := range buf[start:] {
+			if p.Match(a.table, e) {
+				out = append(out, e)
+			}
+		}
+		return out, err
+	}
+	c := a.mc.strs[s]
+	var v int64 // 0: empty
+	if len(c) > 0 {
+		v = c[0]
+		if a.kind == cStack {
+			v = c[len(c)-1]
+		}
+	}
+	if e, ok := a.takeOf[v]; ok && p.Match(a.table, e) {
+		buf = append(buf, e)
+	}
+	return buf, nil
+}

@@ -96,7 +96,34 @@
 // stored states, heap) are polled every 1024 steps through internal/budget
 // and give Unknown with the statistics so far.
 //
+// Limits (time, cancellation) also raise a flag from a timer and a context
+// callback that the search reads at every step, so a limit fires promptly
+// even when steps are slow.
+//
 // Quasi-linearizability runs the same search over the configurations of the
 // exact relaxed automaton of SEMANTICS.md §2.2 built from the model's
-// automaton view (see quasi.go).
+// automaton view (see quasi.go). For queues, stacks and priority queues
+// with distinct values (puts rigid, non-empty removals one relaxed class of
+// bound Q, the empty removal a barrier or rigid: the papers' setting) the
+// machine prunes dead configurations (quasiprune.go): each value in the
+// spec or owed has a window of slots among the class reads still to come
+// (an obligation's slack; a queue value's fixed spec rank ± Q; ranks only
+// grow for stacks and priority queues), reads follow their real-time
+// predecessors, a value nobody removes bounds the reads left, and a
+// barrier needs every value removed before it; earliest-deadline-first
+// scheduling of the near removals must fill every slot below the horizon.
+// Values that no op removes are also renamed into increasing order among
+// their positions (the renaming preserves every future run), so the orders
+// in which such values were put are one configuration, not many.
+// The rules are necessary conditions, tested against brute force (with a
+// deliberately wrong rule that the test catches) and against the search
+// without them. On the 10,000-operation history of the segmented queue
+// (8 goroutines, quasi factor 3) the search then backtracks hardly at all
+// (about 10,500 states, 0.1-0.2 s, against Unknown after 20 s before);
+// localising the starving variant usually takes 0.05-0.6 s, but a prefix
+// with many values nobody dequeues can still take seconds to refute
+// (the stress benchmarks). The relaxed automaton asks
+// the spec only for the events of the relaxed class it may pull
+// (relax.PatternEnabler), not for the thousands of enqueues enabled
+// everywhere.
 package history

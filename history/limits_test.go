@@ -73,3 +73,49 @@ func TestPartitionsDeterministic(t *testing.T) {
 		}
 	}
 }
+
+// slowModel makes every step of m take a while, as the steps of a quasi
+// search over a large heap can.
+type slowModel struct{ Model }
+
+type slowMachine struct{ Machine }
+
+func (m slowModel) Compile(ops []Op) (Machine, error) {
+	mc, err := m.Model.Compile(ops)
+	return slowMachine{mc}, err
+}
+
+func (m slowMachine) Step(s State, i int, buf []State) []State {
+	time.Sleep(500 * time.Microsecond)
+	return m.Machine.Step(s, i, buf)
+}
+
+// TestLimitsPrompt: with slow steps a time limit or a cancellation still
+// ends the search promptly (not only at the next of the periodic polls,
+// which come every 1024 steps: half a second here).
+func TestLimitsPrompt(t *testing.T) {
+	h := loadHistory(t, "jepsen/etcd_002.log")
+	for _, name := range []string{"timeout", "cancel"} {
+		t.Run(name, func(t *testing.T) {
+			ctx, opt := context.Background(), Options{}
+			if name == "timeout" {
+				opt.Limits.Timeout = 50 * time.Millisecond
+			} else {
+				c, cancel := context.WithCancel(ctx)
+				time.AfterFunc(50*time.Millisecond, cancel)
+				ctx = c
+			}
+			start := time.Now()
+			res, err := Check(ctx, h, slowModel{CASRegister()}, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Verdict != lts.Unknown {
+				t.Fatalf("got %v", res.Verdict)
+			}
+			if el := time.Since(start); el > 300*time.Millisecond {
+				t.Fatalf("a 50ms limit took %v", el)
+			}
+		})
+	}
+}

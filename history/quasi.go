@@ -34,7 +34,7 @@ func compileQuasi(m Model, ops []Op, q *relax.Config) (Machine, error) {
 	if q.Complete {
 		mc.settled = r.Settled
 	}
-	return mc, nil
+	return newQuasiMachine(mc, r, a, ops), nil
 }
 
 // MinQuasiFactor finds the least quasi factor k in 0..max for which h is

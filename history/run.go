@@ -111,6 +111,7 @@ func check(ctx context.Context, all []Op, m Model, opt Options) (res *Result, er
 
 	start := time.Now()
 	lim := newLimits(ctx, opt.Limits)
+	defer lim.close()
 	results := make([]PartitionResult, len(parts))
 	cancelled := make([]bool, len(parts))
 	workers := opt.Workers

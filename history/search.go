@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/quasar-verify/quasar/lts"
@@ -29,18 +30,38 @@ type checkLimits struct {
 	maxStates int
 	mu        sync.Mutex
 	mem       *budget.Budget // nil without a memory limit
+	// halt is set when the deadline passes or ctx is done, by a timer
+	// and a context callback, so that searches can look at it at every
+	// step: polling the clock every pollEvery steps overshoots when steps
+	// are slow (a quasi search over a large heap).
+	halt  atomic.Bool
+	stops []func() bool
 }
 
 func newLimits(ctx context.Context, l lts.Limits) *checkLimits {
 	c := &checkLimits{ctx: ctx, maxStates: l.MaxStates, timeout: l.Timeout}
 	if l.Timeout > 0 {
 		c.deadline = time.Now().Add(l.Timeout)
+		c.stops = append(c.stops, time.AfterFunc(l.Timeout, func() { c.halt.Store(true) }).Stop)
+	}
+	if ctx != nil && ctx.Done() != nil {
+		c.stops = append(c.stops, context.AfterFunc(ctx, func() { c.halt.Store(true) }))
 	}
 	if l.MaxBytes > 0 {
 		c.mem = budget.New(context.Background(), 0, 0, l.MaxBytes) // only the memory check: ctx and time are polled above
 	}
 	return c
 }
+
+// close releases the timer and the context callback.
+func (c *checkLimits) close() {
+	for _, stop := range c.stops {
+		stop()
+	}
+}
+
+// halted is the flag set once the deadline passes or the context is done.
+func (c *checkLimits) halted() *atomic.Bool { return &c.halt }
 
 func (c *checkLimits) Exceeded(states int) string {
 	if c.ctx != nil {
@@ -92,6 +113,7 @@ type search struct {
 	ops   []Op // local indices 0..n-1
 	n     int
 	bud   limiter
+	halt  *atomic.Bool // set when the limiter's deadline passes (nil: none)
 	rs    runState
 	steps int64
 
@@ -132,6 +154,9 @@ type frame struct {
 func newSearch(m Machine, ops []Op, bud limiter) *search {
 	n := len(ops)
 	s := &search{m: m, ops: ops, n: n, bud: bud, blocked: -1}
+	if h, ok := bud.(interface{ halted() *atomic.Bool }); ok {
+		s.halt = h.halted()
+	}
 	s.fin, _ = m.(Finisher)
 	s.prune, _ = m.(Pruner)
 	type ev struct {
@@ -408,6 +433,13 @@ func (s *search) step(quota int64) outcome {
 			resume = 0
 		}
 		poll++
+		if s.halt != nil && s.halt.Load() {
+			// The deadline passed or ctx is done: Exceeded gives the reason.
+			if reason := s.bud.Exceeded(mm.len()); reason != "" {
+				s.reason = reason
+				return limited
+			}
+		}
 		if poll&(pollEvery-1) == 0 {
 			s.steps += pollEvery
 			if s.bud != nil {

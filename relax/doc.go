@@ -39,6 +39,13 @@
 // state is computed at once (expandExact) and kept, sorted by (event,
 // target), in a slice indexed by state id.
 //
+// A Step in exact mode expands only the transitions on the event asked
+// for (memoised per state and event); a spec with a large alphabet may
+// implement PatternEnabler so that the pull search lists only the events
+// of the class (a history's queue enables every enqueue in every state).
+// ExactState and ClassOf expose a state's obligations and the
+// classification, for checkers that prune configurations.
+//
 // Every reachable configuration can be completed (perform the obligations
 // in the order they were pulled), so acceptance is prefix-closed and
 // checking prefixes needs no lookahead ("open" mode). Complete mode

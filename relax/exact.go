@@ -100,9 +100,13 @@ func (r *Relaxed) expandExact(s lts.State, emit func(RunStep, lts.State)) error 
 	sp, obs := r.decodeExact(r.states.Get(uint32(s)), nil)
 
 	// Rigid events and barriers: the spec steps on them where they occur.
+	// A restricted expansion (Step) needs no list of enabled events: the
+	// spec's Step on a disabled event finds nothing.
 	evs, tgs := r.scratch(0)
-	evs, err := r.spec.Enabled(sp, evs)
-	if err != nil {
+	var err error
+	if r.only != lts.Tau {
+		evs = append(evs, r.only)
+	} else if evs, err = r.spec.Enabled(sp, evs); err != nil {
 		return err
 	}
 	for _, e := range evs {
@@ -196,8 +200,10 @@ func (f *freshSearch) walk(u lts.State, depth int) error {
 	evs, tgs := r.scratch(depth + 1)
 	defer func() { r.keep(depth+1, evs, tgs) }()
 	var err error
-	evs, err = r.spec.Enabled(u, evs)
-	if err != nil {
+	if r.only != lts.Tau && f.owed+len(f.pulled)+1 > f.q {
+		// Nothing more may be pulled: only the event asked for matters.
+		evs = append(evs, r.only)
+	} else if evs, err = r.enabledIn(u, f.d, evs); err != nil {
 		return err
 	}
 	for _, a := range evs {
@@ -238,4 +244,105 @@ func (f *freshSearch) walk(u lts.State, depth int) error {
 		}
 	}
 	return nil
+}
+
+// PatternEnabler may be implemented by a spec automaton with a large
+// alphabet (a history's queue over thousands of values enables every
+// enqueue everywhere): EnabledMatching appends the events enabled at s
+// that match p. Exact mode uses it to list the events of a relaxed class
+// without listing the whole alphabet; it must agree with Enabled.
+type PatternEnabler interface {
+	EnabledMatching(s lts.State, p lts.Pattern, buf []lts.Event) ([]lts.Event, error)
+}
+
+// enabledIn appends the class-d events enabled at spec state u (any order).
+func (r *Relaxed) enabledIn(u lts.State, d int32, buf []lts.Event) ([]lts.Event, error) {
+	start := len(buf)
+	var err error
+	if pe, ok := r.spec.(PatternEnabler); ok && !r.all {
+		for _, p := range r.cfg.Classes[d].Patterns {
+			if buf, err = pe.EnabledMatching(u, p, buf); err != nil {
+				return buf, err
+			}
+		}
+		if len(r.cfg.Classes[d].Patterns) > 1 {
+			slices.Sort(buf[start:])
+			buf = append(buf[:start], slices.Compact(buf[start:])...)
+		}
+	} else if buf, err = r.spec.Enabled(u, buf); err != nil {
+		return buf, err
+	}
+	// Keep the events of class d (a barrier or an earlier class may claim
+	// an event a pattern of d matches).
+	out := buf[:start]
+	for _, e := range buf[start:] {
+		if r.kind(e) == kindClass+d {
+			out = append(out, e)
+		}
+	}
+	return out, nil
+}
+
+// Obligation is an owed event of an exact-mode state: the implementation
+// must read Event within Slack further events of its class (the owed one
+// included; see the package doc).
+type Obligation struct {
+	Event lts.Event
+	Slack int
+	Class int
+}
+
+// ExactState decodes exact-mode state s: its spec state and its
+// obligations (appended to buf), sorted by class, slack, event. ok is
+// false in window mode or for an unknown state. Checkers use it to prune
+// configurations that cannot be completed (history's quasi search).
+func (r *Relaxed) ExactState(s lts.State, buf []Obligation) (spec lts.State, obs []Obligation, ok bool) {
+	if r.cfg.Mode != Exact || int(s) >= r.states.Len() {
+		return 0, buf, false
+	}
+	b := r.states.Get(uint32(s))
+	sp, n := binary.Uvarint(b)
+	b = b[n:]
+	cnt, n := binary.Uvarint(b)
+	b = b[n:]
+	for range cnt {
+		e, n := binary.Uvarint(b)
+		b = b[n:]
+		o := Obligation{Event: lts.Event(e), Slack: int(b[0])}
+		o.Class = int(r.kind(o.Event) - kindClass)
+		b = b[1:]
+		buf = append(buf, o)
+	}
+	return lts.State(sp), buf, true
+}
+
+// Kind of an event under the configuration, for ClassOf.
+const (
+	Rigid   = -1
+	Barrier = -2
+)
+
+// ClassOf classifies e in exact mode: Rigid, Barrier, or the index of its
+// relaxed class (>= 0) and that class's bound.
+func (r *Relaxed) ClassOf(e lts.Event) (class, bound int) {
+	switch k := r.kind(e); k {
+	case kindRigid:
+		return Rigid, 0
+	case kindBarrier:
+		return Barrier, 0
+	default:
+		return int(k - kindClass), r.bounds[k-kindClass]
+	}
+}
+
+// ExactStateOf interns the exact-mode state (spec state, obligations), as
+// ExactState decodes it (a checker may map a state to an equivalent one,
+// e.g. renaming values no remaining event mentions).
+func (r *Relaxed) ExactStateOf(spec lts.State, obs []Obligation) lts.State {
+	os := r.obsBuf[:0]
+	for _, o := range obs {
+		os = append(os, obligation{e: o.Event, slack: uint8(o.Slack), class: int32(o.Class)})
+	}
+	r.obsBuf = os
+	return r.internExact(spec, os)
 }
