@@ -523,73 +523,7 @@ func TestKVPruningAgainstBruteForce(t *testing.T) {
 // takes effect at a random point of its interval) and perturbs one result
 // half of the time: put is enq/push/insert, take is deq/pop/deleteMin.
 func simulateContainer(r *rand.Rand, kind containerKind, n, procs int) *History {
-	put, take := [...]string{"enq", "push", "insert"}[kind], [...]string{"deq", "pop", "deleteMin"}[kind]
-	h := &History{}
-	clock := make([]int64, procs)
-	type pt struct {
-		at  int64
-		idx int
-	}
-	var pts []pt
-	vals := r.Perm(n)
-	for i := 0; i < n; i++ {
-		p := r.Intn(procs)
-		call := clock[p] + int64(r.Intn(4))
-		ret := call + 1 + int64(r.Intn(6))
-		clock[p] = ret + 1
-		o := Op{Process: p, Status: Ok, Call: call, Return: ret}
-		if r.Intn(2) == 0 {
-			o.F, o.Input = put, Int(int64(vals[i]+1))
-		} else {
-			o.F = take
-		}
-		h.Ops = append(h.Ops, o)
-		pts = append(pts, pt{call + r.Int63n(ret-call+1), i})
-	}
-	for i := 1; i < len(pts); i++ {
-		for j := i; j > 0 && pts[j].at < pts[j-1].at; j-- {
-			pts[j], pts[j-1] = pts[j-1], pts[j]
-		}
-	}
-	var c []int64
-	for _, q := range pts {
-		o := &h.Ops[q.idx]
-		if o.F == put {
-			v, _ := o.Input.Int()
-			c = append(c, v)
-			continue
-		}
-		if len(c) == 0 {
-			continue
-		}
-		k := 0 // queue: head
-		switch kind {
-		case cStack:
-			k = len(c) - 1
-		case cPQueue:
-			for j := range c {
-				if c[j] < c[k] {
-					k = j
-				}
-			}
-		}
-		o.Output = Int(c[k])
-		c = append(c[:k:k], c[k+1:]...)
-	}
-	if r.Intn(2) == 0 {
-		i := r.Intn(len(h.Ops))
-		if h.Ops[i].F == take {
-			h.Ops[i].Output = Int(int64(1 + r.Intn(n)))
-			if r.Intn(3) == 0 {
-				h.Ops[i].Output = Nil()
-			}
-		}
-	}
-	sortOpsByCall(h.Ops)
-	for i := range h.Ops {
-		h.Ops[i].ID = i
-	}
-	return h
+	return simulateRelaxedQueue(r, kind, n, procs, 0, false)
 }
 
 // refContainer runs a sequential queue, stack or priority queue.
