@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"runtime"
 	"sync"
+	"time"
 
 	"github.com/quasar-verify/quasar/internal/budget"
 	"github.com/quasar-verify/quasar/lang"
@@ -17,6 +18,9 @@ type Options struct {
 	// Workers > 1 expands each BFS level in parallel; the verdict, the
 	// state count and the counterexample are the same as sequentially.
 	Workers int
+	// Progress, if set, is called from the searching goroutine about every
+	// 100 ms with the figures so far (for a live progress line).
+	Progress func(Stats)
 }
 
 // Step is one step of a counterexample: the event (its name, "tau" for
@@ -67,6 +71,7 @@ type bfs struct {
 	err    error
 	errAt  State
 	reason string
+	shown  time.Time // last call of opt.Progress
 }
 
 const noState = ^State(0)
@@ -87,7 +92,19 @@ const (
 )
 
 func newBFS(ctx context.Context, sys System, opt Options) *bfs {
-	return &bfs{sys: sys, opt: opt, b: budget.New(ctx, opt.Timeout, opt.MaxStates, opt.MaxBytes)}
+	return &bfs{sys: sys, opt: opt, b: budget.New(ctx, opt.Timeout, opt.MaxStates, opt.MaxBytes), shown: time.Now()}
+}
+
+// poll checks the limits (the reason to stop, or "") and reports progress.
+func (x *bfs) poll() string {
+	if r := x.b.Exceeded(int(x.seen)); r != "" {
+		return r
+	}
+	if x.opt.Progress != nil && time.Since(x.shown) > 100*time.Millisecond {
+		x.shown = time.Now()
+		x.opt.Progress(Stats{States: x.seen, Transitions: x.trans, Seconds: x.b.Seconds(), PeakBytes: x.b.Peak(), Depth: x.depth})
+	}
+	return ""
 }
 
 func (x *bfs) mark(s, from State, e Event) bool {
@@ -140,7 +157,7 @@ func (x *bfs) run(visit visitor) {
 		next = next[:0]
 		for i, s := range frontier {
 			if i&255 == 0 {
-				if r := x.b.Exceeded(int(x.seen)); r != "" {
+				if r := x.poll(); r != "" {
 					x.reason = r
 					return
 				}
@@ -182,7 +199,7 @@ func (x *bfs) runBatched(bs batcher, frontier []State, visit visitor) {
 	for len(frontier) > 0 {
 		next = next[:0]
 		for lo := 0; lo < len(frontier); lo += batchSize {
-			if r := x.b.Exceeded(int(x.seen)); r != "" {
+			if r := x.poll(); r != "" {
 				x.reason = r
 				return
 			}
@@ -233,7 +250,7 @@ func (x *bfs) runParallel(frontier []State, visit visitor) {
 	var spans []span
 	var next []State
 	for len(frontier) > 0 {
-		if r := x.b.Exceeded(int(x.seen)); r != "" {
+		if r := x.poll(); r != "" {
 			x.reason = r
 			return
 		}
@@ -510,7 +527,7 @@ func DivergenceFree(ctx context.Context, sys System, opt Options) (*Result, erro
 		for len(stack) > 0 {
 			f := &stack[len(stack)-1]
 			if steps++; steps&1023 == 0 {
-				if reason := x.b.Exceeded(int(x.seen)); reason != "" {
+				if reason := x.poll(); reason != "" {
 					x.reason = reason
 					x.finish(r)
 					return r, nil

@@ -168,7 +168,13 @@ func checkOne(ctx context.Context, prog *lts.Program, info *lang.Info, a *lang.A
 		res.Reason = fmt.Sprintf("%s assertions are not supported yet", a.Kind)
 	default:
 		var r *lts.Result
-		r, err = lts.CheckAssertion(ctx, prog, a, lts.Options{Limits: opt.Limits, Workers: opt.Workers})
+		lopt := lts.Options{Limits: opt.Limits, Workers: opt.Workers}
+		if opt.Progress != nil {
+			lopt.Progress = func(st lts.Stats) {
+				opt.Progress(Progress{Assertion: res.Text, States: st.States, Depth: st.Depth, Bytes: st.PeakBytes, Seconds: st.Seconds})
+			}
+		}
+		r, err = lts.CheckAssertion(ctx, prog, a, lopt)
 		if err == nil {
 			err = validateLTS(prog, a, r)
 		}

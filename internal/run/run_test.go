@@ -242,3 +242,19 @@ func TestValidateLTS(t *testing.T) {
 		t.Error("a step the process cannot make was accepted")
 	}
 }
+
+// TestProgress: a long single-process check reports progress while it runs.
+func TestProgress(t *testing.T) {
+	var calls []Progress
+	opt := Options{Assert: "Big()", Limits: lts.Limits{Timeout: 600 * time.Millisecond}, Progress: func(p Progress) { calls = append(calls, p) }}
+	if _, err := Source(context.Background(), "small.csp", []byte(small), opt); err != nil {
+		t.Fatal(err)
+	}
+	if len(calls) == 0 {
+		t.Fatal("no progress reported in 600 ms")
+	}
+	last := calls[len(calls)-1]
+	if last.Assertion != "Big() deadlockfree" || last.States == 0 {
+		t.Errorf("last progress %+v", last)
+	}
+}
