@@ -95,6 +95,9 @@ type search struct {
 	cur, next []item // the level being expanded (grows by tau steps), the next level
 	pending   []pend
 	trs       []lts.Transition
+	states    []lts.State // levelBatched: the impl states of a batch
+	counts    []int       // levelBatched: transitions per state of a batch
+	keys      []uint64    // prefetchPending's keys
 
 	transitions int64
 	depth       int // trace length of the current level
@@ -121,6 +124,9 @@ func (s *search) run() (*Result, error) {
 		}
 		// Store the visible successors in the order they were found.
 		for i := range s.pending {
+			if i%prefetchBatch == 0 {
+				s.prefetchPending(s.pending[i:min(len(s.pending), i+prefetchBatch)])
+			}
 			if s.countdown--; s.countdown <= 0 {
 				if reason := s.poll(); reason != "" {
 					return s.unknown(reason), nil
@@ -136,9 +142,58 @@ func (s *search) run() (*Result, error) {
 	return &Result{Verdict: lts.Valid, Stats: s.stats()}, nil
 }
 
+// batcher is implemented by systems that expand several states at once
+// (*lts.Proc does, overlapping the cache misses of its state store).
+type batcher interface {
+	SuccessorsBatch(ts []lts.State, buf []lts.Transition, counts []int) ([]lts.Transition, []int, error)
+}
+
+// seqBatch is the number of queued pairs levelBatched expands at once.
+const seqBatch = 256
+
+// prefetchBatch is the number of pending pairs whose pair-set slots are
+// read ahead at once.
+const prefetchBatch = 256
+
+// prefetchPending reads the pair-set slots of ps ahead of their add calls.
+func (s *search) prefetchPending(ps []pend) {
+	s.keys = s.keys[:0]
+	for _, p := range ps {
+		s.keys = append(s.keys, uint64(p.s)<<32|uint64(p.m))
+	}
+	s.pairs.Prefetch(s.keys)
+}
+
+// prefetchTau reads the pair-set slots of the tau successors of
+// s.cur[i:j] (their transitions in s.trs, counts in s.counts) ahead of
+// their add calls: most pairs are reached by tau steps.
+func (s *search) prefetchTau(i, j int) {
+	s.keys = s.keys[:0]
+	off := 0
+	for k, n := range s.counts {
+		m := uint64(s.cur[i+k].m)
+		for _, tr := range s.trs[off : off+n] {
+			if tr.Event == lts.Tau {
+				s.keys = append(s.keys, uint64(tr.Target)<<32|m)
+			}
+		}
+		off += n
+	}
+	s.pairs.Prefetch(s.keys)
+}
+
 // levelSequential expands s.cur in order; tau successors join s.cur.
 func (s *search) levelSequential() (*Result, error) {
-	for i := 0; i < len(s.cur); i++ {
+	if bs, ok := s.impl.(batcher); ok {
+		return s.levelBatched(bs)
+	}
+	return s.expandEach(0, -1)
+}
+
+// expandEach expands s.cur[i:j] one pair at a time; j < 0 means to the
+// end of s.cur, tau successors queued meanwhile included.
+func (s *search) expandEach(i, j int) (*Result, error) {
+	for ; i < j || j < 0 && i < len(s.cur); i++ {
 		if s.countdown--; s.countdown <= 0 {
 			if reason := s.poll(); reason != "" {
 				return s.unknown(reason), nil
@@ -153,6 +208,50 @@ func (s *search) levelSequential() (*Result, error) {
 		if res, err := s.expand(it, trs); res != nil || err != nil {
 			return res, err
 		}
+	}
+	return nil, nil
+}
+
+// levelBatched is levelSequential with the impl successors of up to
+// seqBatch queued pairs computed by one SuccessorsBatch call. The pairs are
+// then walked one by one in queue order exactly as levelSequential walks
+// them (same polls, same pair ids, same first violation or error); tau
+// successors queued meanwhile join a later batch. The store's state ids
+// are the same too: SuccessorsBatch interns in the order Successors would.
+func (s *search) levelBatched(bs batcher) (*Result, error) {
+	for i := 0; i < len(s.cur); {
+		j := min(len(s.cur), i+seqBatch)
+		s.states = s.states[:0]
+		for _, it := range s.cur[i:j] {
+			s.states = append(s.states, it.s)
+		}
+		trs, counts, err := bs.SuccessorsBatch(s.states, s.trs[:0], s.counts[:0])
+		s.trs, s.counts = trs, counts
+		if err != nil {
+			// Rare: redo the batch one state at a time, so the pairs
+			// before the failing one are expanded (and may report a
+			// violation first) exactly as levelSequential would.
+			if res, err := s.expandEach(i, j); res != nil || err != nil {
+				return res, err
+			}
+			i = j
+			continue
+		}
+		s.prefetchTau(i, j)
+		off := 0
+		for k := i; k < j; k++ {
+			if s.countdown--; s.countdown <= 0 {
+				if reason := s.poll(); reason != "" {
+					return s.unknown(reason), nil
+				}
+			}
+			n := counts[k-i]
+			if res, err := s.expand(s.cur[k], trs[off:off+n]); res != nil || err != nil {
+				return res, err
+			}
+			off += n
+		}
+		i = j
 	}
 	return nil, nil
 }

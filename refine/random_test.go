@@ -260,3 +260,87 @@ func dump(r *Result) string {
 	}
 	return sb.String()
 }
+
+// batching is an Explicit that also expands states in batches (as
+// *lts.Proc does), with a run-time error at state fail (if fail >= 0).
+type batching struct {
+	*lts.Explicit
+	fail int
+}
+
+func (b batching) Successors(s lts.State, buf []lts.Transition) ([]lts.Transition, error) {
+	if int(s) == b.fail {
+		return buf, &lts.RuntimeError{Pos: "m.csp:1:1", Msg: "boom"}
+	}
+	return b.Explicit.Successors(s, buf)
+}
+
+// SuccessorsBatch follows the *lts.Proc contract: on an error at ts[k],
+// the results of ts[:k] and the error.
+func (b batching) SuccessorsBatch(ts []lts.State, buf []lts.Transition, counts []int) ([]lts.Transition, []int, error) {
+	for _, s := range ts {
+		n := len(buf)
+		var err error
+		if buf, err = b.Successors(s, buf); err != nil {
+			return buf[:n], counts, err
+		}
+		counts = append(counts, len(buf)-n)
+	}
+	return buf, counts, nil
+}
+
+// TestBatchedSameAsSequential checks that the batched sequential search
+// (used for systems with SuccessorsBatch) gives the same results, stats,
+// counterexamples and errors as the one-state-at-a-time search, on random
+// graphs with tau steps, violations and run-time errors.
+func TestBatchedSameAsSequential(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for c := 0; c < 16; c++ {
+		tab := lts.NewEventTable()
+		names := []string{"a", "b", "c", "d"}
+		impl := lts.NewExplicit(tab)
+		const n = 1500
+		for s := 0; s < n; s++ {
+			for k := 2 + r.IntN(2); k > 0; k-- {
+				ev := names[r.IntN(len(names))]
+				if r.IntN(4) == 0 {
+					ev = "tau"
+				}
+				impl.Add(lts.State(s), ev, lts.State(r.IntN(n)))
+			}
+		}
+		spec := holeySpec(r, tab, 40, names, 0.002*float64(c%4))
+		fail := -1
+		if c%3 == 2 {
+			fail = 1 + r.IntN(n-1)
+		}
+		for _, opt := range []Options{{}, {NoAntichain: true}} {
+			var got [2]string
+			for i, sys := range []lts.System{failingAt{impl, fail}, batching{impl, fail}} {
+				res, err := Check(context.Background(), sys, automaton(spec), opt)
+				if err != nil {
+					got[i] = "error " + err.Error()
+					continue
+				}
+				res.Stats.Seconds, res.Stats.PeakBytes, res.Stats.PairsPerSecond = 0, 0, 0
+				got[i] = dump(res)
+			}
+			if got[0] != got[1] {
+				t.Fatalf("case %d %+v: batched\n%s\nwant\n%s", c, opt, got[1], got[0])
+			}
+			if testing.Verbose() {
+				t.Logf("case %d %+v: %s", c, opt, got[0])
+			}
+		}
+	}
+}
+
+// failingAt is batching without SuccessorsBatch.
+type failingAt struct {
+	*lts.Explicit
+	fail int
+}
+
+func (f failingAt) Successors(s lts.State, buf []lts.Transition) ([]lts.Transition, error) {
+	return batching(f).Successors(s, buf)
+}

@@ -14,6 +14,7 @@ type Pairs struct {
 	keys  []uint64 // id -> key
 	table []slot   // open addressing
 	shift uint     // 64 - log2(len(table)), for Fibonacci hashing
+	sink  uint32   // Prefetch's loads go here, so they are not optimised away
 }
 
 // slot is a table entry: the key in two halves (12 bytes, not 16) and
@@ -43,6 +44,17 @@ func (p *Pairs) Bytes() int64 { return int64(cap(p.keys))*8 + int64(len(p.table)
 func (p *Pairs) Get(id uint32) uint64 { return p.keys[id] }
 
 func (p *Pairs) home(k uint64) uint64 { return (k * 0x9E3779B97F4A7C15) >> p.shift }
+
+// Prefetch reads the home slots of keys, so that the cache misses of
+// the Lookup or Intern calls that follow (for the same keys, before the
+// table grows) overlap here instead of coming one at a time.
+func (p *Pairs) Prefetch(keys []uint64) {
+	var sum uint32
+	for _, k := range keys {
+		sum += p.table[p.home(k)].id
+	}
+	p.sink += sum
+}
 
 // Lookup returns the id of k and whether it is present.
 func (p *Pairs) Lookup(k uint64) (uint32, bool) {
