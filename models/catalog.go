@@ -12,7 +12,11 @@ var (
 	// the expectations written in the models assume these minimums.
 	pVals    = Param{Name: "vals", Doc: "values 1..vals are enqueued", Default: 2, Min: 2, Max: 4}
 	pThreads = Param{Name: "threads", Doc: "threads calling operations forever", Default: 2, Min: 2, Max: 3}
-	pCap     = Param{Name: "cap", Doc: "capacity", Default: 2, Min: 1, Max: 8}
+	// track=1 restricts the enqueues of value 1 to one item at a time: a
+	// reduction that keeps every refinement verdict against the FIFO and
+	// cluster specifications (data independence; docs/models.md).
+	pTrack = Param{Name: "track", Doc: "1: at most one item of value 1 at a time (data-independence reduction)", Default: 0, Min: 0, Max: 1}
+	pCap   = Param{Name: "cap", Doc: "capacity", Default: 2, Min: 1, Max: 8}
 )
 
 func with(p Param, def, min, max int) Param {
@@ -51,7 +55,7 @@ var catalogue = []Info{
 		Description: "Quasi queue: segmented linked list (Afek et al.), segments of qf+1 slots",
 		Paper:       "Quasi queue",
 		File:        "lib/segqueue.csp.tmpl",
-		Params:      []Param{pQF, pSeg, pVals, pThreads},
+		Params:      []Param{pQF, pSeg, pVals, pThreads, pTrack},
 		Tags:        []string{"paper"},
 		fixed:       map[string]int{"bug": 0},
 		derive:      maxCapacity,
@@ -62,7 +66,7 @@ var catalogue = []Info{
 		Description: "Queue buggy1: a dequeue on an empty queue may wrongly change the current segment",
 		Paper:       "Queue buggy1",
 		File:        "lib/segqueue.csp.tmpl",
-		Params:      []Param{pQF, pSeg, pVals, pThreads},
+		Params:      []Param{pQF, pSeg, pVals, pThreads, pTrack},
 		Tags:        []string{"paper"},
 		fixed:       map[string]int{"bug": 1},
 		derive:      maxCapacity,
@@ -75,7 +79,7 @@ var catalogue = []Info{
 		File:        "lib/segqueue.csp.tmpl",
 		// The wrong segment is the next one in the ring: with one segment
 		// the bug cannot show, so seg starts at 2.
-		Params: []Param{pQF, with(pSeg, 2, 2, 15), pVals, pThreads},
+		Params: []Param{pQF, with(pSeg, 2, 2, 15), pVals, pThreads, pTrack},
 		Tags:   []string{"paper"},
 		fixed:  map[string]int{"bug": 2},
 		derive: maxCapacity,

@@ -44,6 +44,14 @@ var funcs = template.FuncMap{
 	"unlink": unlink,
 	// regs t: "[-1, -1, ...]", t dead registers.
 	"regs": func(t int) string { return "[" + strings.TrimSuffix(strings.Repeat("-1, ", t), ", ") + "]" },
+	// noneEq a n x: "a[0] != x && ... && a[n-1] != x".
+	"noneEq": func(a string, n, x int) string {
+		parts := make([]string, n)
+		for i := range parts {
+			parts[i] = fmt.Sprintf("%s[%d] != %d", a, i, x)
+		}
+		return strings.Join(parts, " && ")
+	},
 	// allZero a lo hi: "a[lo] == 0 && ... && a[hi] == 0", or "true".
 	"allZero": func(a string, lo, hi int) string {
 		if hi < lo {

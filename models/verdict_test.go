@@ -31,6 +31,9 @@ func verdictInstances() []instance {
 		instance{"segqueue", map[string]int{"vals": 3}},
 		instance{"segqueue-buggy1", map[string]int{"seg": 2}},
 		instance{"segqueue-buggy2", map[string]int{"qf": 1, "seg": 3}},
+		instance{"segqueue", map[string]int{"qf": 1, "seg": 2, "track": 1}},
+		instance{"segqueue-buggy1", map[string]int{"track": 1}},
+		instance{"segqueue-buggy2", map[string]int{"qf": 1, "track": 1}},
 		instance{"segpq", map[string]int{"seg": 2}},
 		instance{"segpq", map[string]int{"qf": 1}},
 		instance{"segpq-buggy", map[string]int{"seg": 2}},
@@ -88,6 +91,56 @@ func TestVerdicts(t *testing.T) {
 						msg += fmt.Sprintf(" trace %v %s", a.Counterexample.Trace, a.Counterexample.Explanation)
 					}
 					t.Errorf("%s:%d: %s: got %v, expected %v %s", f, a.Line, a.Text, a.Verdict, e.Verdict, msg)
+				}
+			}
+		})
+	}
+}
+
+// TestTrackedReduction checks the data-independence reduction (track=1)
+// against the unreduced model with three free values, an independent
+// instance: for the refinement assertions whose verdict the reduction keeps
+// (FIFO and cluster specifications), correct and buggy queues, both must
+// agree, and the reduced check must store fewer states.
+func TestTrackedReduction(t *testing.T) {
+	for _, in := range []instance{
+		{"segqueue", map[string]int{"qf": 1, "seg": 2}},
+		{"segqueue", map[string]int{"qf": 2, "seg": 1}},
+		{"segqueue-buggy1", map[string]int{"qf": 1}},
+		{"segqueue-buggy2", map[string]int{"qf": 1, "seg": 2}},
+	} {
+		t.Run(in.String(), func(t *testing.T) {
+			results := map[int]map[string]*run.Assertion{}
+			for _, track := range []int{0, 1} {
+				p := map[string]int{"track": track, "vals": 3 - track}
+				for k, v := range in.params {
+					p[k] = v
+				}
+				f, src, err := Generate(in.name, p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				rep, err := run.Source(context.Background(), f, src, run.Options{Limits: lts.Limits{Timeout: 60 * time.Second}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				results[track] = map[string]*run.Assertion{}
+				for _, a := range rep.Assertions {
+					if a.Text == "Impl() refines Queue()" || a.Text == "Impl() refines ClusterSpec()" {
+						results[track][a.Text] = a
+					}
+				}
+			}
+			if len(results[1]) != 2 {
+				t.Fatalf("found %d of the 2 refinement assertions", len(results[1]))
+			}
+			for text, red := range results[1] {
+				full := results[0][text]
+				if red.Verdict != full.Verdict || red.Verdict == lts.Unknown {
+					t.Errorf("%s: track=1 says %v, three free values say %v", text, red.Verdict, full.Verdict)
+				}
+				if red.Verdict == lts.Valid && red.Stats.Pairs >= full.Stats.Pairs {
+					t.Errorf("%s: track=1 stored %d pairs, not fewer than %d", text, red.Stats.Pairs, full.Stats.Pairs)
 				}
 			}
 		})

@@ -36,6 +36,8 @@ func BenchmarkModel(b *testing.B) {
 		assert      string
 		want        lts.Verdict
 	}{
+		{"tiny", "segqueue", map[string]int{"qf": 1, "seg": 1}, "Impl() refines ClusterSpec()", lts.Valid},
+		{"segqueue/cluster-seg6-track", "segqueue", map[string]int{"qf": 1, "seg": 6, "track": 1}, "Impl() refines ClusterSpec()", lts.Valid},
 		{"linqueue/ops", "linqueue", map[string]int{"cap": 3, "vals": 2}, "Impl() refines Queue()", lts.Valid},
 		{"linqueue/inv-res", "linqueue", map[string]int{"cap": 2, "vals": 2}, "ImplIR() refines SpecIR()", lts.Valid},
 		{"segqueue/cluster-seg2", "segqueue", map[string]int{"qf": 1, "seg": 2}, "Impl() refines ClusterSpec()", lts.Valid},
