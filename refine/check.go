@@ -70,7 +70,31 @@ func Check(ctx context.Context, impl lts.System, spec lts.Automaton, opt Options
 	if opt.Workers >= 2 {
 		s.exp = [2]*expander{newExpander(opt.Workers), newExpander(opt.Workers)}
 	}
-	return s.run()
+	// A relaxed spec may spend seconds expanding one state: it polls the
+	// limits too, and an error it returns after a limit fired ends the
+	// search unknown (what it computed is dropped with the search).
+	if in, ok := spec.(Interruptible); ok {
+		in.SetInterrupt(func() bool {
+			if s.stopped == "" {
+				s.stopped = s.bud.Exceeded(s.pairs.Len())
+			}
+			return s.stopped != ""
+		})
+		defer in.SetInterrupt(nil)
+	}
+	res, err = s.run()
+	if err != nil && s.stopped != "" {
+		return s.unknown(s.stopped), nil
+	}
+	return res, err
+}
+
+// Interruptible is implemented by specifications whose steps can take long
+// (relax's window mode): SetInterrupt gives them a function to poll, which
+// reports true once a limit of the search is hit; a step that sees true
+// returns an error.
+type Interruptible interface {
+	SetInterrupt(stop func() bool)
 }
 
 type search struct {
@@ -78,6 +102,8 @@ type search struct {
 	norm *normaliser
 	opt  Options
 	bud  *budget.Budget
+	// stopped is the limit the spec's interrupt poll saw (see Check).
+	stopped string
 
 	pairs  *intern.Pairs // (impl state, macrostate) packed in 64 bits -> pair id
 	parent []uint32      // parent[id]: the pair id id was first reached from

@@ -2,6 +2,7 @@ package relax
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"runtime"
 	"slices"
@@ -23,6 +24,9 @@ type Relaxed struct {
 	bounds []int // bound of each class
 	all    bool  // one class: every visible event that is not a barrier
 	kinds  []int32
+
+	interrupt func() bool // see SetInterrupt
+	polls     int
 
 	states *intern.Set
 	// succ[id] holds the sorted, deduplicated transitions of state id once
@@ -372,6 +376,26 @@ func (r *Relaxed) transitions(s lts.State) ([]trans, error) {
 	r.succ[s] = ts
 	return ts, nil
 }
+
+// SetInterrupt implements refine.Interruptible: a long expansion polls stop
+// every few thousand windows and gives up with errInterrupted when it
+// reports true (nil: never). The state being expanded is not memoised.
+func (r *Relaxed) SetInterrupt(stop func() bool) { r.interrupt = stop }
+
+var errInterrupted = errors.New("relax: expansion interrupted by a limit of the search")
+
+// interrupted polls the interrupt function once every pollWindows calls.
+func (r *Relaxed) interrupted() bool {
+	if r.interrupt == nil {
+		return false
+	}
+	if r.polls++; r.polls%pollWindows != 0 {
+		return false
+	}
+	return r.interrupt()
+}
+
+const pollWindows = 4096
 
 func (r *Relaxed) compute(s lts.State) ([]trans, error) {
 	r.tmp = r.tmp[:0]

@@ -112,14 +112,17 @@ func (w *windowSearch) walk(u lts.State, depth int) error {
 			if w.count > maxExpansion {
 				return expansionError()
 			}
+			if r.interrupted() {
+				return errInterrupted
+			}
 			if depth == 0 {
 				var spec []lts.Event
 				if r.detail {
 					spec = []lts.Event{e}
 				}
 				w.emit(RunStep{Event: e, Kind: "spec", Spec: spec}, r.internOrig(t))
-			} else {
-				w.permute(t)
+			} else if err := w.permute(t); err != nil {
+				return err
 			}
 			if !barrier && len(w.path) < 2*w.qf+1 {
 				if err := w.walk(t, depth+1); err != nil {
@@ -134,7 +137,7 @@ func (w *windowSearch) walk(u lts.State, depth int) error {
 
 // permute emits the first edge of every valid permutation of w.path (other
 // than the path itself) that ends in t.
-func (w *windowSearch) permute(t lts.State) {
+func (w *windowSearch) permute(t lts.State) error {
 	var fixed uint64
 	for i, e := range w.path {
 		if !w.r.movable(e) {
@@ -143,6 +146,9 @@ func (w *windowSearch) permute(t lts.State) {
 	}
 	for _, perm := range w.r.permutations(len(w.path), w.qf, fixed) {
 		w.count++
+		if w.r.interrupted() {
+			return errInterrupted
+		}
 		w.word = w.word[:0]
 		same := true
 		for i, k := range perm {
@@ -160,6 +166,7 @@ func (w *windowSearch) permute(t lts.State) {
 		}
 		w.emit(RunStep{Event: w.word[0], Kind: "window", Spec: spec}, w.r.internPseudo(t, w.word[1:]))
 	}
+	return nil
 }
 
 // permutations returns the permutations p of 0..n-1 (p[i] is the original
