@@ -138,3 +138,22 @@ func TestSpinTwinConstants(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkProcess measures building a system (its store included) for a
+// tiny model: refinement checks build two per assertion, so this fixed
+// cost must stay at microseconds and kilobytes.
+func BenchmarkProcess(b *testing.B) {
+	p := compileSrc(b, `
+var x = 0;
+P = a{x = 1 - x} -> P [] b -> Skip;
+`)
+	if _, err := p.ProcessByName("P"); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := p.ProcessByName("P"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -13,6 +13,13 @@
 // compiled to a Go closure over (variables, environment, block locals),
 // with constants folded and expressions that read only the environment
 // marked so they are evaluated when a term is built rather than per state.
+// The commonest shapes get one specialised closure instead of a tree of
+// them (fast.go): a*x + b over a variable x, an array element at such an
+// index (q[seg[i]*S + k] once i and k are known), a comparison of these
+// with a constant or of two variables, and an assignment of a constant or
+// such a shape to a variable or element; they report run-time errors
+// exactly as the generic closures do (a test compares the two on random
+// expressions).
 //
 // A process term is hash-consed: a prepared node with its environment (the
 // environment restricted to the slots the node reads, so dead bindings do
@@ -37,19 +44,23 @@
 // flattened: hiding over one parallel composition (nested compositions with
 // the same operator are merged) whose components are terms. A state is the
 // byte string [component term ids as uvarints][variable slots as zigzag
-// varints], interned in an arena-backed hash set (store.go: 4 MiB chunks of
-// [id][length][bytes] records and a table of 26-bit fingerprint + arena
-// offset, so a lookup touches one table slot and one record) that assigns
-// dense uint32 ids in discovery order. The search is bound by the memory
+// varints], interned in an arena-backed hash set (store.go: chunks of
+// [id][length][bytes] records, 4 KiB doubling to 4 MiB, and a table of
+// 26-bit fingerprint + arena offset whose home slot is the top bits of the
+// hash, so a lookup touches one table slot and one record, and growing the
+// table is a streaming pass that reads no record) that assigns dense
+// uint32 ids in discovery order. Everything starts small, so a system of a
+// few hundred states costs kilobytes. The search is bound by the memory
 // latency of this set, so the checks expand states in batches
 // (Proc.SuccessorsBatch, 256 states) and intern all their successors
-// together, first touching the table slots and records (first and last
-// byte: a record may straddle two cache lines) of the whole batch so that
-// the cache misses overlap; the BFS then touches the parent-tree entries of
-// the batch's targets the same way. Every per-state array (the id index,
-// the parent tree) grows by fixed blocks, never by copying. Almost every
-// term id and variable fits one byte, so encode and decode take a one-byte
-// path (the same bytes as the varints).
+// together: prefetch instructions (prefetch_amd64.s; elsewhere none) for
+// the table slots of the whole batch, then for the records those slots
+// point to (and the next line where a slot or record ends a line), then
+// the lookups, so that the cache misses overlap; the BFS then touches the
+// parent-tree entries of the batch's targets the same way. Every
+// per-state array (the id index, the parent tree) grows by fixed blocks,
+// never by copying. Almost every term id and variable fits one byte, so
+// encode and decode take a one-byte path (the same bytes as the varints).
 //
 // No per-state Go maps, pointers or interfaces exist; the per-call scratch
 // (decoded state, instantiated edges, encodings) is pooled, so successor
@@ -57,6 +68,16 @@
 // concurrent use: the state set is guarded by a mutex, the term table is
 // append-only with lock-free reads, and memoised templates are published
 // atomically.
+//
+// The common case of a model's threads, an interleaving whose components
+// all have plain templates (prefix-like steps, none atomic or on a
+// channel), takes a direct path (Proc.expandPlain): each enabled template
+// is one successor; its block runs on the state's own variables while a
+// log records the writes, the successor's bytes are the state's bytes with
+// the moved component and the written slots patched, and the log undoes
+// the writes. It gives the successors, in the same order, and the same
+// run-time error as the general path below (a test compares them on every
+// library model and on random ones).
 //
 // The transitions of a state: every component's enabled edges are
 // instantiated, then combined: ||| never synchronises; || makes every

@@ -26,6 +26,22 @@ type machine struct {
 	// machine's goroutine, lock-free: Program.event takes a lock and hashes
 	// a map key on every call. Allocated on first use.
 	evc *[evCacheSize]evSlot
+	// undo logs every write to vars (slot, old value): expandPlain runs a
+	// block on the state's own variables and then restores them, and
+	// encodes the successor by patching the state's bytes at the written
+	// slots only.
+	undo []undoRec
+}
+
+type undoRec struct {
+	slot int
+	old  int64
+}
+
+// set writes vars[i] = v, logging the old value.
+func (m *machine) set(i int, v int64) {
+	m.undo = append(m.undo, undoRec{i, m.vars[i]})
+	m.vars[i] = v
 }
 
 const (
@@ -80,6 +96,7 @@ type cexpr struct {
 	dyn   bool
 	konst bool
 	val   int64
+	sh    shape // a specialisable shape (fast.go), or kind shNone
 }
 
 func constExpr(v int64) cexpr {
@@ -347,8 +364,7 @@ func (p *Program) ident(id *lang.Ident, sc *scope) (cexpr, error) {
 		if vi.Dims != nil {
 			return cexpr{}, errAt(id, "array %s used without an index", id.Name)
 		}
-		off := p.varBase[sym.Slot]
-		return cexpr{f: func(m *machine) int64 { return m.vars[off] }, dyn: true}, nil
+		return linExpr(p.varBase[sym.Slot], 1, 0), nil
 	case lang.SymLocal:
 		slot, ok := sc.locals[sym]
 		if !ok {
@@ -376,7 +392,11 @@ type lvalue struct {
 	offset evalFn // nil for a scalar
 	slot   int    // Info.Vars index for globals (range checks, names)
 	dyn    bool
-	fixed  bool // a constant in-range index: base is the element's slot
+	fixed  bool  // a constant in-range index: base is the element's slot
+	ish    shape // a global's one index with a lin shape (offset reads it)
+	dims1  int64
+	pos1   lang.Pos
+	name   string
 }
 
 // access resolves a[i][j] or x into its storage.
@@ -441,6 +461,16 @@ func (p *Program) access(e lang.Expr, sc *scope) (lvalue, error) {
 			return lv, nil
 		}
 	}
+	if len(fs) == 1 && !lv.local {
+		if c, err := p.expr(idx[0], sc); err == nil && c.sh.kind == shLin {
+			lv.ish = c.sh
+			lv.offset = offsetFn(c.sh, int64(dims[0]), pos[0], name)
+			lv.dims1 = int64(dims[0])
+			lv.pos1 = pos[0]
+			lv.name = name
+			return lv, nil
+		}
+	}
 	if len(fs) == 1 {
 		// The common one-dimensional case, without the loop.
 		f, d, pos0 := fs[0], int64(dims[0]), pos[0]
@@ -479,7 +509,10 @@ func (p *Program) index(e *lang.IndexExpr, sc *scope) (cexpr, error) {
 		if lv.local {
 			return cexpr{f: func(m *machine) int64 { return m.locals[base] }, dyn: true}, nil
 		}
-		return cexpr{f: func(m *machine) int64 { return m.vars[base] }, dyn: true}, nil
+		return linExpr(base, 1, 0), nil
+	}
+	if lv.ish.kind == shLin {
+		return indExpr(base, lv.ish, lv.dims1, lv.pos1, lv.name), nil
 	}
 	if lv.local {
 		return cexpr{f: func(m *machine) int64 { return m.locals[base+int(off(m))] }, dyn: true}, nil
@@ -499,6 +532,27 @@ func (p *Program) binary(e *lang.BinaryExpr, sc *scope) (cexpr, error) {
 	xf, yf := x.f, y.f
 	pos := e.Pos()
 	var f evalFn
+	switch {
+	case y.konst && !x.konst && x.sh.kind == shLin:
+		if c, ok := linArith(e.Op, x.sh, y.val, false); ok {
+			return c, nil
+		}
+	case x.konst && !y.konst && y.sh.kind == shLin:
+		if c, ok := linArith(e.Op, y.sh, x.val, true); ok {
+			return c, nil
+		}
+	}
+	switch {
+	case y.konst && !x.konst:
+		f = cmpConst(e.Op, x.sh, y.val)
+	case x.konst && !y.konst:
+		f = cmpConst(flipCmp(e.Op), y.sh, x.val)
+	case !x.konst && !y.konst:
+		f = cmpVars(e.Op, x.sh, y.sh)
+	}
+	if f != nil {
+		return cexpr{f: f, dyn: true}, nil
+	}
 	if y.konst && !x.konst {
 		// A constant right operand saves a closure call per evaluation.
 		c := y.val
@@ -648,6 +702,9 @@ func (p *Program) stmt(s lang.Stmt, sc *scope) (execFn, error) {
 				return nil, err
 			}
 		}
+		if f := p.assignFast(s.LHS, rhs, sc); f != nil {
+			return f, nil
+		}
 		return p.assign(s.LHS, rhs.f, sc, s.Pos())
 	case *lang.IncDecStmt:
 		x, err := p.expr(s.LHS, sc)
@@ -658,6 +715,11 @@ func (p *Program) stmt(s lang.Stmt, sc *scope) (execFn, error) {
 		d := int64(1)
 		if !s.Inc {
 			d = -1
+		}
+		if x.sh.kind == shLin {
+			if f := p.assignFast(s.LHS, linExpr(x.sh.slot, x.sh.a, x.sh.b+d), sc); f != nil {
+				return f, nil
+			}
 		}
 		return p.assign(s.LHS, func(m *machine) int64 { return xf(m) + d }, sc, s.Pos())
 	case *lang.LocalVarStmt:
@@ -811,7 +873,7 @@ func (p *Program) assign(lhs lang.Expr, rhs evalFn, sc *scope, pos lang.Pos) (ex
 					m.fail(pos, "value %d of %s outside its range {%d..%d}", v, name, lo, hi)
 					return
 				}
-				m.vars[base] = v
+				m.set(base, v)
 			}, nil
 		}
 		return func(m *machine) {
@@ -824,17 +886,17 @@ func (p *Program) assign(lhs lang.Expr, rhs evalFn, sc *scope, pos lang.Pos) (ex
 				m.fail(pos, "value %d of %s outside its range {%d..%d}", v, name, lo, hi)
 				return
 			}
-			m.vars[base+int(o)] = v
+			m.set(base+int(o), v)
 		}, nil
 	}
 	if off == nil {
-		return func(m *machine) { m.vars[base] = rhs(m) }, nil
+		return func(m *machine) { m.set(base, rhs(m)) }, nil
 	}
 	return func(m *machine) {
 		v := rhs(m)
 		o := off(m)
 		if m.err == nil {
-			m.vars[base+int(o)] = v
+			m.set(base+int(o), v)
 		}
 	}, nil
 }

@@ -152,26 +152,29 @@ func (s *Proc) Bytes() int64 {
 
 func (s *Proc) encode(b []byte, comps []uint32, vars []int64) []byte {
 	// Nearly every term id and variable fits one byte: then the encoding is
-	// one byte per value, written in place (the same bytes as the varint
-	// loop below, which takes over at the first larger value).
+	// one byte per value, written in place without a branch per value (the
+	// same bytes as the varint loop below, which takes over if any value
+	// is larger).
 	n0 := len(b)
-	b = slices.Grow(b, len(comps)+len(vars))
-	dst := b[n0 : n0+len(comps)+len(vars)]
+	n := len(comps) + len(vars)
+	b = slices.Grow(b, n)
+	dst := b[n0 : n0+n]
+	var or uint64
 	for i, c := range comps {
-		if c >= 0x80 {
-			return s.encodeVarint(b[:n0], comps, vars)
-		}
+		or |= uint64(c)
 		dst[i] = byte(c)
 	}
-	dst = dst[len(comps):]
+	dv := dst[len(comps):]
+	dv = dv[:len(vars)]
 	for i, v := range vars {
 		z := uint64(v<<1) ^ uint64(v>>63)
-		if z >= 0x80 {
-			return s.encodeVarint(b[:n0], comps, vars)
-		}
-		dst[i] = byte(z)
+		or |= z
+		dv[i] = byte(z)
 	}
-	return b[:n0+len(comps)+len(vars)]
+	if or >= 0x80 {
+		return s.encodeVarint(b[:n0], comps, vars)
+	}
+	return b[:n0+n]
 }
 
 func (s *Proc) encodeVarint(b []byte, comps []uint32, vars []int64) []byte {
@@ -246,6 +249,10 @@ type scratch struct {
 	ids    []uint32
 	raws   []byte // encodings of a batch of states
 	rawEnd []int
+	tsets  []*tmplSet // expandPlain: each component's templates
+	// generic makes expandRaw take the general path (Who reads its
+	// combination).
+	generic bool
 }
 
 func (s *Proc) getScratch() *scratch {
@@ -295,6 +302,12 @@ func (s *Proc) expandRaw(raw []byte, x *scratch) error {
 	x.comps, x.vars = s.decode(raw, x.comps, x.vars)
 	m := &x.m
 	m.err = nil
+	m.undo = m.undo[:0]
+	if s.op == lang.Interleave && !x.generic && !plainOff {
+		if ok, err := s.expandPlain(raw, x); ok || err != nil {
+			return err
+		}
+	}
 	c := &x.c
 	c.flat, c.ext, c.starts = c.flat[:0], c.ext[:0], c.starts[:0]
 	for i, ct := range x.comps {
@@ -371,6 +384,140 @@ func (s *Proc) expandRaw(raw []byte, x *scratch) error {
 		x.who = append(x.who, int32(ji))
 	}
 	return nil
+}
+
+// plainOff disables expandPlain: the tests compare it with the general
+// path.
+var plainOff bool
+
+// expandPlain is expandRaw for an interleaving whose components all have
+// plain templates (tmplSet), the common case of a model's threads: each
+// enabled template is one successor, in component then template order, as
+// combine would list them (nothing synchronises, nothing is atomic). A
+// state with several run-time errors reports the one the general path
+// reports (see blockErr below). It returns false, having appended nothing,
+// if some component is not plain (or its templates are not memoised yet).
+// Who takes the general path, which records who moved (x.who is -1 here).
+func (s *Proc) expandPlain(raw []byte, x *scratch) (bool, error) {
+	p := s.p
+	x.tsets = x.tsets[:0]
+	for _, ct := range x.comps {
+		var ts *tmplSet
+		if ct != termSkip && ct != termStop {
+			if ts = p.term(ct).edges.Load(); ts == nil || !ts.plain {
+				return false, nil
+			}
+		}
+		x.tsets = append(x.tsets, ts)
+	}
+	m := &x.m
+	m.vars = x.vars
+	// Each block runs on the state's own variables, logging its writes;
+	// when the state is in the one-byte-per-value form, the successor is
+	// the state's bytes with the moved component and the written slots
+	// patched. Then the writes are undone.
+	short := len(raw) == len(x.comps)+len(x.vars)
+	nc := len(x.comps)
+	// The general path evaluates every guard and label before it runs any
+	// block, so a failing guard or label is reported before a failing
+	// block: after a block fails, the remaining guards and labels are
+	// still evaluated, and no more successors are made.
+	var blockErr error
+	for i, ts := range x.tsets {
+		if ts == nil {
+			continue
+		}
+	edges:
+		for j := range ts.es {
+			e := &ts.es[j]
+			for k := range e.conds {
+				cd := &e.conds[k]
+				m.env = cd.env
+				v := cd.f(m)
+				if m.err != nil {
+					return true, m.err
+				}
+				if v == 0 {
+					continue edges
+				}
+			}
+			ev := e.ev
+			if e.kind == labDyn {
+				m.env = e.env
+				var data [maxVals + 2]int64
+				ds := data[:0]
+				for _, d := range e.tmpl.data {
+					ds = append(ds, d.f(m))
+				}
+				if m.err != nil {
+					return true, m.err
+				}
+				ev = m.event(p, e.tmpl.base, ds)
+				for _, h := range e.hides {
+					if p.has(h, ev) {
+						ev = Tau
+						break
+					}
+				}
+			}
+			if blockErr != nil {
+				continue
+			}
+			m.undo = m.undo[:0]
+			if e.block.f != nil {
+				m.env = e.block.env
+				e.block.f(m)
+				if m.err != nil {
+					blockErr, m.err = m.err, nil
+					x.undo()
+					continue
+				}
+			}
+			for _, h := range s.hides {
+				if p.has(h, ev) {
+					ev = Tau
+					break
+				}
+			}
+			target := s.stripHides(e.target)
+			n0 := len(x.enc)
+			ok := short && target < 0x80
+			if ok {
+				x.enc = append(x.enc, raw...)
+				enc := x.enc[n0:]
+				enc[i] = byte(target)
+				for _, u := range m.undo {
+					v := x.vars[u.slot]
+					z := uint64(v<<1) ^ uint64(v>>63)
+					if z >= 0x80 {
+						ok = false
+						break
+					}
+					enc[nc+u.slot] = byte(z)
+				}
+			}
+			if !ok {
+				old := x.comps[i]
+				x.comps[i] = target
+				x.enc = s.encode(x.enc[:n0], x.comps, x.vars)
+				x.comps[i] = old
+			}
+			x.undo()
+			x.ends = append(x.ends, len(x.enc))
+			x.evs = append(x.evs, ev)
+			x.who = append(x.who, -1)
+		}
+	}
+	return true, blockErr
+}
+
+// undo restores the variables that the last block wrote.
+func (x *scratch) undo() {
+	u := x.m.undo
+	for i := len(u) - 1; i >= 0; i-- {
+		x.vars[u[i].slot] = u[i].old
+	}
+	x.m.undo = u[:0]
 }
 
 // fire executes joint j from the decoded state into x.ncomps and x.nv.
@@ -489,6 +636,8 @@ func (p *Program) apply(e *edge, m *machine) {
 func (s *Proc) Who(t State, e Event, u State) string {
 	x := s.getScratch()
 	defer s.pool.Put(x)
+	x.generic = true
+	defer func() { x.generic = false }()
 	if err := s.expand(t, x); err != nil {
 		return ""
 	}
@@ -653,9 +802,9 @@ const batchSize = 256
 // SuccessorsBatch appends the transitions of every state of ts to buf, in
 // order, and the number of transitions of each to counts: the same result
 // as calling Successors on each, but the successors of the whole batch are
-// interned together, so that the cache misses of the lookups overlap. On a
-// model error at ts[k], the results of ts[:k] are returned (len(counts) ==
-// k) with the error.
+// interned together (store.InternAll), so that the cache misses of the
+// lookups overlap. On a model error at ts[k], the results of ts[:k] are
+// returned (len(counts) == k) with the error.
 func (s *Proc) SuccessorsBatch(ts []State, buf []Transition, counts []int) (out []Transition, cnt []int, err error) {
 	defer func() {
 		if r := recover(); r != nil {
@@ -681,7 +830,7 @@ func (s *Proc) SuccessorsBatch(ts []State, buf []Transition, counts []int) (out 
 			if n > 0 {
 				encEnd = x.ends[n-1]
 			}
-			x.enc, x.ends, x.evs = x.enc[:encEnd], x.ends[:n], x.evs[:n]
+			x.enc, x.ends, x.evs, x.who = x.enc[:encEnd], x.ends[:n], x.evs[:n], x.who[:n]
 			err = e
 			break
 		}

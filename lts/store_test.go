@@ -149,3 +149,25 @@ func BenchmarkStoreInternAll(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*batch), "ns/lookup")
 }
+
+// TestEqBytes: the word-wise comparison agrees with bytes.Equal on every
+// length around its fast range, for equal strings and for strings that
+// differ in exactly one byte at each position.
+func TestEqBytes(t *testing.T) {
+	for n := 0; n <= 30; n++ {
+		a := make([]byte, n)
+		for i := range a {
+			a[i] = byte(i*7 + n)
+		}
+		if !eqBytes(a, slices.Clone(a)) {
+			t.Fatalf("len %d: equal strings differ", n)
+		}
+		for i := 0; i < n; i++ {
+			b := slices.Clone(a)
+			b[i] ^= 0x40
+			if eqBytes(a, b) || eqBytes(b, a) {
+				t.Fatalf("len %d: strings differing at %d compare equal", n, i)
+			}
+		}
+	}
+}

@@ -44,8 +44,8 @@ type term struct {
 	set    *evset
 	alphas []*evset
 
-	edges atomic.Pointer[[]edge] // memoised transition templates
-	cplx  atomic.Int32           // 0 unknown, 1 simple, 2 complex
+	edges atomic.Pointer[tmplSet] // memoised transition templates
+	cplx  atomic.Int32            // 0 unknown, 1 simple, 2 complex
 }
 
 func (p *Program) term(id uint32) *term { return p.terms.get(id) }

@@ -82,7 +82,7 @@ func TestGenerateErrors(t *testing.T) {
 		want   string // substring of the error
 	}{
 		{"nope", nil, `unknown model "nope" (known: demo, segqueue`},
-		{"segqueue", map[string]int{"segs": 2}, `model segqueue has no parameter "segs" (parameters: qf, seg, vals, threads)`},
+		{"segqueue", map[string]int{"segs": 2}, `model segqueue has no parameter "segs" (parameters: qf, seg, vals, threads, track)`},
 		{"segqueue", map[string]int{"qf": 0}, "model segqueue: qf=0 is out of range 1..4"},
 		{"segqueue", map[string]int{"seg": 16}, "seg=16 is out of range 1..15"},
 		{"segqueue", map[string]int{"qf": 4, "seg": 15}, "capacity (qf+1) x seg = 75 is larger than 64"},

@@ -20,7 +20,7 @@ import (
 // Arena chunks start small (a set per check is cheap) and double up to
 // maxChunk; a string never straddles two chunks.
 const (
-	minChunk = 64 << 10
+	minChunk = 4 << 10
 	maxChunk = 4 << 20
 )
 

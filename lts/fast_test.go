@@ -1,0 +1,277 @@
+package lts
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/quasar-verify/quasar/lang"
+)
+
+// TestShapesAgree: random guards, event data and assignments over
+// variables and an array, compiled with the specialised closures of
+// fast.go and explored by expandPlain, and compiled with the generic
+// closures and explored by the general path, give the same graph (same
+// states, transitions, order) and the same run-time errors (indices out of
+// range at the same position, the guard's before the block's).
+func TestShapesAgree(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 7))
+	n := 400
+	if testing.Short() {
+		n = 30
+	}
+	errs, states := 0, 0
+	for i := 0; i < n; i++ {
+		src := randomShapeModel(rng)
+		if m, err := lang.Parse("test.csp", []byte(src)); err != nil {
+			t.Fatal(err)
+		} else if _, err := lang.Check(m); err != nil {
+			i-- // a constant index out of range: the checker rejects it
+			continue
+		}
+		run := func(off bool) (string, string) {
+			shapesOff, plainOff = off, off
+			defer func() { shapesOff, plainOff = false, false }()
+			p := compileSrc(t, src)
+			sys, err := p.ProcessByName("P")
+			if err != nil {
+				t.Fatal(err)
+			}
+			g, err := actualGraph(t, sys, 3000)
+			var gs, es string
+			if g != nil {
+				gs = g.String()
+			}
+			if err != nil {
+				es = err.Error()
+			}
+			return gs, es
+		}
+		fastG, fastE := run(false)
+		slowG, slowE := run(true)
+		if fastG != slowG || fastE != slowE {
+			t.Fatalf("model %d differs:\n%s\n--- specialised: %s\n%s\n--- generic: %s\n%s", i, src, fastE, fastG, slowE, slowG)
+		}
+		if fastE != "" {
+			errs++
+		}
+		states += strings.Count(fastG, "\n")
+	}
+	t.Logf("%d models, %d end in an error, %d transitions", n, errs, states)
+	if errs == 0 || errs == n {
+		t.Errorf("%d of %d models end in an error: the cases do not cover both outcomes", errs, n)
+	}
+}
+
+// randomShapeModel writes a process with three guarded branches over
+// x, y in about -2..2 and a[4].
+func randomShapeModel(rng *rand.Rand) string {
+	var expr func(d int) string
+	leaf := func() string {
+		switch k := rng.IntN(16); {
+		case k < 2:
+			return fmt.Sprint(rng.IntN(5) - 1)
+		case k < 4:
+			return "x"
+		case k < 6:
+			return "y"
+		case k < 11:
+			return "a[" + fmt.Sprint(rng.IntN(4)) + "]"
+		case k < 15:
+			return "a[(x + 1) * 1]" // x is in 0..2
+		}
+		return "a[" + expr(1) + "]" // may be out of range
+	}
+	expr = func(d int) string {
+		if d <= 0 || rng.IntN(3) == 0 {
+			return leaf()
+		}
+		c := fmt.Sprint(rng.IntN(4) - 1)
+		ops := []string{"+", "-", "*"}
+		op := ops[rng.IntN(len(ops))]
+		switch rng.IntN(3) {
+		case 0:
+			return "(" + expr(d-1) + " " + op + " " + c + ")"
+		case 1:
+			return "(" + c + " " + op + " " + expr(d-1) + ")"
+		}
+		return "(" + expr(d-1) + " " + op + " " + expr(d-1) + ")"
+	}
+	cmp := func() string {
+		ops := []string{"==", "!=", "<", "<=", ">", ">="}
+		op := ops[rng.IntN(len(ops))]
+		c := fmt.Sprint(rng.IntN(5) - 2)
+		switch rng.IntN(3) {
+		case 0: // the shapes fast.go specialises: a[lin] op c, c op lin
+			return "a[" + expr(1) + "] " + op + " " + c
+		case 1:
+			return c + " " + op + " " + expr(1)
+		}
+		return expr(2) + " " + op + " " + expr(2)
+	}
+	guard := func() string {
+		switch rng.IntN(4) {
+		case 0:
+			return cmp() + " && " + cmp()
+		case 1:
+			return "!(" + cmp() + ") || " + cmp()
+		}
+		return cmp()
+	}
+	assign := func() string {
+		bound := func(e string) string { return "((" + e + ") % 3 + 3) % 3" }
+		switch rng.IntN(6) {
+		case 0, 5:
+			return "x = " + bound(expr(2)) + ";"
+		case 1:
+			return "y = " + bound(expr(2)) + ";"
+		case 2:
+			return "a[" + expr(2) + "] = " + bound(expr(2)) + ";"
+		case 3:
+			return "a[" + expr(1) + "] = " + fmt.Sprint(rng.IntN(3)) + ";"
+		}
+		return "x++; x = x % 3;"
+	}
+	var b strings.Builder
+	b.WriteString("var x = 0;\nvar y = 1;\nvar a[4] = [0, 1, 2, 0];\nP = ")
+	for k := 0; k < 3; k++ {
+		if k > 0 {
+			b.WriteString("\n  [] ")
+		}
+		fmt.Fprintf(&b, "[%s] e%d.((%s) %% 3){%s %s} -> P", guard(), k, expr(2), assign(), assign())
+	}
+	b.WriteString(";\n")
+	return b.String()
+}
+
+// TestFastPathsAgree: every process named by an assertion of the library
+// models (and the benchmark model, made smaller) has the same graph (the
+// first states in BFS order, with their transitions in order) with the
+// specialised closures and expandPlain as with the generic closures and
+// the general combination.
+func TestFastPathsAgree(t *testing.T) {
+	var files []string
+	for _, g := range []string{"../models/lib/*.csp", "../models/testdata/*.csp"} {
+		f, _ := filepath.Glob(g)
+		files = append(files, f...)
+	}
+	if len(files) == 0 {
+		t.Fatal("no library models")
+	}
+	limit := 3000
+	if testing.Short() {
+		limit = 300
+	}
+	type proc struct{ file, src, text string }
+	var procs []proc
+	for _, f := range files {
+		src, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := lang.Parse(filepath.Base(f), src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := lang.Check(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		seen := map[string]bool{}
+		for _, a := range c.Info.Asserts {
+			for _, q := range []lang.Proc{a.Left, a.Right} {
+				if q == nil {
+					continue
+				}
+				text := string(src[q.Pos().Offset:q.End().Offset])
+				if !seen[text] {
+					seen[text] = true
+					procs = append(procs, proc{f, string(src), text})
+				}
+			}
+		}
+	}
+	bench, err := os.ReadFile("../testdata/lts/bench/segqueue.csp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	procs = append(procs, proc{"segqueue.csp", strings.Replace(string(bench), "#define T 3;", "#define T 2;", 1), "Queue()"},
+		// Hiding inside the components, of events whose data read
+		// variables; an atomic step and a channel in a third component.
+		proc{"hide", `var x = 0;
+P(i) = (a.i.x{x = (x + 1) % 3} -> b.x -> P(i)) \ {a.0};
+Sys = P(0) ||| P(1);`, "Sys()"},
+		// Values that need two varint bytes (>= 64 or < -64) and more
+		// than 128 terms: the patched encoding must fall back to the
+		// full one.
+		proc{"wide", `var x = 0;
+var y[2];
+P = [x < 100] inc{x = x + 7; y[(x % 2 + 2) % 2] = x} -> P [] [x > -90] dec{x = x - 13} -> P;
+Q = tick -> Q;
+R(i) = r.i -> R((i + 1) % 150);
+Sys = P ||| Q ||| R(0);`, "Sys()"},
+		proc{"atomic", `var x = 0;
+channel c 1;
+P(i) = (a.i.x{x = (x + 1) % 3} -> P(i)) [] [x == 2] d -> Skip;
+Q = atomic{e{x = 0} -> f.x -> Skip}; c!x -> Q;
+R = c?y -> g.y -> R;
+Sys = P(0) ||| Q ||| R;`, "Sys()"})
+	graphs := func(fast bool) []string {
+		shapesOff, plainOff = !fast, !fast
+		defer func() { shapesOff, plainOff = false, false }()
+		var out []string
+		for _, pr := range procs {
+			p := compileSrc(t, pr.src)
+			name := strings.TrimSuffix(strings.TrimSpace(pr.text), "()")
+			sys, err := p.ProcessByName(name)
+			if err != nil {
+				// An operand that is not a plain reference.
+				out = append(out, "")
+				continue
+			}
+			g, err := graphPrefix(sys, limit)
+			out = append(out, fmt.Sprintf("%s\n%v", g, err))
+		}
+		return out
+	}
+	fast, slow := graphs(true), graphs(false)
+	checked := 0
+	for i, pr := range procs {
+		if fast[i] != slow[i] {
+			t.Errorf("%s %s: the fast paths give a different graph", pr.file, pr.text)
+		}
+		if fast[i] != "" {
+			checked++
+		}
+	}
+	if checked < 10 {
+		t.Errorf("only %d processes compared", checked)
+	}
+}
+
+// graphPrefix lists the transitions of the first limit states in BFS
+// order, states numbered in discovery order.
+func graphPrefix(sys System, limit int) (string, error) {
+	num := map[State]int{sys.Initial(): 0}
+	order := []State{sys.Initial()}
+	var b strings.Builder
+	for i := 0; i < len(order) && i < limit; i++ {
+		ts, err := sys.Successors(order[i], nil)
+		if err != nil {
+			return b.String(), err
+		}
+		for _, tr := range ts {
+			j, ok := num[tr.Target]
+			if !ok {
+				j = len(order)
+				num[tr.Target] = j
+				order = append(order, tr.Target)
+			}
+			fmt.Fprintf(&b, "%d %s %d\n", i, sys.Events().Name(tr.Event), j)
+		}
+	}
+	return b.String(), nil
+}
