@@ -133,6 +133,11 @@ type search struct {
 	exp [2]*expander // nil: sequential
 }
 
+// parallelLevel is the smallest level (at its start) that the workers
+// expand: below it, starting goroutines costs more than it saves. Both ways
+// give the same level, so the search does not depend on it.
+const parallelLevel = 512
+
 func (s *search) run() (*Result, error) {
 	s.countdown = pollEvery
 	s.add(s.impl.Initial(), s.norm.start(), noParent, lts.Tau, &s.cur)
@@ -140,7 +145,7 @@ func (s *search) run() (*Result, error) {
 		s.maxDepth = s.depth
 		var res *Result
 		var err error
-		if s.exp[0] == nil {
+		if s.exp[0] == nil || (len(s.cur) < parallelLevel && !s.opt.parallelAll) {
 			res, err = s.levelSequential()
 		} else {
 			res, err = s.levelParallel()

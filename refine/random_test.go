@@ -214,7 +214,7 @@ func TestParallelSameAsSequential(t *testing.T) {
 		}
 		spec := holeySpec(r, tab, 40, names, 0.002*float64(1+c%8))
 		var want *Result
-		for _, opt := range []Options{{}, {Workers: 2}, {Workers: 4}, {Workers: 7}} {
+		for _, opt := range []Options{{}, {Workers: 2}, {Workers: 4}, {Workers: 7}, {Workers: 2, parallelAll: true}} {
 			res, err := Check(context.Background(), impl, automaton(spec), opt)
 			if err != nil {
 				t.Fatal(err)

@@ -113,7 +113,7 @@ func TestCheckHandWritten(t *testing.T) {
 }
 
 func allOptions() []Options {
-	return []Options{{}, {NoAntichain: true}, {Workers: 2}, {Workers: 3, NoAntichain: true}}
+	return []Options{{}, {NoAntichain: true}, {Workers: 2}, {Workers: 3, NoAntichain: true, parallelAll: true}}
 }
 
 func TestCounterexamplePathIncludesTau(t *testing.T) {

@@ -10,9 +10,9 @@ import (
 // antichain pruning on, no limits.
 type Options struct {
 	Limits lts.Limits
-	// Workers >= 2 expands each BFS level with that many goroutines calling
-	// impl.Successors concurrently. The verdict and the counterexample are
-	// the same as with one worker.
+	// Workers >= 2 expands each BFS level of at least a few hundred pairs
+	// with that many goroutines calling impl.Successors concurrently. The
+	// verdict and the counterexample are the same as with one worker.
 	Workers int
 	// NoAntichain turns antichain pruning off (every (impl, macrostate)
 	// pair is explored); it exists to compare both ways in tests.
@@ -20,6 +20,8 @@ type Options struct {
 	// Progress, if set, is called from the search goroutine whenever the
 	// limits are polled (every few thousand pairs) with the stats so far.
 	Progress func(Stats)
+
+	parallelAll bool // tests: the workers expand small levels too
 }
 
 // Result of a refinement check.
