@@ -129,6 +129,28 @@ func (rep *Report) Markdown() []byte {
 		}
 		w("\n")
 	}
+	if rep.has(Table3) {
+		w("## Table 3: the verdicts of every class\n\n")
+		w("*Linearizable*: the invocation/response model, `ImplIR() refines ...IR()` (Liu et al.'s pattern: a\n")
+		w("hidden step between each invocation and its response takes effect on the sequential object), so\n")
+		w("a counterexample is a history that no order of the operations explains. *Quasi Lin.*: the exact\n")
+		w("row of Table 4 below (`refines<quasi QF on {deq} barrier {deq.0}>` on the operation-event model).\n\n")
+		w("| class | model | Linearizable: paper | expected | verdict | states | time (s) | Quasi Lin.: paper | verdict (Table 4, exact) |\n")
+		w("|---|---|---|---|---|---:|---:|---|---|\n")
+		for _, r := range rep.Rows {
+			if r.Table != Table3 {
+				continue
+			}
+			quasi := "–"
+			if q := rep.find(Table4, r.Class, "exact"); q != nil {
+				quasi = verdictCell(q)
+			}
+			w("| %s | `%s %s` | %s | %s | %s | %s | %s | %s | %s |\n", r.Class, r.Model, r.Params,
+				paperVerdict(r.Paper), expectCell(r), verdictCell(r), count(r.States), secs(r.Seconds),
+				paperVerdict(rep.quasiPaper(r.Class)), quasi)
+		}
+		w("\n")
+	}
 	if rep.has(Table4) {
 		w("## Table 4: automatic quasi refinement (2 threads)\n\n")
 		w("Each class at its quasi factor. *exact*: `refines<quasi QF on {deq} barrier {deq.0}>` (enqueues rigid,\n")
@@ -165,6 +187,40 @@ func (rep *Report) Markdown() []byte {
 		w("\n")
 	}
 	return b.Bytes()
+}
+
+// find returns the row of table with this class and method, or nil.
+func (rep *Report) find(table, class, method string) *Row {
+	for _, r := range rep.Rows {
+		if r.Table == table && r.Class == class && r.Method == method {
+			return r
+		}
+	}
+	return nil
+}
+
+// quasiPaper is Table 3's "Quasi Lin." verdict of class.
+func (rep *Report) quasiPaper(class string) lts.Verdict {
+	for _, t := range table4 {
+		if t.Class == class && t.Lin >= 0 {
+			if t.Quasi {
+				return lts.Valid
+			}
+			return lts.Invalid
+		}
+	}
+	return lts.Unknown
+}
+
+// paperVerdict renders a verdict of Table 3 as the paper writes it.
+func paperVerdict(v lts.Verdict) string {
+	switch v {
+	case lts.Valid:
+		return "yes"
+	case lts.Invalid:
+		return "no"
+	}
+	return "– (not in Table 3)"
 }
 
 func (rep *Report) mismatches() []string {

@@ -43,21 +43,24 @@ var table4 = []struct {
 	QF     int
 	// Quasi is Table 3's "Quasi Lin." column.
 	Quasi bool
+	// Lin is Table 3's "Linearizable" column: 1 yes, 0 no, -1 not in
+	// Table 3 (Q. priority Q (8) appears in Table 4 only).
+	Lin int
 	Figures
 }{
-	{"Quasi queue (3)", "segqueue", map[string]int{"qf": 2, "seg": 1}, 2, true, Figures{7.2, 126810, 248122, false}},
-	{"Quasi queue (6)", "segqueue", map[string]int{"qf": 2, "seg": 2}, 2, true, Figures{21.2, 237760, 468461, false}},
-	{"Quasi queue (9)", "segqueue", map[string]int{"qf": 2, "seg": 3}, 2, true, Figures{114.5, 1741921, 3424280, false}},
-	{"Quasi queue (4)", "segqueue", map[string]int{"qf": 3, "seg": 1}, 3, true, Figures{131.6, 442558, 869129, false}},
-	{"Quasi queue (8)", "segqueue", map[string]int{"qf": 3, "seg": 2}, 3, true, Figures{1517.1, 1986924, 3754489, false}},
-	{"Queue buggy1", "segqueue-buggy1", map[string]int{"qf": 2, "seg": 1}, 2, false, Figures{0.4, 1204, 809, false}},
-	{"Queue buggy2", "segqueue-buggy2", map[string]int{"qf": 2, "seg": 2}, 2, false, Figures{0.1, 345, 345, false}},
-	{"Lin. queue", "linqueue", map[string]int{"cap": 3}, 2, true, Figures{5.5, 240583, 121548, false}},
-	{"Q. priority Q (3)", "segpq", map[string]int{"qf": 2, "seg": 1}, 2, true, Figures{12.2, 106385, 195235, false}},
-	{"Q. priority Q (6)", "segpq", map[string]int{"qf": 2, "seg": 2}, 2, true, Figures{34.3, 472981, 918530, false}},
-	{"Q. priority Q (9)", "segpq", map[string]int{"qf": 2, "seg": 3}, 2, true, Figures{198.4, 1478045, 2905016, false}},
-	{"Q. priority Q (4)", "segpq", map[string]int{"qf": 3, "seg": 1}, 3, true, Figures{343.1, 1408763, 2566427, false}},
-	{"Q. priority Q (8)", "segpq", map[string]int{"qf": 3, "seg": 2}, 3, true, Figures{MOut: true}},
-	{"Priority Q buggy", "segpq-buggy", map[string]int{"qf": 2, "seg": 1}, 2, false, Figures{5.4, 894, 894, false}},
-	{"Lin. stack", "linstack", map[string]int{"cap": 3}, 2, true, Figures{0.2, 2690, 6896, false}},
+	{"Quasi queue (3)", "segqueue", map[string]int{"qf": 2, "seg": 1}, 2, true, 0, Figures{7.2, 126810, 248122, false}},
+	{"Quasi queue (6)", "segqueue", map[string]int{"qf": 2, "seg": 2}, 2, true, 0, Figures{21.2, 237760, 468461, false}},
+	{"Quasi queue (9)", "segqueue", map[string]int{"qf": 2, "seg": 3}, 2, true, 0, Figures{114.5, 1741921, 3424280, false}},
+	{"Quasi queue (4)", "segqueue", map[string]int{"qf": 3, "seg": 1}, 3, true, 0, Figures{131.6, 442558, 869129, false}},
+	{"Quasi queue (8)", "segqueue", map[string]int{"qf": 3, "seg": 2}, 3, true, 0, Figures{1517.1, 1986924, 3754489, false}},
+	{"Queue buggy1", "segqueue-buggy1", map[string]int{"qf": 2, "seg": 1}, 2, false, 0, Figures{0.4, 1204, 809, false}},
+	{"Queue buggy2", "segqueue-buggy2", map[string]int{"qf": 2, "seg": 2}, 2, false, 0, Figures{0.1, 345, 345, false}},
+	{"Lin. queue", "linqueue", map[string]int{"cap": 3}, 2, true, 1, Figures{5.5, 240583, 121548, false}},
+	{"Q. priority Q (3)", "segpq", map[string]int{"qf": 2, "seg": 1}, 2, true, 0, Figures{12.2, 106385, 195235, false}},
+	{"Q. priority Q (6)", "segpq", map[string]int{"qf": 2, "seg": 2}, 2, true, 0, Figures{34.3, 472981, 918530, false}},
+	{"Q. priority Q (9)", "segpq", map[string]int{"qf": 2, "seg": 3}, 2, true, 0, Figures{198.4, 1478045, 2905016, false}},
+	{"Q. priority Q (4)", "segpq", map[string]int{"qf": 3, "seg": 1}, 3, true, 0, Figures{343.1, 1408763, 2566427, false}},
+	{"Q. priority Q (8)", "segpq", map[string]int{"qf": 3, "seg": 2}, 3, true, -1, Figures{MOut: true}},
+	{"Priority Q buggy", "segpq-buggy", map[string]int{"qf": 2, "seg": 1}, 2, false, 0, Figures{5.4, 894, 894, false}},
+	{"Lin. stack", "linstack", map[string]int{"cap": 3}, 2, true, 1, Figures{0.2, 2690, 6896, false}},
 }

@@ -17,6 +17,7 @@ import (
 // Tables that Run knows.
 const (
 	Table1 = "1"
+	Table3 = "3"
 	Table4 = "4"
 	Fig8   = "fig8"
 )
@@ -24,7 +25,7 @@ const (
 // Options configure a reproduction. The zero value runs everything with the
 // default limits.
 type Options struct {
-	// Tables selects "1", "4" and/or "fig8"; empty means all three.
+	// Tables selects "1", "3", "4" and/or "fig8"; empty means all of them.
 	Tables []string
 	// MaxSeconds is the time limit of one row (default 60). A row that hits
 	// it is reported unknown with its figures so far.
@@ -40,13 +41,14 @@ type Options struct {
 
 // Row is one line of a reproduced table.
 type Row struct {
-	Table  string `json:"table"`           // "1", "4" or "fig8"
+	Table  string `json:"table"`           // "1", "3", "4" or "fig8"
 	Class  string `json:"class,omitempty"` // Table 3's class
 	Model  string `json:"model"`           // the library model
 	Params string `json:"params"`          // its parameters, "qf=2 seg=1"
 	QF     int    `json:"qf"`
 	Seg    int    `json:"seg,omitempty"`
-	// Method: "manual" (refines ClusterSpec), "exact" or "window".
+	// Method: "manual" (refines ClusterSpec), "exact", "window", or "lin"
+	// (linearizability: the invocation/response model refines its spec).
 	Method string `json:"method"`
 	Assert string `json:"assert"` // the assertion checked
 	// Expected is the model's `// expect:` verdict; Paper is the paper's
@@ -105,6 +107,19 @@ func Rows(opt Options) []*Row {
 			// the verdict for any number of distinct values (docs/models.md).
 			rows = append(rows, &Row{Table: Table1, Model: "segqueue", QF: t.QF, Seg: t.Seg, Method: "manual",
 				Paper: lts.Valid, PaperFigures: t.Figures, params: map[string]int{"qf": t.QF, "seg": t.Seg, "track": 1}})
+		}
+	}
+	if all || want[Table3] {
+		for _, t := range table4 {
+			paper := lts.Unknown // not in Table 3
+			switch t.Lin {
+			case 1:
+				paper = lts.Valid
+			case 0:
+				paper = lts.Invalid
+			}
+			rows = append(rows, &Row{Table: Table3, Class: t.Class, Model: t.Model, QF: t.QF, Seg: t.Params["seg"], Method: "lin",
+				Paper: paper, params: t.Params})
 		}
 	}
 	if all || want[Table4] {
@@ -284,6 +299,8 @@ func assertionFor(r *Row) string {
 		return "refines ClusterSpec()"
 	case "window":
 		return fmt.Sprintf("refines<quasi %d window>", r.QF)
+	case "lin":
+		return "ImplIR() refines"
 	}
 	return fmt.Sprintf("refines<quasi %d on", r.QF)
 }
