@@ -24,9 +24,9 @@ type paperOptions struct {
 }
 
 // rowName is how --only and the progress lines name a row:
-// "table 1: segqueue qf=1 seg=2 manual".
+// "table 1: segqueue qf=1 seg=2 track=1 manual".
 func rowName(r *repro.Row) string {
-	return fmt.Sprintf("table %s: %s qf=%d seg=%d %s", r.Table, r.Model, r.QF, r.Seg, r.Method)
+	return fmt.Sprintf("table %s: %s %s %s", r.Table, r.Model, r.Params, r.Method)
 }
 
 func newPaperCmd(st *streams) *cobra.Command {
@@ -56,7 +56,7 @@ verdict differs or a row failed; 2: bad usage; 3: interrupted.`,
 	fs.Float64Var(&opts.maxSeconds, "max-seconds", 60, "time limit of one row, in seconds")
 	fs.StringVar(&opts.mem, "mem", "4GiB", "memory budget of one row (the paper's machine ran out at 4 GB)")
 	fs.StringVar(&opts.out, "out", "docs", "directory the results are written to")
-	fs.StringVar(&opts.only, "only", "", "run only the rows whose name contains this text, e.g. 'segqueue qf=1 seg=2 manual'")
+	fs.StringVar(&opts.only, "only", "", "run only the rows whose name contains this text, e.g. 'segqueue qf=2 seg=2 exact'")
 	fs.BoolVar(&opts.list, "list", false, "list the rows without running them")
 	fs.BoolVar(&opts.json, "json", false, "print the report as JSON on standard output")
 	return cmd
