@@ -196,6 +196,7 @@ func (x *bfs) runBatched(bs batcher, frontier []State, visit visitor) {
 	var buf []Transition
 	var counts []int
 	var next []State
+	sized, _ := bs.(Sized)
 	for len(frontier) > 0 {
 		next = next[:0]
 		for lo := 0; lo < len(frontier); lo += batchSize {
@@ -204,9 +205,23 @@ func (x *bfs) runBatched(bs batcher, frontier []State, visit visitor) {
 				return
 			}
 			hi := min(lo+batchSize, len(frontier))
+			// If the search has marked as many states as the system
+			// holds, it has marked exactly the ids below that count (a
+			// Sized system's ids are dense): the targets below it (most
+			// of them, on a big search) are known seen without reading
+			// the parent tree at random; the others are new ids, which
+			// come in order.
+			known := State(0)
+			if sized != nil {
+				if n := sized.NumStates(); int64(n) == x.seen {
+					known = State(n)
+				}
+			}
 			var err error
 			buf, counts, err = bs.SuccessorsBatch(frontier[lo:hi], buf[:0], counts[:0])
-			x.warm(buf)
+			if known == 0 {
+				x.warm(buf)
+			}
 			off := 0
 			for k, n := range counts {
 				s := frontier[lo+k]
@@ -217,6 +232,9 @@ func (x *bfs) runBatched(bs batcher, frontier []State, visit visitor) {
 					return
 				}
 				for _, t := range ts {
+					if t.Target < known {
+						continue
+					}
 					if x.mark(t.Target, s, t.Event) {
 						next = append(next, t.Target)
 					}

@@ -44,20 +44,29 @@
 // flattened: hiding over one parallel composition (nested compositions with
 // the same operator are merged) whose components are terms. A state is the
 // byte string [component term ids as uvarints][variable slots as zigzag
-// varints], interned in an arena-backed hash set (store.go: chunks of
-// [id][length][bytes] records, 4 KiB doubling to 4 MiB, and a table of
-// 26-bit fingerprint + arena offset whose home slot is the top bits of the
-// hash, so a lookup touches one table slot and one record, and growing the
-// table is a streaming pass that reads no record) that assigns dense
-// uint32 ids in discovery order. Everything starts small, so a system of a
+// varints], interned in a hash set (store.go) that assigns dense uint32
+// ids in discovery order. Nearly every state of a process has the length
+// of its initial state (one byte per value), its width; up to 24 bytes,
+// those states live inline in the table: slots of [id+1][width bytes],
+// linear probing, the home slot (h32*slots)>>32 so that the slots stay
+// nearly sorted by hash and doubling the table (at a load of 1/2) is a
+// streaming pass, and an id -> hash index so that Get probes from the home for the
+// id. A lookup thus touches one place in memory; with the states in an
+// arena it touched two, the slot and then the record, one dependent cache
+// miss after the other. States of other lengths (and every state of a
+// wider process: a slot would cost its width at every load) go to a side
+// set: chunks of [id][length][bytes] records and a table of 26-bit
+// fingerprint + arena offset. Everything starts small, so a system of a
 // few hundred states costs kilobytes. The search is bound by the memory
 // latency of this set, so the checks expand states in batches
 // (Proc.SuccessorsBatch, 256 states) and intern all their successors
 // together: prefetch instructions (prefetch_amd64.s; elsewhere none) for
-// the table slots of the whole batch, then for the records those slots
-// point to (and the next line where a slot or record ends a line), then
-// the lookups, so that the cache misses overlap; the BFS then touches the
-// parent-tree entries of the batch's targets the same way. Every
+// the home slots of the whole batch (for side states, then for the records
+// those slots point to), then the lookups, so that the cache misses
+// overlap. While the BFS has marked every state the system holds, a
+// target below that count is known seen, so the parent tree is read only
+// for new ids, which come in order; otherwise it touches the tree entries
+// of the batch's targets in one loop first, as it did before. Every
 // per-state array (the id index, the parent tree) grows by fixed blocks,
 // never by copying. Almost every term id and variable fits one byte, so
 // encode and decode take a one-byte path (the same bytes as the varints).

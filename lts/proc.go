@@ -86,7 +86,7 @@ func (p *Program) ProcessByName(name string, args ...int64) (sys *Proc, err erro
 }
 
 func (p *Program) newProc(name string, t uint32) (*Proc, error) {
-	s := &Proc{p: p, name: name, op: lang.Interleave, store: newStore()}
+	s := &Proc{p: p, name: name, op: lang.Interleave}
 	for p.term(t).kind == kHide {
 		tm := p.term(t)
 		s.hides = append(s.hides, tm.set)
@@ -124,6 +124,9 @@ func (p *Program) newProc(name string, t uint32) (*Proc, error) {
 		s.names = append(s.names, p.termName(c))
 	}
 	enc := s.encode(nil, comps, p.init)
+	// Nearly every state has the length of the initial one (one byte per
+	// component and variable): the store keeps those inline.
+	s.store = newStore(len(enc))
 	id, _ := s.store.Intern(enc)
 	s.init = State(id)
 	return s, nil
@@ -815,6 +818,7 @@ func (s *Proc) SuccessorsBatch(ts []State, buf []Transition, counts []int) (out 
 	defer s.pool.Put(x)
 	x.raws, x.rawEnd = x.raws[:0], x.rawEnd[:0]
 	s.mu.Lock()
+	s.store.PrefetchGet(ts)
 	for _, t := range ts {
 		x.raws = append(x.raws, s.store.Get(uint32(t))...)
 		x.rawEnd = append(x.rawEnd, len(x.raws))

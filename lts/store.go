@@ -7,270 +7,397 @@ import (
 	"unsafe"
 )
 
-// store is the visited-state set of a Proc: an arena-backed hash set of
-// byte strings with dense uint32 ids, in the manner of internal/intern.Set
-// but tuned for the search, which is bound by memory latency:
+// store is the visited-state set of a Proc: a hash set of byte strings
+// with dense uint32 ids, tuned for the search, which is bound by memory
+// latency. A Proc's states nearly all have one length (one byte per
+// component and per variable), its width, so the store keeps those inline:
 //
-//   - a table entry holds 26 bits of the string's hash (a fingerprint) and
-//     the string's arena offset, so a probe compares bytes only when the
-//     fingerprints agree (with millions of states of equal length, comparing
-//     on every probe dominated the search);
-//   - the home slot is the top bits of the hash, so up to 2^26 slots it is
-//     a prefix of the fingerprint and growing the table needs no bytes;
-//     and the slots stay sorted by home, so growing is a streaming pass
-//     (slot i moves to about 2i), not millions of random writes;
-//   - the arena record is [id uint32][uvarint length][bytes], so a lookup
-//     touches the table and one arena record, nothing else (the id -> offset
-//     index is used only by Get).
+//   - the main table is an array of slots of [id+1 uint32][width bytes]
+//     (0 = empty), open addressing with linear probing, so a lookup touches
+//     the slots of its probe run, usually one or two cache lines, and
+//     nothing else (with the states in an arena, a lookup cost two
+//     dependent misses: the slot, then the record it points to);
+//   - the home slot of hash h is (h32 * slots) >> 32 with h32 the top 32
+//     bits of h, so the slots stay nearly sorted by hash (an entry sits a
+//     short probe run after its home) and growing the table by any factor
+//     is a streaming pass (the hash of a state is recomputed from its
+//     inline bytes, which the pass reads anyway); the table
+//     doubles when half full (a load between 1/4 and 1/2: 2 to 4 times
+//     width+4 bytes per state, 44 to 88 for the benchmark's 18 bytes);
+//   - the id index (id -> h32, in blocks that grow without copying) lets
+//     Get find a state's slot by probing from its home for its id, and
+//     never changes when the table grows.
 //
-// Arena chunks hold no pointers; they start small and double up to 4 MiB,
-// and so do the table and the first block of the id index, so that a
-// system of a few hundred states (a refinement check builds two per
-// assertion) costs kilobytes, not megabytes. Not safe for concurrent use:
-// Proc guards it with a mutex.
+// States of any other length (a variable above 63 or a term id above 127
+// takes more bytes), and all states when the width is above maxWidth, go
+// to a side set, the previous design: an arena of [id][uvarint
+// length][bytes] records and a table of 26-bit fingerprint + arena offset
+// (sideSet). Their index entry is k<<1|1, k their rank in the side set
+// (inline entries keep h32 even); a store without a width has no index
+// (ranks are ids).
+//
+// Everything starts small, so that a system of a few hundred states (a
+// refinement check builds two per assertion) costs kilobytes. Not safe for
+// concurrent use: Proc guards it with a mutex.
 type store struct {
-	hashes []uint64
-	seed   maphash.Seed
-	chunks [][]byte
-	refs   [][]uint64 // id -> arena offset, in blocks of refBlock ids
-	n      int        // ids assigned
-	table  []uint64   // 0 = empty, else fingerprint<<offBits | (offset+1)
-	mask   uint64
-	shift  uint // 64 - log2(len(table)): the home slot of hash h is h>>shift
+	seed  maphash.Seed
+	n     int        // ids assigned
+	index [][]uint32 // id -> h32 (even) or side rank<<1|1, in blocks of refBlock ids
 
-	addrs []uintptr // the addresses a batch stage prefetches
+	width  int    // the length of the states kept inline, or -1: none
+	slot   int    // 4 + width: bytes per slot
+	table  []byte // slots*slot bytes
+	slots  uint64
+	inline int // entries in table
+	// Word compare of a probe with a slot's bytes for widths 8..24: the
+	// payload words at 0, width-8 and mid (8 if width > 16, else 0)
+	// decide equality.
+	mid int
+
+	side sideSet
+
+	hashes []uint64
+	addrs  []uintptr // the addresses a batch stage prefetches
 }
 
 const (
-	storeChunkBits = 22
-	storeChunk     = 1 << storeChunkBits // the largest chunk
-	minStoreChunk  = 4 << 10
-	minTableBits   = 8
-	minTable       = 1 << minTableBits
-	minRefs        = 1 << 8 // first capacity of the id index's first block
-	offBits        = 38     // 256 GiB of arena
-	offMask        = 1<<offBits - 1
+	minSlots = 256
+	// Longer states go to the side set. A slot costs its width at every
+	// load, an arena record only once: exploring a model of 52-byte
+	// states (1.6M) inline took 160 bytes per state instead of 99 and
+	// was 15% slower; up to 24 bytes, the word compare covers a state.
+	maxWidth = 24
+
+	maxSlots = 1 << 32 // h32 places a state
+	// The table doubles when it is half full. Linear probing over slots
+	// of 20-odd bytes slows down sharply with the load: on the benchmark,
+	// a load of up to 5/8 explored 5% fewer states per second, 3/4 10%
+	// fewer, and growing by half (which keeps the load higher) 10-18%
+	// fewer.
+	growNum = 2
+	growDen = 1
+	loadNum = 1
+	loadDen = 2
 	// The id index grows by blocks, never by copying (append's copies and
 	// the page faults of each fresh array were ~8% of a big exploration).
 	refBits  = 13
 	refBlock = 1 << refBits
+	minRefs  = 1 << 8 // first capacity of the index's first block
 )
 
-func newStore() *store {
-	return &store{seed: maphash.MakeSeed(), table: make([]uint64, minTable), mask: minTable - 1, shift: 64 - minTableBits}
+// newStore returns a store that keeps states of width bytes inline (a
+// negative width or one above maxWidth: none).
+func newStore(width int) *store {
+	s := &store{seed: maphash.MakeSeed(), width: -1}
+	if width >= 0 && width <= maxWidth {
+		s.width, s.slot = width, 4+width
+		s.slots = minSlots
+		s.table = make([]byte, minSlots*s.slot)
+		s.mid = 0
+		if width > 16 {
+			s.mid = 8
+		}
+	}
+	if s.width < 0 {
+		s.side.init(s.seed, 8)
+	} else {
+		s.side.init(s.seed, 4) // usually stays empty
+	}
+	return s
 }
 
 func (s *store) Len() int { return s.n }
 
-// Bytes is the memory held: arena chunks, the id index and the table.
+// Bytes is the memory held: the table, the id index and the side set.
 func (s *store) Bytes() int64 {
-	var n int64
-	for _, c := range s.chunks {
-		n += int64(cap(c))
+	n := int64(len(s.table))
+	for _, r := range s.index {
+		n += int64(cap(r)) * 4
 	}
-	for _, r := range s.refs {
-		n += int64(cap(r)) * 8
-	}
-	return n + int64(len(s.table))*8
+	return n + s.side.bytes()
 }
 
-// record returns the id and bytes of the record at off.
-func (s *store) record(off uint64) (uint32, []byte) {
-	c := s.chunks[off>>storeChunkBits]
-	o := int(off & (storeChunk - 1))
-	id := binary.LittleEndian.Uint32(c[o:])
-	n, k := binary.Uvarint(c[o+4:])
-	start := o + 4 + k
-	return id, c[start : start+int(n) : start+int(n)]
+// h32 is the part of a hash that places a state in the table (even, so
+// that an index entry tells inline entries from side ones).
+func h32(h uint64) uint32 { return uint32(h>>32) &^ 1 }
+
+func (s *store) home(h uint32) uint64 { return uint64(h) * s.slots >> 32 }
+
+// at is the address of slot i.
+func (s *store) at(i uint64) unsafe.Pointer {
+	return unsafe.Add(unsafe.Pointer(unsafe.SliceData(s.table)), uintptr(i)*uintptr(s.slot))
 }
 
-// match reports whether the record at off holds b, and its id. Records of
-// fewer than 128 bytes (nearly all) have a one-byte length: read inline.
-func (s *store) match(off uint64, b []byte) (uint32, bool) {
-	c := s.chunks[off>>storeChunkBits]
-	o := int(off & (storeChunk - 1))
-	if n := c[o+4]; n < 0x80 {
-		if int(n) != len(b) {
-			return 0, false
-		}
-		return binary.LittleEndian.Uint32(c[o:]), eqBytes(c[o+5:o+5+int(n)], b)
-	}
-	id, rb := s.record(off)
-	return id, string(rb) == string(b)
+// Slot words are little-endian on every machine (compiled to plain
+// loads and stores where unaligned access is allowed), so that they
+// agree with the key words of findInline.
+func load64(p unsafe.Pointer) uint64 {
+	return binary.LittleEndian.Uint64(unsafe.Slice((*byte)(p), 8))
 }
-
-// eqBytes reports whether a and b (of equal lengths) are equal; states of
-// 8 to 24 bytes, the common sizes, are compared in three word loads
-// instead of a call.
-func eqBytes(a, b []byte) bool {
-	n := len(b)
-	if n < 8 || n > 24 {
-		return string(a) == string(b)
-	}
-	a = a[:n]
-	le := binary.LittleEndian
-	if le.Uint64(a) != le.Uint64(b) || le.Uint64(a[n-8:]) != le.Uint64(b[n-8:]) {
-		return false
-	}
-	return n <= 16 || le.Uint64(a[8:]) == le.Uint64(b[8:])
+func load32(p unsafe.Pointer) uint32 {
+	return binary.LittleEndian.Uint32(unsafe.Slice((*byte)(p), 4))
+}
+func store64(p unsafe.Pointer, v uint64) {
+	binary.LittleEndian.PutUint64(unsafe.Slice((*byte)(p), 8), v)
+}
+func store32(p unsafe.Pointer, v uint32) {
+	binary.LittleEndian.PutUint32(unsafe.Slice((*byte)(p), 4), v)
 }
 
 // Get returns the bytes of id (valid until the next Intern; callers copy).
 func (s *store) Get(id uint32) []byte {
-	_, b := s.record(s.refs[id>>refBits][id&(refBlock-1)])
-	return b
-}
-
-// find returns the table slot of b (empty if absent), and b's id if found.
-func (s *store) find(b []byte) (slot uint64, fp uint64, id uint32, ok bool) {
-	h := maphash.Bytes(s.seed, b)
-	fp = h >> offBits
-	for i := h >> s.shift; ; i = (i + 1) & s.mask {
-		v := s.table[i]
-		if v == 0 {
-			return i, fp, 0, false
+	if s.width < 0 {
+		return s.side.get(id) // every state is a side state: rank = id
+	}
+	v := s.index[id>>refBits][id&(refBlock-1)]
+	if v&1 != 0 {
+		return s.side.get(v >> 1)
+	}
+	for i := s.home(v); ; {
+		p := s.at(i)
+		if load32(p) == id+1 {
+			return unsafe.Slice((*byte)(unsafe.Add(p, 4)), s.width)
 		}
-		if v>>offBits == fp {
-			if id, rb := s.record(v&offMask - 1); string(rb) == string(b) {
-				return i, fp, id, true
-			}
+		if i++; i == s.slots {
+			i = 0
 		}
 	}
 }
 
+// Hash is the hash of b (safe without the lock: the seed never changes).
+func (s *store) Hash(b []byte) uint64 { return maphash.Bytes(s.seed, b) }
+
 // Lookup returns the id of b if present.
 func (s *store) Lookup(b []byte) (uint32, bool) {
-	_, _, id, ok := s.find(b)
+	h := s.Hash(b)
+	if len(b) == s.width {
+		_, id, ok := s.findInline(b, h32(h))
+		return id, ok
+	}
+	_, _, id, ok := s.side.find(b, h)
 	return id, ok
 }
 
 // Intern returns the id of b, adding it if new.
 func (s *store) Intern(b []byte) (uint32, bool) {
-	return s.internHashed(b, maphash.Bytes(s.seed, b))
+	return s.internHashed(b, s.Hash(b))
 }
 
-func (s *store) put(id uint32, b []byte) uint64 {
-	need := 4 + binary.MaxVarintLen64 + len(b)
-	if need > storeChunk {
-		panic("lts: state larger than 4 MiB")
-	}
-	n := len(s.chunks)
-	if n == 0 || len(s.chunks[n-1])+need > cap(s.chunks[n-1]) {
-		if n >= 1<<(offBits-storeChunkBits) {
-			panic("lts: state arena full")
+// internHashed is Intern with the hash of b already computed.
+func (s *store) internHashed(b []byte, h uint64) (uint32, bool) {
+	if len(b) != s.width {
+		i, fp, id, ok := s.side.find(b, h)
+		if ok {
+			return id, false
 		}
-		size := storeChunk
-		if n < storeChunkBits && minStoreChunk<<n < storeChunk {
-			size = max(minStoreChunk<<n, need)
+		id = s.newID()
+		k := s.side.add(i, fp, id, b)
+		if s.width >= 0 {
+			s.setIndex(id, uint32(k)<<1|1)
 		}
-		s.chunks = append(s.chunks, make([]byte, 0, size))
-		n++
+		return id, true
 	}
-	c := s.chunks[n-1]
-	off := len(c)
-	c = binary.LittleEndian.AppendUint32(c, id)
-	c = binary.AppendUvarint(c, uint64(len(b)))
-	s.chunks[n-1] = append(c, b...)
-	return uint64(n-1)<<storeChunkBits | uint64(off)
+	hh := h32(h)
+	i, id, ok := s.findInline(b, hh)
+	if ok {
+		return id, false
+	}
+	return s.insertAt(s.at(i), b, hh), true
 }
 
-// grow doubles the table. Up to 2^26 slots the home slot is a prefix of
-// the fingerprint, so no string is read; beyond, strings are rehashed.
-// Slots are visited in order and their homes double, so the writes stream
-// through the new table (the entries that wrapped around the end come
-// first and land at its end; linear probing does not care about the
-// insertion order).
-func (s *store) grow() {
-	table := make([]uint64, 2*len(s.table))
-	mask := uint64(len(table) - 1)
-	shift := s.shift - 1
-	for _, v := range s.table {
+// insertAt adds b, of hash hh, at the empty slot p and returns its id.
+func (s *store) insertAt(p unsafe.Pointer, b []byte, hh uint32) uint32 {
+	id := s.newID()
+	store32(p, id+1)
+	copy(unsafe.Slice((*byte)(unsafe.Add(p, 4)), s.width), b)
+	s.setIndex(id, hh)
+	s.inline++
+	if uint64(s.inline)*loadDen > s.slots*loadNum {
+		s.grow()
+	}
+	return id
+}
+
+// findInline returns the slot of b (its empty slot if absent) and its id
+// if present; len(b) == s.width.
+func (s *store) findInline(b []byte, hh uint32) (uint64, uint32, bool) {
+	i := s.home(hh)
+	w := s.width
+	if w >= 8 && w <= 24 {
+		// Three word compares, combined: no call, one branch.
+		le := binary.LittleEndian
+		k0, k1, k2 := le.Uint64(b), le.Uint64(b[w-8:]), le.Uint64(b[s.mid:])
+		o1, o2 := uintptr(4+w-8), uintptr(4+s.mid)
+		for {
+			p := s.at(i)
+			v := load32(p)
+			if v == 0 {
+				return i, 0, false
+			}
+			if (load64(unsafe.Add(p, 4))^k0)|(load64(unsafe.Add(p, o1))^k1)|(load64(unsafe.Add(p, o2))^k2) == 0 {
+				return i, v - 1, true
+			}
+			if i++; i == s.slots {
+				i = 0
+			}
+		}
+	}
+	for {
+		p := s.at(i)
+		v := load32(p)
 		if v == 0 {
+			return i, 0, false
+		}
+		if unsafe.String((*byte)(unsafe.Add(p, 4)), w) == string(b) {
+			return i, v - 1, true
+		}
+		if i++; i == s.slots {
+			i = 0
+		}
+	}
+}
+
+// newID assigns the next id.
+func (s *store) newID() uint32 {
+	if uint64(s.n) >= math.MaxUint32-1 {
+		panic("lts: more than 2^32-2 states")
+	}
+	s.n++
+	return uint32(s.n - 1)
+}
+
+func (s *store) setIndex(id uint32, v uint32) {
+	if id&(refBlock-1) == 0 {
+		// The first block grows by append from a small capacity; the
+		// others are allocated whole.
+		c := refBlock
+		if id == 0 {
+			c = minRefs
+		}
+		s.index = append(s.index, make([]uint32, 0, c))
+	}
+	blk := id >> refBits
+	s.index[blk] = append(s.index[blk], v)
+}
+
+// grow enlarges the table by growNum/growDen. Slots are visited in order
+// and their homes scale, so the writes stream through the new table (the
+// entries that wrapped around the end come first and land at its end;
+// linear probing does not care about the insertion order).
+func (s *store) grow() {
+	slots := s.slots * growNum / growDen
+	if slots > maxSlots {
+		panic("lts: state table full")
+	}
+	oldSlots := s.slots
+	table := make([]byte, int(slots)*s.slot)
+	touch(table, 4096)
+	base := unsafe.Pointer(unsafe.SliceData(table))
+	sz := uintptr(s.slot)
+	w := s.width
+	for j := uint64(0); j < oldSlots; j++ {
+		p := s.at(j)
+		if load32(p) == 0 {
 			continue
 		}
-		var i uint64
-		if shift >= offBits {
-			i = (v >> offBits) >> (shift - offBits)
-		} else {
-			_, b := s.record(v&offMask - 1)
-			i = maphash.Bytes(s.seed, b) >> shift
+		b := unsafe.Slice((*byte)(unsafe.Add(p, 4)), w)
+		i := uint64(h32(maphash.Bytes(s.seed, b))) * slots >> 32
+		for load32(unsafe.Add(base, uintptr(i)*sz)) != 0 {
+			if i++; i == slots {
+				i = 0
+			}
 		}
-		for table[i] != 0 {
-			i = (i + 1) & mask
-		}
-		table[i] = v
+		copySlot(unsafe.Add(base, uintptr(i)*sz), p, s.slot)
 	}
-	s.table, s.mask, s.shift = table, mask, shift
+	s.table, s.slots = table, slots
+}
+
+// touch writes one element per page of a fresh table (every step-th), so
+// that its pages are faulted in by writes: the probes that fill a grown
+// table read it first, and a read of a fresh page maps the shared zero
+// page, so that the write after it faults a second time (the system time
+// of the benchmark's exploration fell from 0.26-0.63 s to 0.16 s).
+func touch[T any](t []T, step int) {
+	var zero T
+	for k := 0; k < len(t); k += step {
+		t[k] = zero
+	}
+}
+
+// copySlot copies a slot of n bytes from src to dst; slots of 8 to 32
+// bytes (the common widths) take word moves instead of a call.
+func copySlot(dst, src unsafe.Pointer, n int) {
+	if n < 8 || n > 32 {
+		copy(unsafe.Slice((*byte)(dst), n), unsafe.Slice((*byte)(src), n))
+		return
+	}
+	// The words at 0, n-8 and, as needed, 8 and 16 cover the slot.
+	last := uintptr(n - 8)
+	a, b := load64(src), load64(unsafe.Add(src, last))
+	if n > 16 {
+		c := load64(unsafe.Add(src, 8))
+		if n > 24 {
+			store64(unsafe.Add(dst, 16), load64(unsafe.Add(src, 16)))
+		}
+		store64(unsafe.Add(dst, 8), c)
+	}
+	store64(dst, a)
+	store64(unsafe.Add(dst, last), b)
 }
 
 // The batch interface. The search is bound by the memory latency of the
-// table and the arena, so a batch of strings is interned in three stages,
-// each issuing the memory accesses the next one needs without waiting for
-// them: PrefetchSlots (the home slots of the hashes), PrefetchRecords (the
-// arena records the slots' fingerprints point to, read from the slots that
-// have arrived meanwhile), and InternRange (the lookups, which find most
-// lines cached). Prefetch instructions, unlike the plain loads used before,
-// do not hold up the instructions after them.
+// table, so a batch of strings is interned in stages, each issuing the
+// memory accesses the next one needs without waiting for them: the home
+// slots of the batch (PrefetchSlots), for side strings the records their
+// slots point to (PrefetchRecords), then the lookups (InternRange), which
+// find most lines cached. Prefetch instructions, unlike plain loads, do
+// not hold up the instructions after them.
 
-// Hash is the hash of b (safe without the lock: the seed never changes).
-func (s *store) Hash(b []byte) uint64 { return maphash.Bytes(s.seed, b) }
-
-// PrefetchSlots prefetches the home slots of hs (and the next line for
-// the slots at the end of a line).
-func (s *store) PrefetchSlots(hs []uint64) {
+// PrefetchSlots prefetches the home slots of the strings of a batch
+// (enc[ends[k-1]:ends[k]], hashes hs[k]) and reports whether some string
+// goes to the side set.
+func (s *store) PrefetchSlots(ends []int, hs []uint64) (side bool) {
 	s.addrs = s.addrs[:0]
 	base := uintptr(unsafe.Pointer(unsafe.SliceData(s.table)))
-	for _, h := range hs {
-		a := base + uintptr(h>>s.shift)*8
-		s.addrs = append(s.addrs, a)
-		if a&63 >= 40 {
-			// A probe run from the last slots of a line often reaches
-			// the next line.
-			s.addrs = append(s.addrs, a+24)
+	sz := uintptr(s.slot)
+	start := 0
+	for k, h := range hs {
+		ln := ends[k] - start
+		start = ends[k]
+		if ln != s.width {
+			side = true
+			s.addrs = s.side.slotAddrs(h, s.addrs)
+			continue
 		}
+		// The home slot's line and the next one: a probe run may go on
+		// (or the slot end) there. Prefetching the next line only when
+		// the slot or the next one ends there was 8% slower, a third
+		// line 4% slower.
+		a := base + uintptr(s.home(h32(h)))*sz
+		s.addrs = append(s.addrs, a, a+64)
 	}
 	prefetch(s.addrs)
+	return side
 }
 
-// PrefetchRecords prefetches the records that the strings of the batch
-// (enc[ends[k-1]:ends[k]] for k in [lo, hi), hashes hs[k]) may be compared
-// with: the first record of their probe runs whose fingerprint agrees, the
-// line of its first byte and, if the record (at the string's length)
-// straddles two cache lines, the next.
+// PrefetchRecords prefetches the side records that the side strings k in
+// [lo, hi) of a batch may be compared with.
 func (s *store) PrefetchRecords(ends []int, hs []uint64, lo, hi int) {
 	s.addrs = s.addrs[:0]
-	table, mask, shift := s.table, s.mask, s.shift
 	for k := lo; k < hi; k++ {
-		h := hs[k]
 		start := 0
 		if k > 0 {
 			start = ends[k-1]
 		}
-		ln := uint64(ends[k] - start)
-		fp := h >> offBits
-		for i := h >> shift; ; i = (i + 1) & mask {
-			v := table[i]
-			if v == 0 {
-				break
-			}
-			if v>>offBits == fp {
-				off := v&offMask - 1
-				c := s.chunks[off>>storeChunkBits]
-				o := off & (storeChunk - 1)
-				p := uintptr(unsafe.Pointer(unsafe.SliceData(c))) + uintptr(o)
-				s.addrs = append(s.addrs, p)
-				if last := p + uintptr(4+ln); last&^63 != p&^63 {
-					s.addrs = append(s.addrs, last)
-				}
-				break
-			}
+		if ln := ends[k] - start; ln != s.width {
+			s.addrs = s.side.recordAddrs(hs[k], ln, s.addrs)
 		}
 	}
 	prefetch(s.addrs)
 }
 
-// InternRange interns the strings k in [lo, hi) of a batch (see
-// PrefetchRecords) in order, appending their ids to ids.
+// InternRange interns the strings k in [lo, hi) of a batch in order,
+// appending their ids to ids.
 func (s *store) InternRange(enc []byte, ends []int, hs []uint64, lo, hi int, ids []uint32) []uint32 {
 	for k := lo; k < hi; k++ {
 		start := 0
@@ -292,47 +419,140 @@ func (s *store) InternAll(enc []byte, ends []int, ids []uint32) []uint32 {
 		s.hashes = append(s.hashes, maphash.Bytes(s.seed, enc[start:end]))
 		start = end
 	}
-	s.PrefetchSlots(s.hashes)
-	s.PrefetchRecords(ends, s.hashes, 0, len(ends))
-	return s.InternRange(enc, ends, s.hashes, 0, len(ends), ids)
-}
-
-// internHashed is Intern with the hash of b already computed.
-func (s *store) internHashed(b []byte, h uint64) (uint32, bool) {
-	fp := h >> offBits
-	table, mask := s.table, s.mask
-	i := h >> s.shift
-	for ; ; i = (i + 1) & mask {
-		v := table[i]
-		if v == 0 {
-			break
+	if s.width < 0 {
+		return s.internAllSide(enc, ends, ids)
+	}
+	if s.PrefetchSlots(ends, s.hashes) {
+		s.PrefetchRecords(ends, s.hashes, 0, len(ends))
+	}
+	w := s.width
+	if w < 8 || w > 24 {
+		return s.InternRange(enc, ends, s.hashes, 0, len(ends), ids)
+	}
+	// The lookups of findInline, in this loop rather than a call per
+	// string.
+	o1, o2 := uintptr(4+w-8), uintptr(4+s.mid)
+	le := binary.LittleEndian
+	start = 0
+	for k, end := range ends {
+		b := enc[start:end]
+		start = end
+		if len(b) != w {
+			id, _ := s.internHashed(b, s.hashes[k])
+			ids = append(ids, id)
+			continue
 		}
-		if v>>offBits == fp {
-			if id, ok := s.match(v&offMask-1, b); ok {
-				return id, false
+		k0, k1, k2 := le.Uint64(b), le.Uint64(b[w-8:]), le.Uint64(b[s.mid:])
+		hh := h32(s.hashes[k])
+		i := s.home(hh)
+		for {
+			p := s.at(i)
+			v := load32(p)
+			if v == 0 {
+				ids = append(ids, s.insertAt(p, b, hh))
+				break
+			}
+			if (load64(unsafe.Add(p, 4))^k0)|(load64(unsafe.Add(p, o1))^k1)|(load64(unsafe.Add(p, o2))^k2) == 0 {
+				ids = append(ids, v-1)
+				break
+			}
+			if i++; i == s.slots {
+				i = 0
 			}
 		}
 	}
-	if s.n >= math.MaxUint32-1 {
-		panic("lts: more than 2^32-2 states")
+	return ids
+}
+
+// PrefetchGet prefetches the slots of the states ids, which Get will read.
+func (s *store) PrefetchGet(ids []State) {
+	if s.width < 0 {
+		return
 	}
-	id := uint32(s.n)
-	off := s.put(id, b)
-	if id&(refBlock-1) == 0 {
-		// The first block grows by append from a small capacity; the
-		// others are allocated whole.
-		c := refBlock
-		if id == 0 {
-			c = minRefs
+	s.addrs = s.addrs[:0]
+	base := uintptr(unsafe.Pointer(unsafe.SliceData(s.table)))
+	sz := uintptr(s.slot)
+	for _, id := range ids {
+		v := s.index[id>>refBits][id&(refBlock-1)]
+		if v&1 != 0 {
+			continue
 		}
-		s.refs = append(s.refs, make([]uint64, 0, c))
+		a := base + uintptr(s.home(v))*sz
+		s.addrs = append(s.addrs, a, a+64)
 	}
-	blk := id >> refBits
-	s.refs[blk] = append(s.refs[blk], off)
-	s.n++
-	s.table[i] = fp<<offBits | (off + 1)
-	if uint64(s.n)*4 > uint64(len(s.table))*3 {
-		s.grow()
+	prefetch(s.addrs)
+}
+
+// internAllSide is InternAll for a store without a width (every state a
+// side state, ids = ranks), with the stages in tight loops (those of the
+// arena design): routing each string through the general stages, and
+// calling the side set's helpers per string, cost small refinement checks
+// 3-7% of their speed.
+func (s *store) internAllSide(enc []byte, ends []int, ids []uint32) []uint32 {
+	d := &s.side
+	table, mask, shift := d.table, d.mask, d.shift
+	s.addrs = s.addrs[:0]
+	base := uintptr(unsafe.Pointer(unsafe.SliceData(table)))
+	for _, h := range s.hashes {
+		a := base + uintptr(h>>shift)*8
+		s.addrs = append(s.addrs, a)
+		if a&63 >= 40 {
+			s.addrs = append(s.addrs, a+24)
+		}
 	}
-	return id, true
+	prefetch(s.addrs)
+	s.addrs = s.addrs[:0]
+	start := 0
+	for k, end := range ends {
+		h := s.hashes[k]
+		ln := uintptr(end - start)
+		start = end
+		fp := h >> offBits
+		for i := h >> shift; ; i = (i + 1) & mask {
+			v := table[i]
+			if v == 0 {
+				break
+			}
+			if v>>offBits == fp {
+				off := v&offMask - 1
+				c := d.chunks[off>>storeChunkBits]
+				p := uintptr(unsafe.Pointer(unsafe.SliceData(c))) + uintptr(off&(storeChunk-1))
+				s.addrs = append(s.addrs, p)
+				if last := p + 4 + ln; last&^63 != p&^63 {
+					s.addrs = append(s.addrs, last)
+				}
+				break
+			}
+		}
+	}
+	prefetch(s.addrs)
+	start = 0
+	for k, end := range ends {
+		b := enc[start:end]
+		start = end
+		h := s.hashes[k]
+		fp := h >> offBits
+		table, mask := d.table, d.mask // add may grow the table
+		i := h >> d.shift
+		found := false
+		for ; ; i = (i + 1) & mask {
+			v := table[i]
+			if v == 0 {
+				break
+			}
+			if v>>offBits == fp {
+				if id, ok := d.match(v&offMask-1, b); ok {
+					ids = append(ids, id)
+					found = true
+					break
+				}
+			}
+		}
+		if !found {
+			id := s.newID()
+			d.add(i, fp, id, b)
+			ids = append(ids, id)
+		}
+	}
+	return ids
 }

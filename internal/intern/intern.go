@@ -100,7 +100,7 @@ func (s *Set) Intern(b []byte) (id uint32, added bool) {
 			return v - 1, false
 		}
 	}
-	if len(s.lens) >= math.MaxUint32-1 {
+	if uint64(len(s.lens)) >= math.MaxUint32-1 {
 		panic("intern: more than 2^32-2 strings")
 	}
 	id = uint32(len(s.lens))

@@ -84,7 +84,7 @@ func (p *Pairs) Intern(k uint64) (id uint32, added bool) {
 			return sl.id - 1, false
 		}
 	}
-	if len(p.keys) >= 1<<32-2 {
+	if uint64(len(p.keys)) >= 1<<32-2 {
 		panic("intern: more than 2^32-2 pairs")
 	}
 	id = uint32(len(p.keys))
