@@ -69,7 +69,9 @@
 // Info (pending) ops have no return entry: they may be linearized anywhere
 // after their call with any result, or never; the search succeeds once
 // every completed op is linearized. Identical Info ops (same name, key,
-// arguments) are linearized in call order only: the earlier one can go
+// arguments, and result: an op pending at a prefix's cut in Localize
+// carries the result it returned later, which its model gives it) are
+// linearized in call order only: the earlier one can go
 // wherever the later one can (a symmetry reduction; it divides the states
 // stored for etcd_002 and etcd_007 by 5.6 and 11).
 //
@@ -88,13 +90,19 @@
 //
 // Partitions (kv: keys) are independent searches, run in rounds: in round k
 // every undecided partition runs firstQuantum·2^k steps, on Workers
-// goroutines. After a round that finds an invalid partition the others are
-// cancelled; since progress is counted in steps, not time, which
-// partitions are decided (and the reported failure: the lowest invalid in
-// partition order) is deterministic, and a hard partition delays an easy
-// invalid one by at most about a factor two. Limits (time,
-// stored states, heap) are polled every 1024 steps through internal/budget
-// and give Unknown with the statistics so far.
+// goroutines, in partition order. Once a partition is found invalid, the
+// partitions after it in that round are cancelled (not started, or their
+// outcome discarded) and so are the undecided ones; since progress is
+// counted in steps, not time, which partitions are decided (and the
+// reported failure: the lowest invalid in partition order) is
+// deterministic whatever the number of workers, and a hard partition
+// delays an easy invalid one by at most about a factor two. A partition's
+// search is created when it first runs, and a small check allocates
+// little (one backing array for the partitions, shared Zobrist codes,
+// small fixed buffers), so checks of histories of a few dozen operations
+// cost microseconds. Limits (time, stored states, heap) are polled every
+// 1024 steps through internal/budget and give Unknown with the statistics
+// so far.
 //
 // Limits (time, cancellation) also raise a flag from a timer and a context
 // callback that the search reads at every step, so a limit fires promptly
@@ -114,15 +122,27 @@
 // scheduling of the near removals must fill every slot below the horizon.
 // Values that no op removes are also renamed into increasing order among
 // their positions (the renaming preserves every future run), so the orders
-// in which such values were put are one configuration, not many.
-// The rules are necessary conditions, tested against brute force (with a
-// deliberately wrong rule that the test catches) and against the search
-// without them. On the 10,000-operation history of the segmented queue
-// (8 goroutines, quasi factor 3) the search then backtracks hardly at all
-// (about 10,500 states, 0.1-0.2 s, against Unknown after 20 s before);
-// localising the starving variant usually takes 0.05-0.6 s, but a prefix
-// with many values nobody dequeues can still take seconds to refute
-// (the stress benchmarks). The relaxed automaton asks
+// in which such values were put are one configuration, not many. Rule F
+// applies rule B before such a value's put takes effect: with size values
+// owed or in the spec and P puts that may still precede it, at most size +
+// P + Q class reads may come. For queues, enqueue orders are reduced by a
+// dominance (Step and viableAfter in quasiprune.go): with x ▷ y (x removed
+// by a completed op that returns before y's removal is invoked, or y
+// removed by no op), a configuration with y ahead of x accepts no more
+// continuations than the one with the two exchanged, so an enqueue of x
+// is refused right after y's, or later when real time lets the two trade
+// places whatever the order of the ops between; the lexicographically
+// least accepted linearization (by the removal times of the values
+// enqueued) is never refused, and the refusal is a function of the
+// search's state, so the memo stays exact.
+// The rules are necessary conditions, tested against brute force (with
+// deliberately wrong variants that the test catches) and against the
+// search without them. On the 10,000-operation history of the segmented
+// queue (8 goroutines, quasi factor 3) the search backtracks hardly at all
+// (about 10,500-11,000 states, 0.1-0.3 s); the starving variant is refuted
+// in 20-55 ms (rule F: a stranded value), and Localize, which gives each
+// quasi prefix check a state budget (see Localization.Undecided), takes
+// 15-500 ms. The relaxed automaton asks
 // the spec only for the events of the relaxed class it may pull
 // (relax.PatternEnabler), not for the thousands of enqueues enabled
 // everywhere.

@@ -5,8 +5,10 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/quasar-verify/quasar/lts"
+	"github.com/quasar-verify/quasar/relax"
 )
 
 // Localization is a violation cut down to a minimal test case in the sense
@@ -75,6 +77,15 @@ type Localization struct {
 	// and the revealing operation (ID) whose completion ends it.
 	PrefixEvents, PrefixOps int
 	Revealing               int
+	// Undecided lists the prefix lengths (in events, increasing) whose
+	// check used up its state budget (locStates: quasi checks, and queue
+	// linearizability checked as quasi with bound 0) without a verdict. If one
+	// lies below PrefixEvents, PrefixEvents is the shortest violating
+	// prefix found, not necessarily the shortest of all, which is longer
+	// than every accepted length checked (the least undecided length is a
+	// lower bound when the lengths just below it were accepted). The test
+	// case is built from PrefixEvents and re-checked as always.
+	Undecided []int
 
 	// The minimal test case: op IDs of the sequential prefix (in order),
 	// the concurrent core (by invocation) and the revealing suffix.
@@ -159,48 +170,152 @@ func LocalizeOps(ctx context.Context, all []Op, m Model, opt Options) (*Localiza
 			prefixClosed, popt = false, opt // only the end violates
 		}
 	}
+	// Linearizability of a queue with distinct values is quasi-
+	// linearizability with bound 0 (SEMANTICS.md §2.2: Q ≡ 0 is trace
+	// refinement, and with no obligation ever open and complete modes
+	// agree), whose search has rules the plain one lacks (quasiprune.go:
+	// rule F, the enqueue dominance). Steps 1 and 2 use it; the test case
+	// is re-checked for linearizability (step 3).
+	if opt.Quasi == nil && locDistinctQueue(m, ops) {
+		popt.Quasi = &relax.Config{
+			Classes:  []relax.Class{{Patterns: []lts.Pattern{lts.ParsePattern("deq")}, Bound: 0}},
+			Barriers: []lts.Pattern{lts.ParsePattern("deq.0")},
+		}
+	}
 	evs := locEvents(ops)
 	prefix := ops
 	l.PrefixEvents = len(evs)
+	// Prefix and sub-history checks of a quasi check get a state budget
+	// (deterministic): one check near the violation can be much harder
+	// than the others (a prefix that is barely accepted, or refuted only by
+	// a long search), while a slightly longer prefix is refuted at once. A
+	// check that uses up the budget leaves its prefix undecided
+	// (Localization.Undecided).
+	budgetFor := func(sub []Op) (Options, bool) {
+		o := popt
+		b := locStates + locStatesPerOp*len(sub)
+		if o.Quasi == nil {
+			// Linearizability: prefix checks are refuted by the
+			// search's pruning or not at all quickly; no budget.
+			return o, false
+		}
+		if o.Limits.MaxStates == 0 || o.Limits.MaxStates > b {
+			o.Limits.MaxStates = b
+			return o, true
+		}
+		return o, false
+	}
+	// verdictAt checks prefix(n): Unknown only when the budget (not the
+	// caller's limits) ran out; err carries the caller's limits.
+	var limitHit *Result
+	seen := map[int]lts.Verdict{}
+	verdictAt := func(n int) (lts.Verdict, error) {
+		if v, ok := seen[n]; ok {
+			return v, nil
+		}
+		sub := locPrefix(ops, evs, n)
+		bopt, budgeted := budgetFor(sub)
+		r, err := check(sub, bopt)
+		if err != nil {
+			return 0, err
+		}
+		if r.Verdict == lts.Unknown {
+			if !budgeted || ctx.Err() != nil || !strings.HasPrefix(r.Reason, "state limit") {
+				limitHit = r
+				return lts.Unknown, nil
+			}
+			l.Undecided = append(l.Undecided, n)
+		}
+		seen[n] = r.Verdict
+		return r.Verdict, nil
+	}
 	if prefixClosed {
 		// Galloping search: prefixes of 16, 32, 64, ... events until one
 		// violates (the whole history last: if it does not violate, there
 		// is nothing to localise), then bisection.
-		lo := 0    // prefix(lo) is accepted
+		lo := 0    // prefix(lo) is accepted (or undecided, see below)
 		var hi int // prefix(hi) violates, once the gallop finds one
 		for n := min(16, len(evs)); ; n = min(2*n, len(evs)) {
-			r, err := check(locPrefix(ops, evs, n), popt)
+			v, err := verdictAt(n)
 			if err != nil {
 				return nil, err
 			}
-			if r.Verdict == lts.Invalid {
+			if limitHit != nil {
+				if n < len(evs) {
+					limitHit.Reason = "shortest prefix: " + limitHit.Reason
+				}
+				return notViolating(limitHit), nil
+			}
+			if v == lts.Invalid {
 				hi = n
 				break
 			}
-			if r.Verdict == lts.Unknown || n == len(evs) {
-				if r.Verdict == lts.Unknown && n < len(evs) {
-					r.Reason = "shortest prefix: " + r.Reason
+			if n == len(evs) {
+				if v == lts.Unknown {
+					// Even the whole history is undecided within the
+					// budget: the caller's limits decide.
+					r, err := check(ops, popt)
+					if err != nil {
+						return nil, err
+					}
+					if r.Verdict != lts.Invalid {
+						return notViolating(r), nil
+					}
+					hi = n
+					break
 				}
+				r := &Result{Verdict: lts.Valid}
 				return notViolating(r), nil
 			}
-			lo = n
+			if v == lts.Valid {
+				lo = n
+			}
 		}
+		// Bisection on (lo, hi]. Violation is monotone in n, so a check
+		// that is valid moves lo up and one that violates moves hi down;
+		// an undecided n counts as violating first (the shortest
+		// violating prefix is then in (lo, n] if every n' <= n is in
+		// fact violating or accepted), then, to end on a decided one, as
+		// accepted in a second bisection between the least undecided
+		// length and the least decided violating one. Each stays
+		// logarithmic.
+		decided := hi // the least decided violating length
 		for hi-lo > 1 {
 			n := lo + (hi-lo)/2
-			r, err := check(locPrefix(ops, evs, n), popt)
+			v, err := verdictAt(n)
 			if err != nil {
 				return nil, err
 			}
-			switch r.Verdict {
+			if limitHit != nil {
+				break
+			}
+			switch v {
 			case lts.Invalid:
-				hi = n
+				hi, decided = n, n
 			case lts.Valid:
 				lo = n
 			default:
-				l.Verdict, l.Reason = lts.Unknown, "shortest prefix: "+r.Reason
-				return l, nil
+				hi = n
 			}
 		}
+		for lo = hi; decided-lo > 1 && limitHit == nil; {
+			n := lo + (decided-lo)/2
+			v, err := verdictAt(n)
+			if err != nil {
+				return nil, err
+			}
+			if v == lts.Invalid {
+				decided = n
+			} else {
+				lo = n
+			}
+		}
+		hi = decided
+		if limitHit != nil {
+			l.Verdict, l.Reason = lts.Unknown, "shortest prefix: "+limitHit.Reason
+			return l, nil
+		}
+		slices.Sort(l.Undecided)
 		l.PrefixEvents = hi
 		prefix = locPrefix(ops, evs, hi)
 		if last := evs[hi-1]; last.ret {
@@ -216,7 +331,9 @@ func LocalizeOps(ctx context.Context, all []Op, m Model, opt Options) (*Localiza
 	us := newLocUnits(prefix, obs)
 	items := us.all()
 	violates := func(keep []int) (bool, error) {
-		r, err := check(us.gather(keep), popt)
+		sub := us.gather(keep)
+		bopt, _ := budgetFor(sub)
+		r, err := check(sub, bopt)
 		if err != nil {
 			return false, err
 		}
@@ -273,11 +390,15 @@ func LocalizeOps(ctx context.Context, all []Op, m Model, opt Options) (*Localiza
 			tc[i] = *o
 		}
 	}
+	sopt := popt // step 3: the check asked for
+	if opt.Quasi == nil {
+		sopt = opt
+	}
 	us = newLocUnits(tc, obs)
 	items = us.all()
 	for i := 0; i < len(items) && len(items) > 1; i++ {
 		rest := without(items, i, i+1)
-		r, err := plain(us.gather(rest), popt)
+		r, err := plain(us.gather(rest), sopt)
 		if err != nil {
 			return nil, err
 		}
@@ -287,7 +408,7 @@ func LocalizeOps(ctx context.Context, all []Op, m Model, opt Options) (*Localiza
 		}
 	}
 	tc = us.gather(items)
-	res, err := plain(tc, popt)
+	res, err := plain(tc, sopt)
 	if err != nil {
 		return nil, err
 	}
@@ -300,6 +421,50 @@ func LocalizeOps(ctx context.Context, all []Op, m Model, opt Options) (*Localiza
 	l.Sequential, l.Core, l.Suffix = locSplit(tc)
 	return l, nil
 }
+
+// locDistinctQueue reports whether ops are a history of the built-in queue
+// with positive distinct values put and removed at most once each and no
+// dequeue pending with an unknown result: the setting in which Localize
+// checks linearizability as quasi-linearizability with bound 0.
+func locDistinctQueue(m Model, ops []Op) bool {
+	cm, ok := m.(containerModel)
+	if !ok || cm.kind != cQueue {
+		return false
+	}
+	cops, err := cm.compileOps(ops)
+	if err != nil {
+		return false
+	}
+	put, took := map[int64]bool{}, map[int64]bool{}
+	for _, r := range cops {
+		switch {
+		case r.code == coPut:
+			if r.arg <= 0 || put[r.arg] {
+				return false
+			}
+			put[r.arg] = true
+		case r.code == coTake && r.info:
+			return false
+		case r.code == coTake && r.empty:
+		case r.code == coTake:
+			if r.res <= 0 || took[r.res] {
+				return false
+			}
+			took[r.res] = true
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// locStates + locStatesPerOp per operation is the state budget of each
+// check of Localize's first two steps (see LocalizeOps): far above what the
+// prefixes of stress tests need (a few states per operation: the search
+// hardly backtracks on an accepted prefix and prunes a refuted one early),
+// small enough that an undecided one costs a fraction of a second. (Vars
+// for tests.)
+var locStates, locStatesPerOp = 1 << 13, 2
 
 // locFixedModel is m for sub-histories of one history: an operation that is
 // pending in the sub-history (its completion is after a prefix's cut) but

@@ -433,3 +433,107 @@ func TestLocalizeEtcd(t *testing.T) {
 	}
 	t.Logf("%d logs, test cases of %.1f operations on average", n, float64(total)/float64(n))
 }
+
+// TestPendingFixedResultsAreNotTwins: two dequeues pending at a prefix's cut
+// have the same name and (no) arguments but, under locFixedModel, the
+// different results they returned later, so the search must not treat them
+// as interchangeable (its symmetry reduction for identical Info ops). The
+// history: enq(1); deq A (called first, later returns 2) and deq B (later
+// returns 1) are pending; an empty dequeue completes. The prefix is
+// linearizable only as enq(1), B -> 1, deq -> null (A not yet in effect),
+// i.e. B without A: the reduction, which allowed B only after A, reported
+// it violating.
+func TestPendingFixedResultsAreNotTwins(t *testing.T) {
+	full := []Op{
+		{ID: 0, Process: 0, F: "enq", Input: Int(1), Status: Ok, Call: 0, Return: 1},
+		{ID: 1, Process: 1, F: "deq", Output: Int(2), Status: Ok, Call: 2, Return: 10},
+		{ID: 2, Process: 2, F: "deq", Output: Int(1), Status: Ok, Call: 3, Return: 11},
+		{ID: 3, Process: 3, F: "deq", Output: Nil(), Status: Ok, Call: 6, Return: 7},
+		{ID: 4, Process: 0, F: "enq", Input: Int(2), Status: Ok, Call: 8, Return: 9},
+	}
+	evs := locEvents(full)
+	n := 0
+	for n < len(evs) && !(evs[n].ret && evs[n].op == 3) {
+		n++
+	}
+	pre := locPrefix(full, evs, n+1) // up to the empty dequeue's completion
+	if len(pre) != 4 || pre[1].Status != Info || pre[2].Status != Info {
+		t.Fatalf("prefix: %s", dumpOps(pre))
+	}
+	for _, q := range []*relax.Config{nil, {Classes: []relax.Class{{Patterns: []lts.Pattern{lts.ParsePattern("deq")}, Bound: 1}}, Barriers: []lts.Pattern{lts.ParsePattern("deq.0")}}} {
+		res, err := CheckOps(context.Background(), pre, newLocFixedModel(Queue(), full), Options{Quasi: q})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Verdict != lts.Valid {
+			t.Fatalf("quasi %v: %v %s", q, res.Verdict, res.Reason)
+		}
+	}
+	l, err := Localize(context.Background(), &History{Ops: full}, Queue(), Options{})
+	if err != nil || l.Verdict != lts.Valid {
+		t.Fatalf("localize: %v %v", l.Verdict, err)
+	}
+}
+
+// TestLocalizeStarvingQueue: the first 400 events of a recorded 10,000-op
+// run of the starving segmented queue (history/examples; 8 goroutines, see
+// history/stress's benchmarks), refuted at quasi factor 3 (deq relaxed, the
+// empty dequeue a barrier): values are stranded, so a check of the whole
+// must not need a long search, and localisation gives a small re-checked
+// test case. With a tiny budget most prefix checks are undecided: the
+// prefix reported still violates, lies at or after the shortest one, and
+// every undecided length lies below it.
+func TestLocalizeStarvingQueue(t *testing.T) {
+	f, err := os.Open(filepath.Join("testdata", "quasi", "starving_quasi.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := ParseJSONL("starving_quasi.jsonl", f)
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := &relax.Config{
+		Classes:  []relax.Class{{Patterns: []lts.Pattern{lts.ParsePattern("deq")}, Bound: 3}},
+		Barriers: []lts.Pattern{lts.ParsePattern("deq.0")},
+	}
+	opt := Options{Quasi: q, Limits: lts.Limits{MaxStates: 1 << 20}}
+	res, err := Check(context.Background(), h, Queue(), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Verdict != lts.Invalid || res.Stats.States > 1000 {
+		t.Fatalf("check: %v after %d states", res.Verdict, res.Stats.States)
+	}
+	exact, err := Localize(context.Background(), h, Queue(), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if exact.Verdict != lts.Invalid || exact.Size() > 13 || exact.Result.Verdict != lts.Invalid {
+		t.Fatalf("localize: %v, %d ops", exact.Verdict, exact.Size())
+	}
+	t.Logf("prefix %d events, undecided %v, test case of %d ops", exact.PrefixEvents, exact.Undecided, exact.Size())
+
+	defer func(s, p int) { locStates, locStatesPerOp = s, p }(locStates, locStatesPerOp)
+	locStates, locStatesPerOp = 1, 0
+	l, err := Localize(context.Background(), h, Queue(), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.Verdict != lts.Invalid || l.Result.Verdict != lts.Invalid || len(l.Undecided) == 0 {
+		t.Fatalf("tiny budget: %v, undecided %v", l.Verdict, l.Undecided)
+	}
+	if l.PrefixEvents < exact.PrefixEvents && len(exact.Undecided) == 0 {
+		t.Fatalf("tiny budget: prefix %d events, below the shortest violating one (%d)", l.PrefixEvents, exact.PrefixEvents)
+	}
+	for _, n := range l.Undecided {
+		if n >= l.PrefixEvents {
+			t.Fatalf("undecided length %d not below the prefix reported (%d)", n, l.PrefixEvents)
+		}
+	}
+	evs := locEvents(h.Ops)
+	r, err := CheckOps(context.Background(), locPrefix(h.Ops, evs, l.PrefixEvents), newLocFixedModel(Queue(), h.Ops), opt)
+	if err != nil || r.Verdict != lts.Invalid {
+		t.Fatalf("prefix of %d events: %v %v", l.PrefixEvents, r.Verdict, err)
+	}
+}

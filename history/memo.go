@@ -24,11 +24,11 @@ type memoEntry struct {
 
 // newMemo sizes the table for about hint entries (it grows as needed).
 func newMemo(hint int) *memo {
-	size := 64
+	size := 16 // grows as needed; small checks stay small
 	for size < 2*hint {
 		size <<= 1
 	}
-	return &memo{table: make([]uint32, size), mask: uint64(size - 1), entries: make([]memoEntry, 0, hint)}
+	return &memo{table: make([]uint32, size), mask: uint64(size - 1), entries: make([]memoEntry, 0, hint), words: make([]uint64, 0, 2*hint)}
 }
 
 func (m *memo) len() int { return len(m.entries) }

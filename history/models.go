@@ -166,24 +166,48 @@ func KV() Model { return kvModel{} }
 func (kvModel) Name() string { return "kv" }
 
 func (kvModel) Partition(ops []Op) ([][]int, []string) {
-	idx := map[string]int{}
+	// Small histories are checked in microseconds: count first, then fill
+	// one backing array, so that partitioning allocates a constant number
+	// of times.
+	key := make([]int32, len(ops))
+	idx := map[string]int32{}
 	var names []string
-	for _, o := range ops {
-		if _, ok := idx[o.Key]; !ok {
-			idx[o.Key] = 0
-			names = append(names, o.Key)
+	var count []int32
+	for i := range ops {
+		g, ok := idx[ops[i].Key]
+		if !ok {
+			g = int32(len(names))
+			idx[ops[i].Key] = g
+			names = append(names, ops[i].Key)
+			count = append(count, 0)
 		}
+		key[i] = g
+		count[g]++
 	}
-	sort.Strings(names)
-	for i, n := range names {
-		idx[n] = i
+	// Partitions in key order.
+	order := make([]int32, len(names))
+	for i := range order {
+		order[i] = int32(i)
+	}
+	sort.Slice(order, func(a, b int) bool { return names[order[a]] < names[order[b]] })
+	rank := make([]int32, len(names))
+	sorted := make([]string, len(names))
+	for r, g := range order {
+		rank[g] = int32(r)
+		sorted[r] = names[g]
 	}
 	groups := make([][]int, len(names))
-	for i, o := range ops {
-		g := idx[o.Key]
-		groups[g] = append(groups[g], i)
+	backing := make([]int, len(ops))
+	off := 0
+	for r, g := range order {
+		groups[r] = backing[off : off : off+int(count[g])]
+		off += int(count[g])
 	}
-	return groups, names
+	for i := range ops {
+		r := rank[key[i]]
+		groups[r] = append(groups[r], i)
+	}
+	return groups, sorted
 }
 
 const (
@@ -205,7 +229,7 @@ type kvOp struct {
 type kvMachine struct {
 	ops     []kvOp
 	nkeys   int
-	strs    *ropes
+	strs    ropes
 	tuples  [][]int32
 	tupIDs  map[string]State
 	cache   map[uint64]State // (state<<32 | op) -> next
@@ -221,9 +245,10 @@ type kvMachine struct {
 }
 
 func (kvModel) Compile(ops []Op) (Machine, error) {
-	mc := &kvMachine{strs: newRopes(len(ops))}
+	mc := &kvMachine{}
+	mc.strs.init(len(ops))
 	str := mc.strs.leafID
-	keys := map[string]int32{}
+	keys := make(map[string]int32, 1)
 	text := func(v Value) (string, bool) {
 		if v.IsNil() {
 			return "", true
@@ -234,11 +259,17 @@ func (kvModel) Compile(ops []Op) (Machine, error) {
 	mc.ops = make([]kvOp, len(ops))
 	for i := range ops {
 		o := &ops[i]
-		k, ok := keys[o.Key]
-		if !ok {
-			k = int32(len(keys))
-			keys[o.Key] = k
-			mc.keyName = append(mc.keyName, o.Key)
+		var k int32
+		if i == 0 || o.Key != mc.keyName[0] || len(mc.keyName) > 1 {
+			// A partition has one key: the map is needed only for
+			// unpartitioned histories.
+			var ok bool
+			k, ok = keys[o.Key]
+			if !ok {
+				k = int32(len(keys))
+				keys[o.Key] = k
+				mc.keyName = append(mc.keyName, o.Key)
+			}
 		}
 		r := kvOp{key: k, info: o.Status == Info}
 		switch o.F {

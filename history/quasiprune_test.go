@@ -152,6 +152,7 @@ func quasiMismatches(t *testing.T, seed int64, iters, maxOps int) int {
 	r := rand.New(rand.NewSource(seed))
 	counts := map[bool]int{}
 	before := quasiPruned.Load()
+	futureBefore, domBefore := quasiFuture.Load(), quasiDominated.Load()
 	bad := 0
 	for it := 0; it < iters; it++ {
 		q := r.Intn(4)
@@ -186,12 +187,34 @@ func quasiMismatches(t *testing.T, seed int64, iters, maxOps int) int {
 				t.Logf("history %d (q=%d %v): search %v, brute force %v\n%s", it, q, cfg, got, want, dumpOps(h.Ops))
 			}
 		}
+		// A prefix as Localize checks it (an op pending at the cut takes
+		// effect with the result it returned later, or not at all): the
+		// brute force takes pending ops with their Output, the same.
+		rp := rand.New(rand.NewSource(seed*1000 + int64(it)))
+		evs := locEvents(h.Ops)
+		pre := &History{Ops: locPrefix(h.Ops, evs, 1+rp.Intn(len(evs)))}
+		want = bruteForce(pre.Ops, func(order []int) bool {
+			ok, err := relax.Admits(spec, *cfg, queueTrace(spec.Table, pre.Ops, order))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return ok
+		})
+		if got := quasiVerdict(t, pre, newLocFixedModel(Queue(), h.Ops), cfg); (got == lts.Valid) != want {
+			bad++
+			if bad == 1 {
+				t.Logf("history %d, prefix (q=%d %v): search %v, brute force %v\n%s", it, q, cfg, got, want, dumpOps(pre.Ops))
+			}
+		}
 	}
 	if counts[true] < iters/10 || counts[false] < iters/10 {
 		t.Fatalf("unbalanced sample: %v", counts)
 	}
 	if quasiPruned.Load() == before {
 		t.Fatalf("the pruning never fired")
+	}
+	if quasiFuture.Load() == futureBefore || quasiDominated.Load() == domBefore {
+		t.Fatalf("rule F or the enqueue-order dominance never fired")
 	}
 	return bad
 }
@@ -245,12 +268,22 @@ func TestQuasiPruningAgainstUnpruned(t *testing.T) {
 	}
 }
 
-// TestQuasiPruningMutation: a deliberately wrong rule (every content
-// deadline one read too early) must be caught by the brute-force test.
+// TestQuasiPruningMutation: deliberately wrong rules (every content
+// deadline one read too early; rule F one read too strict; the enqueue
+// dominance backwards) must be caught by the brute-force test.
 func TestQuasiPruningMutation(t *testing.T) {
 	quasiSkew = -1
-	defer func() { quasiSkew = 0 }()
-	if n := quasiMismatches(t, 1, 300, 7); n == 0 {
+	n := quasiMismatches(t, 1, 300, 7)
+	quasiSkew = 0
+	if n == 0 {
 		t.Fatalf("a wrong deadline went unnoticed")
+	}
+	for _, mutant := range []int{1, 2} {
+		quasiMutant = mutant
+		n := quasiMismatches(t, 1, 300, 7)
+		quasiMutant = 0
+		if n == 0 {
+			t.Fatalf("mutant %d went unnoticed", mutant)
+		}
 	}
 }

@@ -23,13 +23,20 @@ type rope struct {
 const ropeBase = 0x100000001B3
 
 func newRopes(hint int) *ropes {
-	size := 64
+	r := &ropes{}
+	r.init(hint)
+	return r
+}
+
+// init prepares an empty set for about hint strings (in place: a model
+// embeds its ropes, one allocation fewer per check).
+func (r *ropes) init(hint int) {
+	size := 16 // grows as needed; small checks stay small
 	for size < 2*hint {
 		size <<= 1
 	}
-	r := &ropes{table: make([]int32, size), mask: uint64(size - 1), nodes: make([]rope, 0, hint)}
+	*r = ropes{table: make([]int32, size), mask: uint64(size - 1), nodes: make([]rope, 0, hint+1), leafs: make([]string, 0, hint+1)}
 	r.leafID("")
-	return r
 }
 
 func ropeSlot(n int64, h uint64) uint64 {

@@ -61,13 +61,22 @@ func check(ctx context.Context, all []Op, m Model, opt Options) (res *Result, er
 	p, isPart := m.(Partitioner)
 	if isPart && !opt.NoPartition && opt.Quasi == nil {
 		groups, names := p.Partition(ops)
+		// One backing array for the partitions' ops and one for their IDs.
+		total := 0
+		for _, g := range groups {
+			total += len(g)
+		}
+		opsBuf, idBuf := make([]Op, total), make([]int, total)
+		parts = make([]part, len(groups))
+		off := 0
 		for gi, g := range groups {
-			pt := part{name: names[gi], ops: make([]Op, 0, len(g)), ids: make([]int, 0, len(g))}
-			for _, i := range g {
-				pt.ops = append(pt.ops, ops[i])
-				pt.ids = append(pt.ids, ops[i].ID)
+			pt := part{name: names[gi], ops: opsBuf[off : off+len(g) : off+len(g)], ids: idBuf[off : off+len(g) : off+len(g)]}
+			for k, i := range g {
+				pt.ops[k] = ops[i]
+				pt.ids[k] = ops[i].ID
 			}
-			parts = append(parts, pt)
+			parts[gi] = pt
+			off += len(g)
 		}
 	} else {
 		pt := part{ops: ops, ids: make([]int, 0, len(ops))}
@@ -123,13 +132,14 @@ func check(ctx context.Context, all []Op, m Model, opt Options) (res *Result, er
 		// Small histories: goroutines cost more than they save.
 		workers = 1
 	}
-	for i := range parts {
-		searches[i] = newSearch(machines[i], parts[i].ops, lim)
-	}
 	if len(parts) == 1 {
+		searches[0] = newSearch(machines[0], parts[0].ops, lim)
 		searches[0].run()
 	} else {
-		schedule(searches, opt, workers, cancelled)
+		// Searches are created when first scheduled: those cancelled
+		// before their turn cost nothing.
+		start := func(i int) *search { return newSearch(machines[i], parts[i].ops, lim) }
+		schedule(searches, start, opt, workers, cancelled)
 	}
 	for i, s := range searches {
 		if s.witness != nil || s.reason != "" {
@@ -214,14 +224,19 @@ func compile(m Model, ops []Op, opt Options) (Machine, error) {
 
 // schedule runs the partitions in rounds: in round k every unfinished
 // partition runs a slice of firstQuantum·2^k search steps (on at most
-// workers goroutines). Unless opt.AllPartitions, after the first round in
-// which some partition is found invalid the others are cancelled. A
-// partition's progress after k slices does not depend on timing, so the
-// set of partitions decided (and the reported failure, the lowest invalid
-// one in partition order) is deterministic, while a hard partition cannot
-// delay the discovery of an easy invalid one by more than a factor of
-// about two in steps.
-func schedule(searches []*search, opt Options, workers int, cancelled []bool) {
+// workers goroutines), in partition order. Unless opt.AllPartitions, once
+// a partition is found invalid in a round, the partitions after it in that
+// round are cancelled (skipped if not started yet, their outcome discarded
+// otherwise), and after the round every undecided one is too. A
+// partition's progress after k slices does not depend on timing, and every
+// partition before the first invalid one of a round runs its whole slice,
+// so the partitions decided (and the reported failure, the lowest invalid
+// one in partition order) are deterministic, whatever the number of
+// workers; a hard partition cannot delay the discovery of an easy invalid
+// one by more than a factor of about two in steps. searches[i] is created
+// by start(i) when partition i first runs (a partition cancelled before its
+// turn is never compiled into a search).
+func schedule(searches []*search, start func(int) *search, opt Options, workers int, cancelled []bool) {
 	n := len(searches)
 	active := make([]int, n)
 	for i := range active {
@@ -229,13 +244,26 @@ func schedule(searches []*search, opt Options, workers int, cancelled []bool) {
 	}
 	outcomes := make([]outcome, n)
 	quota := int64(firstQuantum)
+	run := func(i int) outcome {
+		if searches[i] == nil {
+			searches[i] = start(i)
+		}
+		return searches[i].step(quota)
+	}
 	for len(active) > 0 {
+		firstBad := len(active) // position in active of the first invalid partition
 		if workers == 1 || len(active) == 1 {
-			for _, i := range active {
-				outcomes[i] = searches[i].step(quota)
+			for k, i := range active {
+				outcomes[i] = run(i)
+				if outcomes[i] == none && !opt.AllPartitions {
+					firstBad = k
+					break
+				}
 			}
 		} else {
 			var next atomic.Int64
+			var bad atomic.Int64 // least position found invalid
+			bad.Store(int64(len(active)))
 			var wg sync.WaitGroup
 			var mu sync.Mutex
 			var perr error
@@ -254,11 +282,19 @@ func schedule(searches []*search, opt Options, workers int, cancelled []bool) {
 					}()
 					for {
 						k := int(next.Add(1) - 1)
-						if k >= len(active) {
-							return
+						if k >= len(active) || (!opt.AllPartitions && int64(k) > bad.Load()) {
+							return // positions are taken in order: the rest are after the invalid one
 						}
 						i := active[k]
-						outcomes[i] = searches[i].step(quota)
+						outcomes[i] = run(i)
+						if outcomes[i] == none && !opt.AllPartitions {
+							for {
+								b := bad.Load()
+								if int64(k) >= b || bad.CompareAndSwap(b, int64(k)) {
+									break
+								}
+							}
+						}
 					}
 				}()
 			}
@@ -266,25 +302,31 @@ func schedule(searches []*search, opt Options, workers int, cancelled []bool) {
 			if perr != nil {
 				panic(automatonError{perr}) // re-raised in the caller's goroutine, recovered by check
 			}
+			firstBad = int(bad.Load())
 		}
-		bad := false
-		rest := active[:0]
-		for _, i := range active {
-			switch outcomes[i] {
-			case paused:
-				rest = append(rest, i)
-			case none:
-				bad = true
-			}
-		}
-		active = rest
-		if bad && !opt.AllPartitions {
-			for _, i := range active {
+		if firstBad < len(active) {
+			// Cancel everything after the first invalid partition of the
+			// round, and whatever is undecided before it.
+			for k, i := range active {
+				if k < firstBad && outcomes[i] != paused || k == firstBad {
+					continue
+				}
 				cancelled[i] = true
+				if searches[i] == nil {
+					searches[i] = &search{blocked: -1}
+				}
+				searches[i].witness = nil
 				searches[i].reason = reasonCancelled
 			}
 			return
 		}
+		rest := active[:0]
+		for _, i := range active {
+			if outcomes[i] == paused {
+				rest = append(rest, i)
+			}
+		}
+		active = rest
 		quota *= 2
 	}
 }
@@ -304,11 +346,12 @@ func partitionResult(mc Machine, pt part, s *search, cancelled bool) PartitionRe
 			return r
 		}
 		r.Verdict = lts.Valid
-		r.Witness = make([]int, len(s.witness))
+		r.Witness = s.witness // mapped to the caller's IDs in place
 		for i, j := range s.witness {
 			r.Witness[i] = pt.ids[j]
 		}
-		r.Stats.Depth = len(s.witness)
+		s.witness = nil
+		r.Stats.Depth = len(r.Witness)
 	case s.reason != "":
 		r.Verdict = lts.Unknown
 		r.Reason = s.reason
@@ -333,22 +376,23 @@ func partitionResult(mc Machine, pt part, s *search, cancelled bool) PartitionRe
 // verifyWitness replays a linearization (local indices) on the machine and
 // checks real-time order and that every completed op is present once.
 func verifyWitness(mc Machine, ops []Op, w []int, fin Finisher) error {
-	seen := make([]bool, len(ops))
+	// One allocation: minRet (below), then the bits of the ops seen.
+	scratch := make([]int64, len(w)+1+(len(ops)+63)/64)
+	minRet, seen := scratch[:len(w)+1], scratch[len(w)+1:]
 	for _, i := range w {
-		if i < 0 || i >= len(ops) || seen[i] {
+		if i < 0 || i >= len(ops) || seen[i>>6]&(1<<(uint(i)&63)) != 0 {
 			return fmt.Errorf("op %d repeated or out of range", i)
 		}
-		seen[i] = true
+		seen[i>>6] |= 1 << (uint(i) & 63)
 	}
 	for i, o := range ops {
-		if !seen[i] && o.Status != Info {
+		if seen[i>>6]&(1<<(uint(i)&63)) == 0 && o.Status != Info {
 			return fmt.Errorf("completed op %d missing", o.ID)
 		}
 	}
 	// Real time: no later op in w may precede an earlier one. Sorting by
 	// call time makes this O(n log n): the max call seen so far must not
 	// exceed... simply compare each op with the minimum return of the ops after it.
-	minRet := make([]int64, len(w)+1)
 	minRet[len(w)] = Pending
 	for k := len(w) - 1; k >= 0; k-- {
 		minRet[k] = min(minRet[k+1], ops[w[k]].Return)
@@ -358,8 +402,9 @@ func verifyWitness(mc Machine, ops []Op, w []int, fin Finisher) error {
 			return fmt.Errorf("op %d placed after an op that returned before its call", ops[w[k]].ID)
 		}
 	}
-	cur := mc.Init(nil)
-	var next []State
+	states := make([]State, 0, 8)
+	cur := mc.Init(states[:0:4])
+	next := states[4:4:8]
 	for _, i := range w {
 		next = next[:0]
 		for _, s := range cur {

@@ -110,12 +110,15 @@ type search struct {
 	m     Machine
 	fin   Finisher
 	prune Pruner
-	ops   []Op // local indices 0..n-1
-	n     int
-	bud   limiter
-	halt  *atomic.Bool // set when the limiter's deadline passes (nil: none)
-	rs    runState
-	steps int64
+	// pruneAfter, if the machine has it, replaces prune.Viable: it also
+	// knows the op just placed.
+	pruneAfter stepPruner
+	ops        []Op // local indices 0..n-1
+	n          int
+	bud        limiter
+	halt       *atomic.Bool // set when the limiter's deadline passes (nil: none)
+	rs         runState
+	steps      int64
 
 	// Entries: call of op i is i, return of op i is n+i; head is 2n; -1 ends
 	// the list. Pending ops have no return entry.
@@ -131,7 +134,7 @@ type search struct {
 	ninfo    int
 	compact  bool // use compact keys (they are shorter than the bitset)
 	// twin[i] is the previous Info op identical to Info op i (same F, Key,
-	// Input; by call order), or -1. Identical Info ops are interchangeable
+	// Input, Output; by call order), or -1. Identical Info ops are interchangeable
 	// and the earlier-called one can go wherever the later one can, so the
 	// search linearizes them in call order only (symmetry reduction).
 	twin []int32
@@ -159,6 +162,7 @@ func newSearch(m Machine, ops []Op, bud limiter) *search {
 	}
 	s.fin, _ = m.(Finisher)
 	s.prune, _ = m.(Pruner)
+	s.pruneAfter, _ = m.(stepPruner)
 	type ev struct {
 		t   int64
 		ret bool
@@ -230,7 +234,11 @@ func newSearch(m Machine, ops []Op, bud limiter) *search {
 			if ops[i].Status != Info {
 				continue
 			}
-			k := ops[i].F + "\x00" + ops[i].Key + "\x00" + ops[i].Input.String()
+			// Output too: an Info op has none in a parsed history, but an
+			// op pending at a prefix's cut carries the result it returned
+			// later, which the prefix's model (locFixedModel) gives it:
+			// two pending dequeues with different results are not twins.
+			k := ops[i].F + "\x00" + ops[i].Key + "\x00" + ops[i].Input.String() + "\x00" + ops[i].Output.String()
 			if j, ok := lastTwin[k]; ok {
 				s.twin[i] = j
 			}
@@ -284,8 +292,21 @@ func (s *search) unlift(i int32) {
 }
 
 // zobrist gives each op a fixed pseudo-random 64-bit code; the hash of a set
-// is the xor of its members' codes (deterministic: splitmix64 from 0).
+// is the xor of its members' codes (deterministic: splitmix64 from 0). The
+// codes of the first zobristShared ops are computed once and shared
+// (read-only): small checks, many per second, need not recompute them.
 func zobrist(n int) []uint64 {
+	if n <= zobristShared {
+		return zobristTable()[:n:n]
+	}
+	return zobristCodes(n)
+}
+
+const zobristShared = 1 << 12
+
+var zobristTable = sync.OnceValue(func() []uint64 { return zobristCodes(zobristShared) })
+
+func zobristCodes(n int) []uint64 {
 	z := make([]uint64, n)
 	x := uint64(0x2545F4914F6CDD1D)
 	for i := range z {
@@ -334,6 +355,23 @@ type runState struct {
 	state   State
 	e       int32
 	resume  int32
+	bufArr  [8]State
+	initArr [2]State
+}
+
+// stepPruner is a Pruner whose verdict may also depend on the op just
+// placed (a function of the linearized set, the state and that op, so the
+// memo stays exact): quasiMachine refuses some orders of enqueues.
+type stepPruner interface {
+	viableAfter(s State, op int32, linearized []uint64) bool
+}
+
+// viable asks the machine's pruner about state ns reached by placing op.
+func (s *search) viable(ns State, op int32, set []uint64) bool {
+	if s.pruneAfter != nil {
+		return s.pruneAfter.viableAfter(ns, op, set)
+	}
+	return s.prune.Viable(ns, set)
 }
 
 // valueStepper marks machines whose Step of an op depends only on its name,
@@ -397,14 +435,17 @@ func (s *search) step(quota int64) outcome {
 		if words == 0 {
 			words = 1
 		}
-		r.set = make([]uint64, words)
-		r.infoSet = make([]uint64, (s.ninfo+63)/64)
+		iw := (s.ninfo + 63) / 64
+		sets := make([]uint64, words+iw) // one allocation for both
+		r.set, r.infoSet = sets[:words:words], sets[words:]
 		r.z = zobrist(n)
 		r.mm = newMemo(n)
 		r.m = s.firstOpen(0, r.set)
 		r.stack = make([]frame, 0, n)
-		r.buf = make([]State, 0, 8)
-		r.inits = s.m.Init(nil)
+		// Small fixed buffers inside the search: a check of a small
+		// history allocates little.
+		r.buf = r.bufArr[:0]
+		r.inits = s.m.Init(r.initArr[:0])
 		r.initIdx = -1
 		r.e = -2 // start the next initial state
 	}
@@ -475,7 +516,7 @@ func (s *search) step(quota int64) outcome {
 				}
 				set[w] |= bit
 				nh := h ^ z[op]
-				if s.prune != nil && !s.prune.Viable(ns, set) {
+				if s.prune != nil && !s.viable(ns, op, set) {
 					set[w] &^= bit
 					continue
 				}

@@ -57,6 +57,16 @@ func BenchmarkStarvingQueueLocalize10k(b *testing.B) {
 	const k = 4
 	h := figureHistory(b, k, true)
 	opt := history.Options{Quasi: deqQuasi(k - 1), Limits: benchLimits}
+	// The check of the whole history, on its own.
+	start := time.Now()
+	res, err := history.Check(context.Background(), h, history.Queue(), opt)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if res.Verdict != lts.Invalid {
+		b.Fatalf("check of %d ops: %v %s", len(h.Ops), res.Verdict, res.Reason)
+	}
+	checkMs := float64(time.Since(start).Microseconds()) / 1000
 	b.ResetTimer()
 	for b.Loop() {
 		l, err := history.Localize(context.Background(), h, history.Queue(), opt)
@@ -71,7 +81,9 @@ func BenchmarkStarvingQueueLocalize10k(b *testing.B) {
 		}
 		b.ReportMetric(float64(l.Size()), "core-ops")
 		b.ReportMetric(float64(l.Checks), "checks")
+		b.ReportMetric(float64(len(l.Undecided)), "undecided")
 	}
+	b.ReportMetric(checkMs, "check-ms") // after the loop: ResetTimer drops metrics
 }
 
 // BenchmarkStarvingQueueLocalizeLin10k: the same starving history refuted
