@@ -431,12 +431,15 @@ func opString(h *history.History, id int) string {
 type historyLocalization struct {
 	Verdict      lts.Verdict `json:"verdict"` // invalid: a test case was found
 	Reason       string      `json:"reason,omitempty"`
-	PrefixEvents int         `json:"prefix_events"` // the shortest violating prefix
+	PrefixEvents int         `json:"prefix_events"` // the shortest violating prefix (see undecided)
 	PrefixOps    int         `json:"prefix_ops"`
-	Revealing    string      `json:"revealing,omitempty"`
-	Sequential   []string    `json:"sequential"`
-	Core         []string    `json:"core"`
-	Suffix       []string    `json:"suffix"`
+	// Undecided: prefix lengths (events) whose check ran out of its budget;
+	// one below prefix_events means a shorter violating prefix may exist.
+	Undecided  []int    `json:"undecided,omitempty"`
+	Revealing  string   `json:"revealing,omitempty"`
+	Sequential []string `json:"sequential"`
+	Core       []string `json:"core"`
+	Suffix     []string `json:"suffix"`
 }
 
 func newHistoryLocalization(h *history.History, l *history.Localization) *historyLocalization {
@@ -449,6 +452,7 @@ func newHistoryLocalization(h *history.History, l *history.Localization) *histor
 	}
 	hl := &historyLocalization{
 		Verdict: l.Verdict, Reason: l.Reason, PrefixEvents: l.PrefixEvents, PrefixOps: l.PrefixOps,
+		Undecided:  l.Undecided,
 		Sequential: ops(l.Sequential), Core: ops(l.Core), Suffix: ops(l.Suffix),
 	}
 	if l.Revealing >= 0 {
@@ -462,7 +466,13 @@ func writeLocalization(w io.Writer, l *historyLocalization) {
 		fmt.Fprintf(w, "  no minimal test case: %s %s\n", l.Verdict, l.Reason)
 		return
 	}
-	fmt.Fprintf(w, "  shortest violating prefix: %d operations (%d events), revealed by %s\n", l.PrefixOps, l.PrefixEvents, l.Revealing)
+	shortest := "shortest violating prefix"
+	if len(l.Undecided) > 0 && l.Undecided[0] < l.PrefixEvents {
+		// A shorter prefix ran out of its budget: this one is the shortest
+		// found, not necessarily the shortest.
+		shortest = fmt.Sprintf("violating prefix (a shorter one may exist: the check of the first %d events ran out of budget)", l.Undecided[0])
+	}
+	fmt.Fprintf(w, "  %s: %d operations (%d events), revealed by %s\n", shortest, l.PrefixOps, l.PrefixEvents, l.Revealing)
 	fmt.Fprintf(w, "  minimal test case (%d operations):\n", len(l.Sequential)+len(l.Core)+len(l.Suffix))
 	for _, part := range []struct {
 		name string
