@@ -22,12 +22,6 @@ type rope struct {
 
 const ropeBase = 0x100000001B3
 
-func newRopes(hint int) *ropes {
-	r := &ropes{}
-	r.init(hint)
-	return r
-}
-
 // init prepares an empty set for about hint strings (in place: a model
 // embeds its ropes, one allocation fewer per check).
 func (r *ropes) init(hint int) {
