@@ -191,6 +191,20 @@ func (s *Proc) encodeVarint(b []byte, comps []uint32, vars []int64) []byte {
 }
 
 func (s *Proc) decode(b []byte, comps []uint32, vars []int64) ([]uint32, []int64) {
+	if nv := len(b) - s.ncomp; nv >= 0 && oneByteEach(b) {
+		// The common case (see encode): one byte per value, no appends.
+		comps = slices.Grow(comps[:0], s.ncomp)[:s.ncomp]
+		for k := range comps {
+			comps[k] = uint32(b[k])
+		}
+		vb := b[s.ncomp:]
+		vars = slices.Grow(vars[:0], nv)[:nv]
+		for k := range vars {
+			c := vb[k]
+			vars[k] = int64(c>>1) ^ -int64(c&1)
+		}
+		return comps, vars
+	}
 	comps, vars = comps[:0], vars[:0]
 	i := 0
 	for k := 0; k < s.ncomp; k++ {
@@ -214,6 +228,20 @@ func (s *Proc) decode(b []byte, comps []uint32, vars []int64) ([]uint32, []int64
 		vars = append(vars, v)
 	}
 	return comps, vars
+}
+
+// oneByteEach reports whether no byte of b has its high bit set: then every
+// value of the encoding is one byte.
+func oneByteEach(b []byte) bool {
+	var or uint64
+	for len(b) >= 8 {
+		or |= binary.LittleEndian.Uint64(b)
+		b = b[8:]
+	}
+	for _, c := range b {
+		or |= uint64(c)
+	}
+	return or&0x8080808080808080 == 0
 }
 
 // raw copies the encoding of t into buf.
