@@ -71,7 +71,7 @@ func (m *memo) insert(h uint64, s State, meta uint64, key []uint64) bool {
 
 // full reports whether the arena cannot take another key of n words
 // (offsets are 32-bit): the search then stops with a limit.
-func (m *memo) full(n int) bool { return len(m.words)+n >= 1<<32-1 }
+func (m *memo) full(n int) bool { return uint64(len(m.words))+uint64(n) >= 1<<32-1 }
 
 func (m *memo) grow() {
 	size := uint64(len(m.table)) * 2
