@@ -107,6 +107,12 @@ func (rep *Report) Markdown() []byte {
 	} else {
 		w("Every verdict that was decided agrees with the model's expectation (where the model states one).\n\n")
 	}
+	if diff := rep.paperDiffers(); len(diff) > 0 {
+		w("**Verdicts that differ from the paper's Table 3** (the models' comments and docs/models.md give the reasons): %s.\n\n", strings.Join(diff, "; "))
+	}
+	if slow := rep.under(100); len(slow) > 0 {
+		w("**Rows that PAT finished and that ran less than 100x faster here** (PAT's time over ours): %s.\n\n", strings.Join(slow, "; "))
+	}
 	if rep.has(Table1) {
 		w("## Table 1: standard refinement against the manually relaxed specification\n\n")
 		w("`segqueue qf=QF seg=Seg track=1`, assertion `Impl() refines ClusterSpec()` (the cluster specification\n")
@@ -187,6 +193,34 @@ func (rep *Report) Markdown() []byte {
 		w("\n")
 	}
 	return b.Bytes()
+}
+
+// under lists the rows of Tables 1 and 4 with a speed-up below x.
+func (rep *Report) under(x float64) []string {
+	var out []string
+	for _, r := range rep.Rows {
+		if r.Table == Fig8 {
+			continue // its rows repeat rows of Tables 1 and 4
+		}
+		if s := r.Speedup(); s > 0 && s < x {
+			out = append(out, fmt.Sprintf("Table %s `%s %s` %s %.1fx", r.Table, r.Model, r.Params, r.Method, s))
+		}
+	}
+	return out
+}
+
+// paperDiffers lists the linearizability and exact-mode rows whose verdict
+// is not Table 3's.
+func (rep *Report) paperDiffers() []string {
+	var out []string
+	for _, r := range rep.Rows {
+		lin := r.Table == Table3
+		exact := r.Table == Table4 && r.Method == "exact"
+		if (lin || exact) && r.Paper != lts.Unknown && r.Verdict != lts.Unknown && r.Verdict != r.Paper {
+			out = append(out, fmt.Sprintf("%s (`%s %s`, %s): %s, paper %s", r.Class, r.Model, r.Params, r.Method, r.Verdict, yesNo(r.Paper)))
+		}
+	}
+	return out
 }
 
 // find returns the row of table with this class and method, or nil.
