@@ -292,10 +292,13 @@ func expectCell(r *Row) string {
 }
 
 func yesNo(v lts.Verdict) string {
-	if v == lts.Valid {
+	switch v {
+	case lts.Valid:
 		return "yes"
+	case lts.Invalid:
+		return "no"
 	}
-	return "no"
+	return "–"
 }
 
 func count(n int64) string {

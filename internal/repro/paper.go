@@ -41,7 +41,7 @@ var table4 = []struct {
 	Model  string
 	Params map[string]int
 	QF     int
-	// Quasi is Table 3's "Quasi Lin." column.
+	// Quasi is Table 3's "Quasi Lin." column (unused when Lin < 0).
 	Quasi bool
 	// Lin is Table 3's "Linearizable" column: 1 yes, 0 no, -1 not in
 	// Table 3 (Q. priority Q (8) appears in Table 4 only).

@@ -126,7 +126,10 @@ func Rows(opt Options) []*Row {
 		for _, method := range []string{"exact", "window"} {
 			for _, t := range table4 {
 				paper := lts.Invalid
-				if t.Quasi {
+				switch {
+				case t.Lin < 0:
+					paper = lts.Unknown // not in Table 3
+				case t.Quasi:
 					paper = lts.Valid
 				}
 				r := &Row{Table: Table4, Class: t.Class, Model: t.Model, QF: t.QF, Seg: t.Params["seg"], Method: method,
