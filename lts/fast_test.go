@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -153,45 +152,15 @@ func randomShapeModel(rng *rand.Rand) string {
 // specialised closures and expandPlain as with the generic closures and
 // the general combination.
 func TestFastPathsAgree(t *testing.T) {
-	var files []string
-	for _, g := range []string{"../models/lib/*.csp", "../models/testdata/*.csp"} {
-		f, _ := filepath.Glob(g)
-		files = append(files, f...)
-	}
-	if len(files) == 0 {
-		t.Fatal("no library models")
-	}
 	limit := 3000
 	if testing.Short() {
 		limit = 300
 	}
 	type proc struct{ file, src, text string }
 	var procs []proc
-	for _, f := range files {
-		src, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		m, err := lang.Parse(filepath.Base(f), src)
-		if err != nil {
-			t.Fatal(err)
-		}
-		c, err := lang.Check(m)
-		if err != nil {
-			t.Fatal(err)
-		}
-		seen := map[string]bool{}
-		for _, a := range c.Info.Asserts {
-			for _, q := range []lang.Proc{a.Left, a.Right} {
-				if q == nil {
-					continue
-				}
-				text := string(src[q.Pos().Offset:q.End().Offset])
-				if !seen[text] {
-					seen[text] = true
-					procs = append(procs, proc{f, string(src), text})
-				}
-			}
+	for _, am := range assertedModels(t, "../models/lib/*.csp", "../models/testdata/*.csp") {
+		for _, text := range am.texts {
+			procs = append(procs, proc{am.path, string(am.src), text})
 		}
 	}
 	bench, err := os.ReadFile("../testdata/lts/bench/segqueue.csp")

@@ -3,6 +3,8 @@ package lts
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -25,6 +27,59 @@ func compileSrc(t testing.TB, src string) *Program {
 		t.Fatalf("compile: %v", err)
 	}
 	return p
+}
+
+// assertedModel is a model file with the distinct processes that its
+// assertions name (left and right operands, in order).
+type assertedModel struct {
+	path    string
+	src     []byte
+	checked *lang.Checked
+	procs   []lang.Proc
+	texts   []string // the source text of each process
+}
+
+// assertedModels parses and checks every model file matching the globs
+// (relative to lts/); a file that does not parse or check fails the test.
+func assertedModels(t testing.TB, globs ...string) []assertedModel {
+	t.Helper()
+	var out []assertedModel
+	for _, g := range globs {
+		files, _ := filepath.Glob(g)
+		for _, f := range files {
+			src, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			m, err := lang.Parse(filepath.Base(f), src)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c, err := lang.Check(m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			am := assertedModel{path: f, src: src, checked: c}
+			seen := map[string]bool{}
+			for _, a := range c.Info.Asserts {
+				for _, q := range []lang.Proc{a.Left, a.Right} {
+					if q == nil {
+						continue
+					}
+					text := string(src[q.Pos().Offset:q.End().Offset])
+					if !seen[text] {
+						seen[text] = true
+						am.procs, am.texts = append(am.procs, q), append(am.texts, text)
+					}
+				}
+			}
+			out = append(out, am)
+		}
+	}
+	if len(out) == 0 {
+		t.Fatal("no library models")
+	}
+	return out
 }
 
 func explore(t testing.TB, sys System) *Result {

@@ -9,8 +9,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/quasar-verify/quasar/lang"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/lts/statecounts.golden")
@@ -21,56 +19,26 @@ var update = flag.Bool("update", false, "rewrite testdata/lts/statecounts.golden
 // semantics or the state encoding that adds or merges states shows here.
 // The golden file is rewritten with -update, never by hand.
 func TestStateCounts(t *testing.T) {
-	var files []string
-	for _, g := range []string{"../models/lib/*.csp", "../models/testdata/*.csp"} {
-		f, _ := filepath.Glob(g)
-		files = append(files, f...)
-	}
-	if len(files) == 0 {
-		t.Fatal("no library models")
-	}
 	var sb strings.Builder
-	for _, f := range files {
-		src, err := os.ReadFile(f)
+	for _, am := range assertedModels(t, "../models/lib/*.csp", "../models/testdata/*.csp") {
+		p, err := Compile(am.checked)
 		if err != nil {
 			t.Fatal(err)
 		}
-		m, err := lang.Parse(filepath.Base(f), src)
-		if err != nil {
-			t.Fatal(err)
-		}
-		c, err := lang.Check(m)
-		if err != nil {
-			t.Fatal(err)
-		}
-		p, err := Compile(c)
-		if err != nil {
-			t.Fatal(err)
-		}
-		seen := map[string]bool{}
-		for _, a := range c.Info.Asserts {
-			for _, q := range []lang.Proc{a.Left, a.Right} {
-				if q == nil {
-					continue
-				}
-				text := string(src[q.Pos().Offset:q.End().Offset])
-				if seen[text] {
-					continue
-				}
-				seen[text] = true
-				sys, err := p.Process(q)
-				if err != nil {
-					t.Fatalf("%s: %s: %v", f, text, err)
-				}
-				res, err := Explore(context.Background(), sys, Options{Limits: Limits{MaxStates: 1 << 21, Timeout: time.Minute}})
-				if err != nil {
-					t.Fatalf("%s: %s: %v", f, text, err)
-				}
-				if res.Verdict == Unknown {
-					t.Fatalf("%s: %s: %s", f, text, res.Reason)
-				}
-				fmt.Fprintf(&sb, "%s\t%s\t%d states\t%d transitions\n", filepath.Base(f), text, res.Stats.States, res.Stats.Transitions)
+		for i, q := range am.procs {
+			f, text := am.path, am.texts[i]
+			sys, err := p.Process(q)
+			if err != nil {
+				t.Fatalf("%s: %s: %v", f, text, err)
 			}
+			res, err := Explore(context.Background(), sys, Options{Limits: Limits{MaxStates: 1 << 21, Timeout: time.Minute}})
+			if err != nil {
+				t.Fatalf("%s: %s: %v", f, text, err)
+			}
+			if res.Verdict == Unknown {
+				t.Fatalf("%s: %s: %s", f, text, res.Reason)
+			}
+			fmt.Fprintf(&sb, "%s\t%s\t%d states\t%d transitions\n", filepath.Base(f), text, res.Stats.States, res.Stats.Transitions)
 		}
 	}
 	// One anchor counted by hand: the demo's FIFO queue of capacity 2 over
