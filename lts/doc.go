@@ -44,7 +44,11 @@
 // flattened: hiding over one parallel composition (nested compositions with
 // the same operator are merged) whose components are terms. A state is the
 // byte string [component term ids as uvarints][variable slots as zigzag
-// varints], interned in a hash set (store.go) that assigns dense uint32
+// varints], where the slots are only those the system can write (live.go:
+// the variables assigned in the blocks of the definitions it reaches and
+// the buffers of its buffered channels; the others keep their initial
+// values, so an implementation's states do not carry its specification's
+// variables), interned in a hash set (store.go) that assigns dense uint32
 // ids in discovery order. Nearly every state of a process has the length
 // of its initial state (one byte per value), its width; up to 24 bytes,
 // those states live inline in the table: slots of [id+1][width bytes],

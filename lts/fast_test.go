@@ -156,38 +156,7 @@ func TestFastPathsAgree(t *testing.T) {
 	if testing.Short() {
 		limit = 300
 	}
-	type proc struct{ file, src, text string }
-	var procs []proc
-	for _, am := range assertedModels(t, "../models/lib/*.csp", "../models/testdata/*.csp") {
-		for _, text := range am.texts {
-			procs = append(procs, proc{am.path, string(am.src), text})
-		}
-	}
-	bench, err := os.ReadFile("../testdata/lts/bench/segqueue.csp")
-	if err != nil {
-		t.Fatal(err)
-	}
-	procs = append(procs, proc{"segqueue.csp", strings.Replace(string(bench), "#define T 3;", "#define T 2;", 1), "Queue()"},
-		// Hiding inside the components, of events whose data read
-		// variables; an atomic step and a channel in a third component.
-		proc{"hide", `var x = 0;
-P(i) = (a.i.x{x = (x + 1) % 3} -> b.x -> P(i)) \ {a.0};
-Sys = P(0) ||| P(1);`, "Sys()"},
-		// Values that need two varint bytes (>= 64 or < -64) and more
-		// than 128 terms: the patched encoding must fall back to the
-		// full one.
-		proc{"wide", `var x = 0;
-var y[2];
-P = [x < 100] inc{x = x + 7; y[(x % 2 + 2) % 2] = x} -> P [] [x > -90] dec{x = x - 13} -> P;
-Q = tick -> Q;
-R(i) = r.i -> R((i + 1) % 150);
-Sys = P ||| Q ||| R(0);`, "Sys()"},
-		proc{"atomic", `var x = 0;
-channel c 1;
-P(i) = (a.i.x{x = (x + 1) % 3} -> P(i)) [] [x == 2] d -> Skip;
-Q = atomic{e{x = 0} -> f.x -> Skip}; c!x -> Q;
-R = c?y -> g.y -> R;
-Sys = P(0) ||| Q ||| R;`, "Sys()"})
+	procs := comparedProcs(t)
 	graphs := func(fast bool) []string {
 		shapesOff, plainOff = !fast, !fast
 		defer func() { shapesOff, plainOff = false, false }()
@@ -219,6 +188,48 @@ Sys = P(0) ||| Q ||| R;`, "Sys()"})
 	if checked < 10 {
 		t.Errorf("only %d processes compared", checked)
 	}
+}
+
+// comparedProc is a process of a model that the path comparisons explore.
+type comparedProc struct{ file, src, text string }
+
+// comparedProcs lists every asserted process of the library's models, the
+// benchmark model (made smaller), and a few models that exercise hiding,
+// wide values, atomic steps and channels.
+func comparedProcs(t *testing.T) []comparedProc {
+	type proc = comparedProc
+	var procs []proc
+	for _, am := range assertedModels(t, "../models/lib/*.csp", "../models/testdata/*.csp") {
+		for _, text := range am.texts {
+			procs = append(procs, proc{am.path, string(am.src), text})
+		}
+	}
+	bench, err := os.ReadFile("../testdata/lts/bench/segqueue.csp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	procs = append(procs, proc{"segqueue.csp", strings.Replace(string(bench), "#define T 3;", "#define T 2;", 1), "Queue()"},
+		// Hiding inside the components, of events whose data read
+		// variables; an atomic step and a channel in a third component.
+		proc{"hide", `var x = 0;
+P(i) = (a.i.x{x = (x + 1) % 3} -> b.x -> P(i)) \ {a.0};
+Sys = P(0) ||| P(1);`, "Sys()"},
+		// Values that need two varint bytes (>= 64 or < -64) and more
+		// than 128 terms: the patched encoding must fall back to the
+		// full one.
+		proc{"wide", `var x = 0;
+var y[2];
+P = [x < 100] inc{x = x + 7; y[(x % 2 + 2) % 2] = x} -> P [] [x > -90] dec{x = x - 13} -> P;
+Q = tick -> Q;
+R(i) = r.i -> R((i + 1) % 150);
+Sys = P ||| Q ||| R(0);`, "Sys()"},
+		proc{"atomic", `var x = 0;
+channel c 1;
+P(i) = (a.i.x{x = (x + 1) % 3} -> P(i)) [] [x == 2] d -> Skip;
+Q = atomic{e{x = 0} -> f.x -> Skip}; c!x -> Q;
+R = c?y -> g.y -> R;
+Sys = P(0) ||| Q ||| R;`, "Sys()"})
+	return procs
 }
 
 // graphPrefix lists the transitions of the first limit states in BFS

@@ -25,6 +25,12 @@ type Proc struct {
 	alphas []*evset
 	ncomp  int
 	names  []string
+	// live lists the variable slots a state stores, in order (nil: all of
+	// them); pos is its inverse (-1: not stored); nvars is their number.
+	// See live.go.
+	live  []int
+	pos   []int32
+	nvars int
 
 	mu    sync.Mutex
 	store *store
@@ -59,7 +65,7 @@ func (p *Program) Process(q lang.Proc) (sys *Proc, err error) {
 	if err != nil {
 		return nil, err
 	}
-	return p.newProc(name, t)
+	return p.newProc(name, t, n)
 }
 
 // ProcessByName builds the system of the definition name applied to args.
@@ -82,11 +88,13 @@ func (p *Program) ProcessByName(name string, args ...int64) (sys *Proc, err erro
 	if err != nil {
 		return nil, err
 	}
-	return p.newProc(name, t)
+	return p.newProc(name, t, def.body)
 }
 
-func (p *Program) newProc(name string, t uint32) (*Proc, error) {
+// newProc makes the system of term t, built from the prepared node root.
+func (p *Program) newProc(name string, t uint32, root *pnode) (*Proc, error) {
 	s := &Proc{p: p, name: name, op: lang.Interleave}
+	s.setLive(p.writtenSlots(root))
 	for p.term(t).kind == kHide {
 		tm := p.term(t)
 		s.hides = append(s.hides, tm.set)
@@ -159,7 +167,7 @@ func (s *Proc) encode(b []byte, comps []uint32, vars []int64) []byte {
 	// same bytes as the varint loop below, which takes over if any value
 	// is larger).
 	n0 := len(b)
-	n := len(comps) + len(vars)
+	n := len(comps) + s.nvars
 	b = slices.Grow(b, n)
 	dst := b[n0 : n0+n]
 	var or uint64
@@ -168,11 +176,21 @@ func (s *Proc) encode(b []byte, comps []uint32, vars []int64) []byte {
 		dst[i] = byte(c)
 	}
 	dv := dst[len(comps):]
-	dv = dv[:len(vars)]
-	for i, v := range vars {
-		z := uint64(v<<1) ^ uint64(v>>63)
-		or |= z
-		dv[i] = byte(z)
+	if s.live == nil {
+		dv = dv[:len(vars)]
+		for i, v := range vars {
+			z := uint64(v<<1) ^ uint64(v>>63)
+			or |= z
+			dv[i] = byte(z)
+		}
+	} else {
+		dv = dv[:len(s.live)]
+		for i, slot := range s.live {
+			v := vars[slot]
+			z := uint64(v<<1) ^ uint64(v>>63)
+			or |= z
+			dv[i] = byte(z)
+		}
 	}
 	if or >= 0x80 {
 		return s.encodeVarint(b[:n0], comps, vars)
@@ -184,13 +202,22 @@ func (s *Proc) encodeVarint(b []byte, comps []uint32, vars []int64) []byte {
 	for _, c := range comps {
 		b = binary.AppendUvarint(b, uint64(c))
 	}
-	for _, v := range vars {
-		b = binary.AppendVarint(b, v)
+	if s.live == nil {
+		for _, v := range vars {
+			b = binary.AppendVarint(b, v)
+		}
+		return b
+	}
+	for _, slot := range s.live {
+		b = binary.AppendVarint(b, vars[slot])
 	}
 	return b
 }
 
 func (s *Proc) decode(b []byte, comps []uint32, vars []int64) ([]uint32, []int64) {
+	if s.live != nil {
+		return s.decodeLive(b, comps, vars)
+	}
 	if nv := len(b) - s.ncomp; nv >= 0 && oneByteEach(b) {
 		// The common case (see encode): one byte per value, no appends.
 		comps = slices.Grow(comps[:0], s.ncomp)[:s.ncomp]
@@ -205,18 +232,8 @@ func (s *Proc) decode(b []byte, comps []uint32, vars []int64) ([]uint32, []int64
 		}
 		return comps, vars
 	}
-	comps, vars = comps[:0], vars[:0]
-	i := 0
-	for k := 0; k < s.ncomp; k++ {
-		if c := b[i]; c < 0x80 {
-			comps = append(comps, uint32(c))
-			i++
-			continue
-		}
-		v, n := binary.Uvarint(b[i:])
-		i += n
-		comps = append(comps, uint32(v))
-	}
+	comps, i := s.decodeComps(b, comps)
+	vars = vars[:0]
 	for i < len(b) {
 		if c := b[i]; c < 0x80 {
 			vars = append(vars, int64(c>>1)^-int64(c&1))
@@ -228,6 +245,55 @@ func (s *Proc) decode(b []byte, comps []uint32, vars []int64) ([]uint32, []int64
 		vars = append(vars, v)
 	}
 	return comps, vars
+}
+
+// decodeLive is decode for a state that stores only the slots s.live: the
+// others get their initial values.
+func (s *Proc) decodeLive(b []byte, comps []uint32, vars []int64) ([]uint32, []int64) {
+	vars = append(vars[:0], s.p.init...)
+	if len(b) == s.ncomp+len(s.live) && oneByteEach(b) {
+		comps = slices.Grow(comps[:0], s.ncomp)[:s.ncomp]
+		for k := range comps {
+			comps[k] = uint32(b[k])
+		}
+		vb := b[s.ncomp:]
+		vb = vb[:len(s.live)]
+		for k, slot := range s.live {
+			c := vb[k]
+			vars[slot] = int64(c>>1) ^ -int64(c&1)
+		}
+		return comps, vars
+	}
+	comps, i := s.decodeComps(b, comps)
+	for _, slot := range s.live {
+		if c := b[i]; c < 0x80 {
+			vars[slot] = int64(c>>1) ^ -int64(c&1)
+			i++
+			continue
+		}
+		v, n := binary.Varint(b[i:])
+		i += n
+		vars[slot] = v
+	}
+	return comps, vars
+}
+
+// decodeComps decodes the component term ids at the start of b and
+// returns the offset of the variables.
+func (s *Proc) decodeComps(b []byte, comps []uint32) ([]uint32, int) {
+	comps = comps[:0]
+	i := 0
+	for k := 0; k < s.ncomp; k++ {
+		if c := b[i]; c < 0x80 {
+			comps = append(comps, uint32(c))
+			i++
+			continue
+		}
+		v, n := binary.Uvarint(b[i:])
+		i += n
+		comps = append(comps, uint32(v))
+	}
+	return comps, i
 }
 
 // oneByteEach reports whether no byte of b has its high bit set: then every
@@ -447,7 +513,7 @@ func (s *Proc) expandPlain(raw []byte, x *scratch) (bool, error) {
 	// when the state is in the one-byte-per-value form, the successor is
 	// the state's bytes with the moved component and the written slots
 	// patched. Then the writes are undone.
-	short := len(raw) == len(x.comps)+len(x.vars)
+	short := len(raw) == len(x.comps)+s.nvars
 	nc := len(x.comps)
 	// The general path evaluates every guard and label before it runs any
 	// block, so a failing guard or label is reported before a failing
@@ -518,13 +584,25 @@ func (s *Proc) expandPlain(raw []byte, x *scratch) (bool, error) {
 				enc := x.enc[n0:]
 				enc[i] = byte(target)
 				for _, u := range m.undo {
+					at := u.slot
+					if s.pos != nil {
+						if at = int(s.pos[at]); at < 0 {
+							return true, s.unstoredWrite(u.slot)
+						}
+					}
 					v := x.vars[u.slot]
 					z := uint64(v<<1) ^ uint64(v>>63)
 					if z >= 0x80 {
 						ok = false
 						break
 					}
-					enc[nc+u.slot] = byte(z)
+					enc[nc+at] = byte(z)
+				}
+			} else if s.pos != nil {
+				for _, u := range m.undo {
+					if s.pos[u.slot] < 0 {
+						return true, s.unstoredWrite(u.slot)
+					}
 				}
 			}
 			if !ok {
@@ -559,6 +637,7 @@ func (s *Proc) fire(x *scratch, j joint) error {
 	copy(x.nv, x.vars)
 	x.ncomps = append(x.ncomps[:0], x.comps...)
 	m.vars = x.nv
+	m.undo = m.undo[:0]
 	parts := c.parts[j.off : j.off+j.n]
 	for k, pi := range parts {
 		mv := &c.flat[pi]
@@ -589,6 +668,13 @@ func (s *Proc) fire(x *scratch, j joint) error {
 			return m.err
 		}
 		x.ncomps[mv.who] = s.stripHides(target)
+	}
+	if s.pos != nil {
+		for _, u := range m.undo {
+			if s.pos[u.slot] < 0 {
+				return s.unstoredWrite(u.slot)
+			}
+		}
 	}
 	return nil
 }

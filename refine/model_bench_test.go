@@ -37,6 +37,8 @@ func BenchmarkModel(b *testing.B) {
 		want        lts.Verdict
 	}{
 		{"tiny", "segqueue", map[string]int{"qf": 1, "seg": 1}, "Impl() refines ClusterSpec()", lts.Valid},
+		{"segqueue/cluster-seg2-track", "segqueue", map[string]int{"qf": 1, "seg": 2, "track": 1}, "Impl() refines ClusterSpec()", lts.Valid},
+		{"segqueue/cluster-seg3-track", "segqueue", map[string]int{"qf": 1, "seg": 3, "track": 1}, "Impl() refines ClusterSpec()", lts.Valid},
 		{"segqueue/cluster-seg6-track", "segqueue", map[string]int{"qf": 1, "seg": 6, "track": 1}, "Impl() refines ClusterSpec()", lts.Valid},
 		{"linqueue/ops", "linqueue", map[string]int{"cap": 3, "vals": 2}, "Impl() refines Queue()", lts.Valid},
 		{"linqueue/inv-res", "linqueue", map[string]int{"cap": 2, "vals": 2}, "ImplIR() refines SpecIR()", lts.Valid},

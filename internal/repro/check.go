@@ -12,7 +12,7 @@ import (
 // check runs assertion number index (1-based) of a model through the same
 // pipeline as `quasar check` (internal/run), with every core.
 func check(ctx context.Context, name string, src []byte, index int, limits lts.Limits) (outcome, error) {
-	rep, err := run.Source(ctx, name, src, run.Options{Limits: limits, Workers: lts.DefaultWorkers(), Assert: strconv.Itoa(index)})
+	rep, err := run.Source(ctx, name, src, run.Options{Limits: limits, Workers: lts.DefaultWorkers(), Assert: strconv.Itoa(index), Collect: true})
 	if err != nil {
 		return outcome{}, err
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"runtime"
 	"strconv"
 	"strings"
 	"time"
@@ -82,6 +83,9 @@ func Model(ctx context.Context, m *lang.Model, src func(string) []byte, opt Opti
 		if err := ctx.Err(); err != nil {
 			res.Verdict, res.Reason = lts.Unknown, "cancelled"
 			continue
+		}
+		if opt.Collect {
+			runtime.GC()
 		}
 		checkOne(ctx, prog, c.Info, a, res, opt)
 	}

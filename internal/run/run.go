@@ -24,6 +24,11 @@ type Options struct {
 	// Progress, if set, is called from the searching goroutine about every
 	// 100 ms with the stats so far.
 	Progress func(Progress)
+	// Collect runs the garbage collector before each assertion (outside its
+	// time), so that an assertion's time does not include collecting the
+	// parser's and compiler's garbage (the paper's reproduction times
+	// short checks this way).
+	Collect bool
 }
 
 // Progress is a snapshot of a running search.
