@@ -21,6 +21,7 @@ type paperOptions struct {
 	only       string
 	list       bool
 	json       bool
+	workers    int
 }
 
 // rowName is how --only and the progress lines name a row:
@@ -57,6 +58,7 @@ verdict differs or a row failed; 2: bad usage; 3: interrupted.`,
 	fs.StringVar(&opts.mem, "mem", "4GiB", "memory budget of one row (the paper's machine ran out at 4 GB)")
 	fs.StringVar(&opts.out, "out", "docs", "directory the results are written to")
 	fs.StringVar(&opts.only, "only", "", "run only the rows whose name contains this text, e.g. 'segqueue qf=2 seg=2 exact'")
+	fs.IntVar(&opts.workers, "workers", 1, "search workers of each row (PAT searches with one thread)")
 	fs.BoolVar(&opts.list, "list", false, "list the rows without running them")
 	fs.BoolVar(&opts.json, "json", false, "print the report as JSON on standard output")
 	return cmd
@@ -77,7 +79,10 @@ func runPaper(ctx context.Context, cmd *cobra.Command, st *streams, opts paperOp
 	if err != nil {
 		return &usageError{cmd, fmt.Errorf("--mem: %v", err)}
 	}
-	ropt := repro.Options{Tables: opts.tables, MaxSeconds: opts.maxSeconds, MaxBytes: maxBytes}
+	if opts.workers < 1 {
+		return &usageError{cmd, fmt.Errorf("--workers must be at least 1, found %d", opts.workers)}
+	}
+	ropt := repro.Options{Tables: opts.tables, MaxSeconds: opts.maxSeconds, MaxBytes: maxBytes, Workers: opts.workers}
 	if opts.only != "" {
 		ropt.Filter = func(r *repro.Row) bool { return strings.Contains(rowName(r), opts.only) }
 	}

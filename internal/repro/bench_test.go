@@ -11,7 +11,7 @@ import (
 
 // BenchmarkShortRows times the report's short rows (the ones PAT finished in
 // at most 2 s) exactly as `quasar paper` does: generate the model, parse and
-// compile it (untimed), then check the row's assertion; the reported
+// compile it (untimed), then check the row's assertion with one worker; the reported
 // row-ms is the median of the assertion times, as the report prints it.
 func BenchmarkShortRows(b *testing.B) {
 	for _, r := range Rows(Options{}) {
@@ -30,7 +30,7 @@ func BenchmarkShortRows(b *testing.B) {
 			limits := lts.Limits{MaxBytes: 1 << 30}
 			var times []float64
 			for b.Loop() {
-				out, err := check(context.Background(), name, src, index, limits)
+				out, err := check(context.Background(), name, src, index, limits, 1)
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -10,9 +10,10 @@ import (
 )
 
 // check runs assertion number index (1-based) of a model through the same
-// pipeline as `quasar check` (internal/run), with every core.
-func check(ctx context.Context, name string, src []byte, index int, limits lts.Limits) (outcome, error) {
-	rep, err := run.Source(ctx, name, src, run.Options{Limits: limits, Workers: lts.DefaultWorkers(), Assert: strconv.Itoa(index), Collect: true})
+// pipeline as `quasar check` (internal/run), with this many search workers,
+// from a collected heap.
+func check(ctx context.Context, name string, src []byte, index int, limits lts.Limits, workers int) (outcome, error) {
+	rep, err := run.Source(ctx, name, src, run.Options{Limits: limits, Workers: workers, Assert: strconv.Itoa(index), Collect: true})
 	if err != nil {
 		return outcome{}, err
 	}

@@ -35,6 +35,10 @@ type Options struct {
 	MaxBytes int64
 	// Filter, if set, keeps only the rows it accepts (before they run).
 	Filter func(*Row) bool
+	// Workers is the number of search workers of each row (default 1: PAT
+	// searches with one thread, and on the shared 2-core machine of our
+	// runs a second worker made the rows slower, not faster).
+	Workers int
 	// Progress, if set, is called before and after each row.
 	Progress func(r *Row, done bool)
 }
@@ -89,6 +93,7 @@ type Report struct {
 	Go         string  `json:"go"`
 	Date       string  `json:"date"`
 	MaxSeconds float64 `json:"max_seconds"`
+	Workers    int     `json:"workers"`
 	MaxBytes   int64   `json:"max_bytes"`
 	Rows       []*Row  `json:"rows"`
 }
@@ -193,9 +198,13 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 	if opt.MaxBytes <= 0 {
 		opt.MaxBytes = 4 << 30
 	}
+	if opt.Workers <= 0 {
+		opt.Workers = 1
+	}
 	rep := &Report{Machine: machine(), Go: runtime.Version() + " " + runtime.GOOS + "/" + runtime.GOARCH,
-		Load: loadAverage(), Date: time.Now().UTC().Format("2006-01-02 15:04 UTC"), MaxSeconds: opt.MaxSeconds, MaxBytes: opt.MaxBytes}
+		Load: loadAverage(), Date: time.Now().UTC().Format("2006-01-02 15:04 UTC"), MaxSeconds: opt.MaxSeconds, MaxBytes: opt.MaxBytes, Workers: opt.Workers}
 	limits := lts.Limits{Timeout: time.Duration(opt.MaxSeconds * float64(time.Second)), MaxBytes: opt.MaxBytes}
+	workers := opt.Workers
 	// Fig. 8 repeats rows of Tables 1 and 4: a check is run once.
 	done := map[string]*Row{}
 	for _, r := range Rows(opt) {
@@ -214,7 +223,7 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 			// is its own.
 			runtime.GC()
 			debug.FreeOSMemory()
-			runRow(ctx, r, limits)
+			runRow(ctx, r, limits, workers)
 			done[key] = r
 		}
 		rep.Rows = append(rep.Rows, r)
@@ -226,7 +235,7 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 }
 
 // runRow generates the row's model, finds its assertion and checks it.
-func runRow(ctx context.Context, r *Row, limits lts.Limits) {
+func runRow(ctx context.Context, r *Row, limits lts.Limits, workers int) {
 	name, src, err := models.Generate(r.Model, r.params)
 	if err != nil {
 		r.Err, r.Verdict = err.Error(), lts.Unknown
@@ -250,7 +259,7 @@ func runRow(ctx context.Context, r *Row, limits lts.Limits) {
 		return
 	}
 	r.Assert, r.Expected = found.Text, found.Verdict
-	out, err := check(ctx, name, src, index, limits)
+	out, err := check(ctx, name, src, index, limits, workers)
 	if err != nil {
 		r.Err, r.Verdict = err.Error(), lts.Unknown
 		return
@@ -264,7 +273,7 @@ func runRow(ctx context.Context, r *Row, limits lts.Limits) {
 	// a few milliseconds measures the machine's noise more than the check.
 	times := []float64{out.Seconds}
 	for total := out.Seconds; len(times) < maxRepeats && total < repeatBudget; {
-		again, err := check(ctx, name, src, index, limits)
+		again, err := check(ctx, name, src, index, limits, workers)
 		if err != nil || again.Verdict != out.Verdict || again.States != out.States || again.Transitions != out.Transitions {
 			r.Err = fmt.Sprintf("a repeated run differs: %v, %d states, %d transitions (error %v)", again.Verdict, again.States, again.Transitions, err)
 			return
