@@ -444,10 +444,14 @@ func (p *Program) access(e lang.Expr, sc *scope) (lvalue, error) {
 	}
 	fs := make([]evalFn, len(idx))
 	pos := make([]lang.Pos, len(idx))
+	var c0 cexpr // the first index, compiled
 	for i, ix := range idx {
 		c, err := p.expr(ix, sc)
 		if err != nil {
 			return lv, err
+		}
+		if i == 0 {
+			c0 = c
 		}
 		fs[i] = c.f
 		pos[i] = ix.Pos()
@@ -455,14 +459,14 @@ func (p *Program) access(e lang.Expr, sc *scope) (lvalue, error) {
 	}
 	name := id.Name
 	if len(idx) == 1 {
-		if c, err := p.expr(idx[0], sc); err == nil && c.konst && c.val >= 0 && c.val < int64(dims[0]) {
+		if c := c0; c.konst && c.val >= 0 && c.val < int64(dims[0]) {
 			// A constant index in range: a fixed slot.
 			lv.fixed, lv.base = true, lv.base+int(c.val)
 			return lv, nil
 		}
 	}
 	if len(fs) == 1 && !lv.local {
-		if c, err := p.expr(idx[0], sc); err == nil && c.sh.kind == shLin {
+		if c := c0; c.sh.kind == shLin {
 			lv.ish = c.sh
 			lv.offset = offsetFn(c.sh, int64(dims[0]), pos[0], name)
 			lv.dims1 = int64(dims[0])
