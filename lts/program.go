@@ -740,7 +740,7 @@ var errComplex = errors.New("complex term")
 type termTable struct {
 	mu    sync.Mutex
 	set   *intern.Set
-	dir   []atomic.Pointer[termChunk]
+	dir   atomic.Pointer[[]atomic.Pointer[termChunk]] // grown by copying under mu
 	count atomic.Uint32
 }
 
@@ -750,9 +750,37 @@ type termChunk [1 << chunkShift]*term
 
 func (tt *termTable) init() {
 	tt.set = intern.New(1024)
-	tt.dir = make([]atomic.Pointer[termChunk], 1<<16)
+	dir := make([]atomic.Pointer[termChunk], 16)
+	tt.dir.Store(&dir)
 }
 
+// maxChunks bounds the directory: 2^28 terms.
+const maxChunks = 1 << 16
+
 func (tt *termTable) get(id uint32) *term {
-	return tt.dir[id>>chunkShift].Load()[id&(1<<chunkShift-1)]
+	return (*tt.dir.Load())[id>>chunkShift].Load()[id&(1<<chunkShift-1)]
+}
+
+// chunk returns the chunk of id, adding it (and growing the directory) if
+// needed; tt.mu is held.
+func (tt *termTable) chunk(id uint32) *termChunk {
+	c := int(id >> chunkShift)
+	dir := *tt.dir.Load()
+	if c >= len(dir) {
+		if c >= maxChunks {
+			panic("lts: too many process terms")
+		}
+		bigger := make([]atomic.Pointer[termChunk], min(2*c, maxChunks))
+		for i := range dir {
+			bigger[i].Store(dir[i].Load())
+		}
+		tt.dir.Store(&bigger)
+		dir = bigger
+	}
+	ch := dir[c].Load()
+	if ch == nil {
+		ch = new(termChunk)
+		dir[c].Store(ch)
+	}
+	return ch
 }

@@ -89,16 +89,7 @@ func (p *Program) mk(t *term) uint32 {
 	}
 	nt := t
 	nt.id = id
-	c := id >> chunkShift
-	if int(c) >= len(tt.dir) {
-		panic("lts: too many process terms")
-	}
-	ch := tt.dir[c].Load()
-	if ch == nil {
-		ch = new(termChunk)
-		tt.dir[c].Store(ch)
-	}
-	ch[id&(1<<chunkShift-1)] = nt
+	tt.chunk(id)[id&(1<<chunkShift-1)] = nt
 	tt.count.Store(id + 1)
 	return id
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/quasar-verify/quasar/internal/budget"
 	"github.com/quasar-verify/quasar/internal/run"
 	"github.com/quasar-verify/quasar/lts"
 	"github.com/quasar-verify/quasar/models"
@@ -73,6 +74,7 @@ func runCheck(ctx context.Context, cmd *cobra.Command, st *streams, opts checkOp
 	if err != nil {
 		return &usageError{cmd, err}
 	}
+	defer budget.TuneGC(limits.MaxBytes)()
 	switch opts.mode {
 	case "", "exact", "window":
 	default:

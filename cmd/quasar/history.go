@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/quasar-verify/quasar/history"
+	"github.com/quasar-verify/quasar/internal/budget"
 	"github.com/quasar-verify/quasar/lang"
 	"github.com/quasar-verify/quasar/lts"
 	"github.com/quasar-verify/quasar/relax"
@@ -122,6 +123,7 @@ func runHistoryCheck(ctx context.Context, cmd *cobra.Command, st *streams, opts 
 	if err != nil {
 		return &usageError{cmd, err}
 	}
+	defer budget.TuneGC(limits.MaxBytes)()
 	hopt := history.Options{Limits: limits, Workers: opts.limits.workers}
 	if opts.quasi != "" {
 		cfg, err := parseQuasi(opts.quasi, opts.complete)
@@ -541,6 +543,7 @@ func runHistoryFactor(ctx context.Context, cmd *cobra.Command, st *streams, opts
 	if err != nil {
 		return &usageError{cmd, err}
 	}
+	defer budget.TuneGC(limits.MaxBytes)()
 	if opts.max < 0 {
 		return &usageError{cmd, fmt.Errorf("--max must not be negative, found %d", opts.max)}
 	}

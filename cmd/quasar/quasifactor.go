@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/quasar-verify/quasar/internal/budget"
 	"github.com/quasar-verify/quasar/internal/run"
 	"github.com/quasar-verify/quasar/lang"
 	"github.com/quasar-verify/quasar/lts"
@@ -80,6 +81,7 @@ func runQuasiFactor(ctx context.Context, cmd *cobra.Command, st *streams, opts q
 	if err != nil {
 		return &usageError{cmd, err}
 	}
+	defer budget.TuneGC(limits.MaxBytes)()
 	if opts.max < 0 {
 		return &usageError{cmd, fmt.Errorf("--max must not be negative, found %d", opts.max)}
 	}

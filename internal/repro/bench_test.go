@@ -5,6 +5,7 @@ import (
 	"sort"
 	"testing"
 
+	"github.com/quasar-verify/quasar/internal/budget"
 	"github.com/quasar-verify/quasar/lts"
 	"github.com/quasar-verify/quasar/models"
 )
@@ -28,6 +29,7 @@ func BenchmarkShortRows(b *testing.B) {
 				b.Skip("no assertion")
 			}
 			limits := lts.Limits{MaxBytes: 1 << 30}
+			defer budget.TuneGC(limits.MaxBytes)()
 			var times []float64
 			for b.Loop() {
 				out, err := check(context.Background(), name, src, index, limits, 1)
