@@ -36,6 +36,7 @@ type Proc struct {
 	store *store
 	init  State
 	pool  sync.Pool
+	sym   *symState // nil: no symmetry reduction (symmetry.go)
 }
 
 var (
@@ -350,6 +351,10 @@ type scratch struct {
 	// generic makes expandRaw take the general path (Who reads its
 	// combination).
 	generic bool
+	// canon/cends receive the representatives of enc/ends (symmetry.go).
+	canon []byte
+	cends []int
+	sym   symCache
 }
 
 func (s *Proc) getScratch() *scratch {
@@ -375,6 +380,9 @@ func (s *Proc) Successors(t State, buf []Transition) (out []Transition, err erro
 	defer s.pool.Put(x)
 	if err := s.expand(t, x); err != nil {
 		return buf, err
+	}
+	if s.sym != nil {
+		s.canonAll(x)
 	}
 	s.mu.Lock()
 	x.ids = s.store.InternAll(x.enc, x.ends, x.ids[:0])
@@ -954,6 +962,9 @@ func (s *Proc) SuccessorsBatch(ts []State, buf []Transition, counts []int) (out 
 		}
 		start = end
 		counts = append(counts, len(x.ends)-n)
+	}
+	if s.sym != nil {
+		s.canonAll(x)
 	}
 	s.mu.Lock()
 	x.ids = s.store.InternAll(x.enc, x.ends, x.ids[:0])

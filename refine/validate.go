@@ -24,6 +24,23 @@ type pathStep struct {
 // error, never a verdict.
 func buildCounterexample(impl lts.System, spec lts.Automaton, steps []pathStep) (*Counterexample, error) {
 	tab := impl.Events()
+	if u, ok := impl.(unreducer); ok {
+		// A symmetry-reduced impl: re-validate and describe the path on
+		// the unreduced system.
+		evs := make([]lts.Event, len(steps))
+		path := make([]lts.State, len(steps))
+		for i, st := range steps {
+			evs[i], path[i] = st.ev, st.s
+		}
+		sys, concrete, err := u.Unreduce(evs, path)
+		if err != nil {
+			return nil, fmt.Errorf("refine: %w", err)
+		}
+		impl = sys
+		for i := range steps {
+			steps[i].s = concrete[i]
+		}
+	}
 	var trace []lts.Event
 	for _, st := range steps {
 		if st.ev != lts.Tau {
@@ -73,6 +90,12 @@ func buildCounterexample(impl lts.System, spec lts.Automaton, steps []pathStep) 
 		cex.Path = append(cex.Path, step)
 	}
 	return cex, nil
+}
+
+// unreducer is implemented by systems that store one state per orbit of a
+// symmetry (*lts.Proc): Unreduce maps a path to the unreduced system.
+type unreducer interface {
+	Unreduce(events []lts.Event, path []lts.State) (lts.System, []lts.State, error)
 }
 
 // replayPath checks that every step of the path is a transition of impl.

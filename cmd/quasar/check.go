@@ -27,6 +27,7 @@ type checkOptions struct {
 	limits     limitFlags
 	cpuprofile string
 	memprofile string
+	symmetry   bool
 }
 
 func newCheckCmd(st *streams) *cobra.Command {
@@ -63,6 +64,7 @@ violated (the verdict is unknown); 4: internal error.`,
 	fs.StringVar(&opts.assert, "assert", "", "check only this assertion: its number (1 is the first) or a part of its text")
 	fs.BoolVar(&opts.json, "json", false, "print the results as one JSON document (schema: docs/cli.md)")
 	fs.StringVar(&opts.mode, "mode", "", "relaxation of quasi assertions: exact or window (default: as written)")
+	fs.BoolVar(&opts.symmetry, "symmetry", true, "factor out thread renamings in refinement checks when the model is proved symmetric (docs/cli.md)")
 	fs.StringVar(&opts.cpuprofile, "cpuprofile", "", "write a CPU profile to this file")
 	fs.StringVar(&opts.memprofile, "memprofile", "", "write a heap profile to this file")
 	opts.limits.register(fs)
@@ -104,7 +106,7 @@ func runCheck(ctx context.Context, cmd *cobra.Command, st *streams, opts checkOp
 		ctx, cancel = withClockDeadline(ctx, time.Now().Add(limits.Timeout))
 		defer cancel()
 	}
-	ropt := run.Options{Limits: limits, Workers: opts.limits.workers, Mode: opts.mode, Assert: opts.assert}
+	ropt := run.Options{Limits: limits, Workers: opts.limits.workers, Mode: opts.mode, Assert: opts.assert, NoSymmetry: !opts.symmetry}
 	prog := startProgress(st.stderr)
 	if prog != nil {
 		ropt.Progress = prog.update

@@ -227,7 +227,13 @@ func fromLTS(r *lts.Result, res *Assertion) {
 // checkRefines runs `Left refines Right`, relaxed by cfg if not nil, and
 // re-validates a quasi counterexample against the definition.
 func checkRefines(ctx context.Context, prog *lts.Program, info *lang.Info, a *lang.AssertDecl, res *Assertion, opt Options, cfg *relax.Config) error {
-	impl, err := prog.Process(a.Left)
+	var impl *lts.Proc
+	var err error
+	if opt.NoSymmetry {
+		impl, err = prog.Process(a.Left)
+	} else {
+		impl, _, err = prog.SymmetricProcess(a.Left)
+	}
 	if err != nil {
 		return err
 	}
@@ -259,11 +265,15 @@ func checkRefines(ctx context.Context, prog *lts.Program, info *lang.Info, a *la
 	res.Stats = Stats{
 		States: r.Stats.ImplStates, Transitions: r.Stats.Transitions, Seconds: r.Stats.Seconds,
 		PeakBytes: r.Stats.PeakBytes, Pairs: r.Stats.Pairs, SpecStates: r.Stats.Macrostates,
+		Symmetry: impl.Symmetry(),
 	}
 	if r.Counterexample == nil {
 		return nil
 	}
 	ce := &Counterexample{Trace: r.Counterexample.Trace, Offered: r.Counterexample.Offered}
+	if u := impl.Unreduced(); u != nil {
+		impl = u // the path's states are the unreduced system's
+	}
 	prev, from := r.Counterexample.Initial, impl.Initial()
 	for _, st := range r.Counterexample.Path {
 		vars := varsOnly(st.Vars)

@@ -29,6 +29,9 @@ type Options struct {
 	// parser's and compiler's garbage (the paper's reproduction times
 	// short checks this way).
 	Collect bool
+	// NoSymmetry turns off the thread-symmetry reduction of refinement
+	// checks (lts.Program.SymmetricProcess).
+	NoSymmetry bool
 }
 
 // Progress is a snapshot of a running search.
@@ -67,6 +70,9 @@ type Stats struct {
 	PeakBytes   int64   `json:"peak_bytes"`
 	Pairs       int64   `json:"pairs,omitempty"`       // refinement: product pairs
 	SpecStates  int64   `json:"spec_states,omitempty"` // refinement: spec macrostates
+	// Symmetry is the number of threads whose renamings the refinement
+	// search factored out (states then count orbits), or 0.
+	Symmetry int `json:"symmetry,omitempty"`
 }
 
 // Counterexample is a trace that violates an assertion, re-validated before

@@ -1,0 +1,816 @@
+package lts
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/quasar-verify/quasar/lang"
+)
+
+// Thread symmetry.
+//
+// The implementations of the library run N copies of one thread process,
+// `Impl() = ||| t:{0..N-1} @ Thread(t)`, whose only use of its identity t is
+// to name its own registers: entries t of global arrays of length N (`es[t]`).
+// Renaming the threads by a permutation π (thread i becomes thread π(i), and
+// entry i of every such "thread array" becomes entry π(i)) then maps every
+// transition to a transition with the same event, so the renamed state has
+// the same traces (it is an automorphism of the LTS). A search may therefore
+// store one state per orbit, and for two threads it stores about half as
+// many (Ip and Dill, "Better verification through symmetry", 1996; Emerson
+// and Sistla, 1996).
+//
+// findSymmetry proves the renaming is an automorphism by a typing of the
+// process's reachable definitions, conservative on everything it does not
+// know. The thread id t may only
+//   - index a thread array (a global one-dimensional array of length N),
+//   - be compared with == or != to a thread id (only t itself exists),
+//   - be passed on to a parameter of another definition of the thread family
+//     (which then is a thread id, and must be one at every call);
+// it may not be a value: no arithmetic, no event data, no assignment, no
+// argument of a macro. Thread arrays may be indexed only by t, except in an
+// event block's runs of "per-thread statements": statements that touch only
+// entries c of thread arrays (constant c) and constants, and that occur for
+// every c in 0..N-1 with the same text. Such statements touch disjoint
+// variables, so a run of them is the same update in any order, and the
+// renaming permutes its groups. The thread arrays' initial values must be
+// equal. Channels, hiding, interrupts and nested parallel compositions in a
+// thread reject the symmetry. The search keeps the canonical representative
+// of each orbit (Proc.canon); counterexamples are mapped back to the
+// unreduced process and re-validated there (Proc.Unreduce).
+type symmetry struct {
+	n      int
+	arrays []int            // first global slot of each thread array; entry i is at +i
+	tid    map[*procDef]int // the env slot of the thread id, per definition of the family
+}
+
+// symCheck is the typing of findSymmetry.
+type symCheck struct {
+	p      *Program
+	info   *lang.Info
+	n      int
+	tid    map[*lang.ProcDecl]int // thread-id parameter (-1: none)
+	work   []*lang.ProcDecl
+	arrays map[*lang.Symbol]bool
+	cur    *lang.ProcDecl
+	why    string
+	scan   bool // the first pass: find the thread arrays, report nothing
+}
+
+// findSymmetry returns the thread symmetry of the process q, or nil and
+// the reason it was not proved.
+func (p *Program) findSymmetry(q lang.Proc) (*symmetry, string) {
+	var body lang.Proc = q
+	if r, ok := q.(*lang.RefProc); ok && len(r.Args) == 0 {
+		if d := p.info.Procs[r.Name.Name]; d != nil && len(d.Params) == 0 {
+			body = d.Body
+		}
+	}
+	ix, ok := body.(*lang.IndexedProc)
+	if !ok || !ix.IsPar || ix.ParOp != lang.Interleave || len(ix.Index) != 1 || ix.Index[0].Var == nil || ix.Index[0].Set.Range == nil {
+		return nil, "not an interleaving ||| t:{0..N-1} @ P(t)"
+	}
+	rg := ix.Index[0].Set.Range
+	lo, ok1 := p.info.Consts[rg.Lo]
+	hi, ok2 := p.info.Consts[rg.Hi]
+	if !ok1 || !ok2 || lo != 0 || hi < 1 || hi > 64 {
+		return nil, "the threads are not numbered 0..N-1 with constant N >= 2"
+	}
+	call, ok := ix.Body.(*lang.RefProc)
+	if !ok {
+		return nil, "the thread is not a process reference P(t)"
+	}
+	c := &symCheck{p: p, info: p.info, n: int(hi + 1), tid: map[*lang.ProcDecl]int{}, arrays: map[*lang.Symbol]bool{}}
+	idx := p.info.Defs[ix.Index[0].Var]
+	pos := -1
+	for i, a := range call.Args {
+		if id, ok := a.(*lang.Ident); ok && p.info.Uses[id] == idx {
+			if pos >= 0 {
+				return nil, "the thread id is passed twice"
+			}
+			pos = i
+			continue
+		}
+		if _, ok := p.info.Consts[a]; !ok {
+			return nil, "a thread argument is not a constant"
+		}
+	}
+	d := p.info.Procs[call.Name.Name]
+	if pos < 0 || d == nil {
+		return nil, "the thread does not take its id"
+	}
+	// Two passes: the first finds the thread arrays, the second types every
+	// access with the complete set.
+	for pass := 0; pass < 2; pass++ {
+		c.tid = map[*lang.ProcDecl]int{d: pos}
+		c.work = []*lang.ProcDecl{d}
+		c.why = ""
+		c.scan = pass == 0
+		for len(c.work) > 0 && c.why == "" {
+			c.cur = c.work[len(c.work)-1]
+			c.work = c.work[:len(c.work)-1]
+			c.proc(c.cur.Body)
+		}
+	}
+	if c.why != "" {
+		return nil, c.why
+	}
+	if len(c.arrays) == 0 {
+		return nil, "no thread array"
+	}
+	sym := &symmetry{n: c.n, tid: map[*procDef]int{}}
+	for a := range c.arrays {
+		vi := p.info.Vars[a.Slot]
+		if !allEqual(vi.Init) {
+			return nil, fmt.Sprintf("the entries of thread array %s start different", a.Name)
+		}
+		sym.arrays = append(sym.arrays, p.varBase[a.Slot])
+	}
+	slices.Sort(sym.arrays)
+	for decl, k := range c.tid {
+		if k >= 0 {
+			sym.tid[p.defs[decl.Name.Name]] = k
+		}
+	}
+	return sym, ""
+}
+
+func allEqual(vs []int64) bool {
+	for _, v := range vs {
+		if v != vs[0] {
+			return false
+		}
+	}
+	return true
+}
+
+func (c *symCheck) fail(n lang.Node, format string, args ...any) {
+	if c.why == "" && !c.scan {
+		c.why = fmt.Sprintf("%s: %s", n.Pos(), fmt.Sprintf(format, args...))
+	}
+}
+
+// isTid reports whether e is the current definition's thread id.
+func (c *symCheck) isTid(e lang.Expr) bool {
+	id, ok := e.(*lang.Ident)
+	if !ok {
+		return false
+	}
+	sym := c.info.Uses[id]
+	k, has := c.tid[c.cur]
+	return has && k >= 0 && sym != nil && sym.Kind == lang.SymParam && sym.Decl == c.cur.Params[k]
+}
+
+// threadArray returns the symbol of a global array that can be a thread
+// array (one dimension of length n), or nil.
+func (c *symCheck) threadArray(e lang.Expr) *lang.Symbol {
+	id, ok := e.(*lang.Ident)
+	if !ok {
+		return nil
+	}
+	sym := c.info.Uses[id]
+	if sym == nil || sym.Kind != lang.SymVar {
+		return nil
+	}
+	if vi := c.info.Vars[sym.Slot]; len(vi.Dims) != 1 || vi.Dims[0] != c.n {
+		return nil
+	}
+	return sym
+}
+
+func (c *symCheck) proc(pr lang.Proc) {
+	if c.why != "" || pr == nil {
+		return
+	}
+	switch x := pr.(type) {
+	case *lang.SkipProc, *lang.StopProc:
+	case *lang.RefProc:
+		d := c.info.Procs[x.Name.Name]
+		if d == nil {
+			c.fail(x, "unknown process %s", x.Name.Name)
+			return
+		}
+		k := -1
+		for i, a := range x.Args {
+			if c.isTid(a) {
+				if k >= 0 {
+					c.fail(x, "the thread id is passed twice")
+				}
+				k = i
+				continue
+			}
+			c.expr(a, -1)
+		}
+		if old, seen := c.tid[d]; seen {
+			if old != k {
+				c.fail(x, "%s takes the thread id at one call and not at another", d.Name.Name)
+			}
+			return
+		}
+		c.tid[d] = k
+		c.work = append(c.work, d)
+	case *lang.PrefixProc:
+		c.event(x.Event)
+		c.block(x.Block)
+		c.proc(x.Next)
+	case *lang.MultiPrefixProc:
+		for _, e := range x.Events {
+			c.event(e)
+		}
+		c.proc(x.Next)
+	case *lang.GuardProc:
+		c.expr(x.Cond, -1)
+		c.proc(x.Body)
+	case *lang.IfProc:
+		c.expr(x.Cond, -1)
+		c.proc(x.Then)
+		c.proc(x.Else)
+	case *lang.CaseProc:
+		for _, a := range x.Arms {
+			c.expr(a.Cond, -1)
+			c.proc(a.Body)
+		}
+		c.proc(x.Default)
+	case *lang.SeqProc:
+		c.proc(x.Left)
+		c.proc(x.Right)
+	case *lang.ChoiceProc:
+		for _, k := range x.Procs {
+			c.proc(k)
+		}
+	case *lang.IndexedProc:
+		if x.IsPar {
+			c.fail(x, "a parallel composition inside a thread")
+			return
+		}
+		c.index(x.Index)
+		c.proc(x.Body)
+	case *lang.AtomicProc:
+		c.proc(x.Body)
+	default:
+		c.fail(pr, "%T inside a thread", pr)
+	}
+}
+
+func (c *symCheck) index(ivs []*lang.IndexVar) {
+	for _, iv := range ivs {
+		if iv.Set.Range != nil {
+			c.expr(iv.Set.Range.Lo, -1)
+			c.expr(iv.Set.Range.Hi, -1)
+		}
+		for _, e := range iv.Set.Elems {
+			c.expr(e, -1)
+		}
+	}
+}
+
+func (c *symCheck) event(e *lang.EventExpr) {
+	if e == nil {
+		return
+	}
+	for _, d := range e.Data {
+		c.expr(d, -1)
+	}
+}
+
+// expr types a data expression: its value must not depend on the thread
+// id except through the thread's own thread-array entries. konst >= 0 allows
+// the thread arrays' constant entry konst (per-thread statements).
+func (c *symCheck) expr(e lang.Expr, konst int64) {
+	if c.why != "" || e == nil {
+		return
+	}
+	switch x := e.(type) {
+	case *lang.IntLit, *lang.BoolLit:
+	case *lang.Ident:
+		sym := c.info.Uses[x]
+		switch {
+		case c.isTid(x):
+			c.fail(x, "the thread id %s is used as a value", x.Name)
+		case sym != nil && sym.Kind == lang.SymVar && c.arrays[sym]:
+			c.fail(x, "thread array %s is used whole", x.Name)
+		}
+	case *lang.IndexExpr:
+		if a := c.threadArray(x.X); a != nil {
+			if c.isTid(x.Index) {
+				c.arrays[a] = true
+				return
+			}
+			if c.arrays[a] {
+				if v, ok := c.info.Consts[x.Index]; ok && v == konst {
+					return
+				}
+				c.fail(x, "thread array %s is indexed by something other than the thread id", a.Name)
+				return
+			}
+		} else if c.isTid(x.Index) {
+			c.fail(x, "the thread id indexes an array that is not one entry per thread")
+			return
+		}
+		c.expr(x.X, konst)
+		c.expr(x.Index, konst)
+	case *lang.BinaryExpr:
+		if (x.Op == "==" || x.Op == "!=") && c.isTid(x.X) && c.isTid(x.Y) {
+			return
+		}
+		c.expr(x.X, konst)
+		c.expr(x.Y, konst)
+	case *lang.UnaryExpr:
+		c.expr(x.X, konst)
+	case *lang.CondExpr:
+		c.expr(x.Cond, konst)
+		c.expr(x.X, konst)
+		c.expr(x.Y, konst)
+	case *lang.CallExpr:
+		c.fail(x, "a macro call inside a thread (macros may read the thread arrays)")
+	case *lang.IndexedBoolExpr:
+		c.index(x.Index)
+		c.expr(x.Body, konst)
+	case *lang.ArrayLit:
+		for _, el := range x.Elems {
+			c.expr(el.Value, konst)
+			c.expr(el.Count, konst)
+			c.expr(el.To, konst)
+		}
+	default:
+		c.fail(e, "unsupported expression %T", e)
+	}
+}
+
+// block types an event block; see perThread for its runs of per-thread
+// statements.
+func (c *symCheck) block(b *lang.Block) {
+	if b == nil || c.why != "" {
+		return
+	}
+	var run []lang.Stmt
+	flush := func() {
+		if len(run) > 0 {
+			c.run(run)
+			run = run[:0]
+		}
+	}
+	for _, s := range b.Stmts {
+		if _, _, ok := c.perThread(s); ok {
+			run = append(run, s)
+			continue
+		}
+		flush()
+		c.stmt(s)
+	}
+	flush()
+}
+
+// run checks a run of per-thread statements: for every thread c, the
+// statements of c, with c written as #, are the same list.
+func (c *symCheck) run(stmts []lang.Stmt) {
+	by := make([][]string, c.n)
+	for _, s := range stmts {
+		k, shape, _ := c.perThread(s)
+		if k < 0 || k >= int64(c.n) {
+			c.fail(s, "thread-array entry %d does not exist", k)
+			return
+		}
+		by[k] = append(by[k], shape)
+	}
+	for k := 1; k < c.n; k++ {
+		if !slices.Equal(by[k], by[0]) {
+			c.fail(stmts[0], "the statements on the thread arrays' constant entries differ between threads %d and %d", 0, k)
+			return
+		}
+	}
+}
+
+// perThread reports whether s is a per-thread statement: it names thread
+// arrays at one constant entry k, and otherwise only constants. shape is s
+// with k written as #.
+func (c *symCheck) perThread(s lang.Stmt) (k int64, shape string, ok bool) {
+	k = -1
+	var b strings.Builder
+	ok = c.shapeStmt(s, &k, &b) && k >= 0
+	return k, b.String(), ok
+}
+
+func (c *symCheck) shapeStmt(s lang.Stmt, k *int64, b *strings.Builder) bool {
+	switch x := s.(type) {
+	case *lang.Block:
+		b.WriteString("{")
+		for _, t := range x.Stmts {
+			if !c.shapeStmt(t, k, b) {
+				return false
+			}
+		}
+		b.WriteString("}")
+		return true
+	case *lang.AssignStmt:
+		ok := c.shapeExpr(x.LHS, k, b)
+		b.WriteString(x.Op)
+		return ok && c.shapeExpr(x.RHS, k, b) && wr(b, ";")
+	case *lang.IncDecStmt:
+		ok := c.shapeExpr(x.LHS, k, b)
+		if x.Inc {
+			b.WriteString("++;")
+		} else {
+			b.WriteString("--;")
+		}
+		return ok
+	case *lang.IfStmt:
+		b.WriteString("if(")
+		if !c.shapeExpr(x.Cond, k, b) || !c.shapeStmt(x.Then, k, b) {
+			return false
+		}
+		if x.Else != nil {
+			b.WriteString("else")
+			return c.shapeStmt(x.Else, k, b)
+		}
+		return true
+	}
+	return false
+}
+
+func wr(b *strings.Builder, s string) bool {
+	b.WriteString(s)
+	return true
+}
+
+func (c *symCheck) shapeExpr(e lang.Expr, k *int64, b *strings.Builder) bool {
+	if v, ok := c.info.Consts[e]; ok {
+		b.WriteString(strconv.FormatInt(v, 10))
+		return true
+	}
+	switch x := e.(type) {
+	case *lang.IndexExpr:
+		a := c.threadArray(x.X)
+		if a == nil || !c.arrays[a] {
+			return false
+		}
+		v, ok := c.info.Consts[x.Index]
+		if !ok || (*k >= 0 && *k != v) {
+			return false
+		}
+		*k = v
+		b.WriteString(a.Name + "[#]")
+		return true
+	case *lang.UnaryExpr:
+		b.WriteString(x.Op + "(")
+		return c.shapeExpr(x.X, k, b) && wr(b, ")")
+	case *lang.BinaryExpr:
+		b.WriteString("(")
+		ok := c.shapeExpr(x.X, k, b)
+		b.WriteString(x.Op)
+		return ok && c.shapeExpr(x.Y, k, b) && wr(b, ")")
+	case *lang.CondExpr:
+		b.WriteString("(")
+		ok := c.shapeExpr(x.Cond, k, b) && wr(b, "?") && c.shapeExpr(x.X, k, b) && wr(b, ":")
+		return ok && c.shapeExpr(x.Y, k, b) && wr(b, ")")
+	}
+	return false
+}
+
+// stmt types a statement that is not per-thread.
+func (c *symCheck) stmt(s lang.Stmt) {
+	if c.why != "" {
+		return
+	}
+	switch x := s.(type) {
+	case *lang.Block:
+		c.block(x)
+	case *lang.AssignStmt:
+		c.expr(x.LHS, -1)
+		c.expr(x.RHS, -1)
+	case *lang.IncDecStmt:
+		c.expr(x.LHS, -1)
+	case *lang.LocalVarStmt:
+		for _, d := range x.Dims {
+			c.expr(d, -1)
+		}
+		c.expr(x.Init, -1)
+	case *lang.IfStmt:
+		c.expr(x.Cond, -1)
+		c.block(x.Then)
+		if x.Else != nil {
+			c.stmt(x.Else)
+		}
+	case *lang.WhileStmt:
+		c.expr(x.Cond, -1)
+		c.block(x.Body)
+	case *lang.ExprStmt:
+		c.expr(x.X, -1)
+	default:
+		c.fail(s, "unsupported statement %T", s)
+	}
+}
+
+// symState is a Proc's thread symmetry at run time.
+type symState struct {
+	*symmetry
+	pos   [][]int // per thread array, the variable slot of entry i
+	plain *Proc   // the same process without the reduction (Unreduce)
+}
+
+// SymmetricProcess is Process with the thread symmetry of q, when
+// findSymmetry proves one: the system stores one state per orbit of the
+// thread renamings. It returns the plain process and the reason when there
+// is none.
+func (p *Program) SymmetricProcess(q lang.Proc) (sys *Proc, why string, err error) {
+	plain, err := p.Process(q)
+	if err != nil {
+		return nil, "", err
+	}
+	sym, why := p.findSymmetry(q)
+	if sym == nil {
+		return plain, why, nil
+	}
+	if plain.ncomp != sym.n || plain.op != lang.Interleave || len(plain.hides) > 0 {
+		return plain, "the process does not flatten to one component per thread", nil
+	}
+	red, err := p.Process(q)
+	if err != nil {
+		return nil, "", err
+	}
+	st := &symState{symmetry: sym, plain: plain}
+	for _, base := range sym.arrays {
+		var ps []int
+		for i := range sym.n {
+			ps = append(ps, base+i)
+		}
+		st.pos = append(st.pos, ps)
+	}
+	red.sym = st
+	// Component i must be thread i (its id slot holds i), and the initial
+	// state must be its own representative.
+	x := red.getScratch()
+	defer red.pool.Put(x)
+	raw := red.raw(red.init, nil)
+	x.comps, x.vars = red.decode(raw, x.comps, x.vars)
+	for i, t := range x.comps {
+		if id, ok := red.threadID(t); ok && id != int64(i) {
+			return plain, fmt.Sprintf("component %d is thread %d", i, id), nil
+		}
+	}
+	x.enc, x.ends = append(x.enc[:0], raw...), append(x.ends[:0], len(raw))
+	red.canonAll(x)
+	if string(x.enc) != string(raw) {
+		return plain, "the initial state is not symmetric", nil
+	}
+	return red, "", nil
+}
+
+// Symmetry is the number of threads whose renamings the system factors
+// out, or 0.
+func (s *Proc) Symmetry() int {
+	if s.sym == nil {
+		return 0
+	}
+	return s.sym.n
+}
+
+// Unreduced is the same process without the symmetry reduction (nil if s
+// has none): counterexamples are described and re-validated on it.
+func (s *Proc) Unreduced() *Proc {
+	if s.sym == nil {
+		return nil
+	}
+	return s.sym.plain
+}
+
+// Unreduce maps a path of s (events[i] leads into path[i], from the
+// initial state) to a path of Unreduced() with the same events: at each
+// step it takes the successor whose representative is the reduced path's
+// state, which exists because the renamings are automorphisms.
+func (s *Proc) Unreduce(events []Event, path []State) (System, []State, error) {
+	if s.sym == nil {
+		return s, path, nil
+	}
+	u := s.sym.plain
+	cur := u.Initial()
+	out := make([]State, 0, len(path))
+	x := s.getScratch()
+	defer s.pool.Put(x)
+	var ts []Transition
+	for i, want := range path {
+		var err error
+		ts, err = u.Successors(cur, ts[:0])
+		if err != nil {
+			return nil, nil, err
+		}
+		found := false
+		for _, t := range ts {
+			if t.Event != events[i] {
+				continue
+			}
+			raw := u.raw(t.Target, nil)
+			x.enc, x.ends = append(x.enc[:0], raw...), append(x.ends[:0], len(raw))
+			s.canonAll(x)
+			s.mu.Lock()
+			id, _ := s.store.Intern(x.enc)
+			s.mu.Unlock()
+			if State(id) == want {
+				cur, found = t.Target, true
+				break
+			}
+		}
+		if !found {
+			return nil, nil, fmt.Errorf("lts: internal error: step %d of a symmetry-reduced path has no unreduced counterpart", i+1)
+		}
+		out = append(out, cur)
+	}
+	return u, out, nil
+}
+
+// threadID returns the thread id held by term t (false: t holds none).
+func (s *Proc) threadID(t uint32) (int64, bool) {
+	tm := s.p.term(t)
+	if tm.kind == kNode {
+		if k, ok := s.sym.tid[tm.node.def]; ok && k < len(tm.env) && readsSlot(tm.node, k) {
+			return tm.env[k], true
+		}
+		return 0, false
+	}
+	for _, kid := range tm.kids {
+		if id, ok := s.threadID(kid); ok {
+			return id, true
+		}
+	}
+	return 0, false
+}
+
+// readsSlot reports whether leaf terms of n keep env slot k (see leaf).
+func readsSlot(n *pnode, k int) bool {
+	return n.def.nslots > 64 || n.free&(1<<k) != 0
+}
+
+// renameTid returns term t with every thread id replaced by to.
+func (p *Program) renameTid(sym *symmetry, t uint32, to int64) uint32 {
+	tm := p.term(t)
+	switch tm.kind {
+	case kStop, kSkip:
+		return t
+	case kNode:
+		k, ok := sym.tid[tm.node.def]
+		if !ok || k >= len(tm.env) || !readsSlot(tm.node, k) || tm.env[k] == to {
+			return t
+		}
+		env := slices.Clone(tm.env)
+		env[k] = to
+		return p.mk(&term{kind: kNode, node: tm.node, env: env})
+	}
+	kids := make([]uint32, len(tm.kids))
+	same := true
+	for i, k := range tm.kids {
+		kids[i] = p.renameTid(sym, k, to)
+		same = same && kids[i] == k
+	}
+	if same {
+		return t
+	}
+	return p.mk(&term{kind: tm.kind, op: tm.op, kids: kids, set: tm.set, alphas: tm.alphas})
+}
+
+// termKey is a structural rendering of t that does not depend on the order
+// in which terms were created, so that representatives (and therefore
+// counterexamples) do not depend on the number of workers.
+func (p *Program) termKey(t uint32, b []byte) []byte {
+	tm := p.term(t)
+	b = append(b, byte(tm.kind), tm.op)
+	if n := tm.node; n != nil {
+		// The source position, not n.id: nodes are numbered in an order
+		// that depends on map iteration.
+		b = append(b, byte(n.kind))
+		b = append(b, n.def.name...)
+		if n.src != nil {
+			b = append(b, n.src.Pos().String()...)
+		}
+		for _, v := range tm.env {
+			b = append(b, ',')
+			b = strconv.AppendInt(b, v, 10)
+		}
+	}
+	b = append(b, '(')
+	for _, k := range tm.kids {
+		b = p.termKey(k, b)
+		b = append(b, ' ')
+	}
+	return append(b, ')')
+}
+
+// symCache memoises, per scratch, a term's view (its thread id renamed to
+// 0), a view's key, and a view renamed to thread j.
+type symCache struct {
+	view []uint32 // term -> view+1
+	key  map[uint32]string
+	from [][]uint32 // thread -> view -> term+1
+	ord  []int
+}
+
+func (s *Proc) view(x *scratch, t uint32) uint32 {
+	c := &x.sym
+	if int(t) < len(c.view) && c.view[t] != 0 {
+		return c.view[t] - 1
+	}
+	v := s.p.renameTid(s.sym.symmetry, t, 0)
+	if int(t) >= len(c.view) {
+		c.view = slices.Grow(c.view, int(t)+1-len(c.view))[:int(t)+1]
+	}
+	c.view[t] = v + 1
+	return v
+}
+
+func (s *Proc) from(x *scratch, v uint32, j int) uint32 {
+	c := &x.sym
+	if c.from == nil {
+		c.from = make([][]uint32, s.sym.n)
+	}
+	f := c.from[j]
+	if int(v) < len(f) && f[v] != 0 {
+		return f[v] - 1
+	}
+	t := s.p.renameTid(s.sym.symmetry, v, int64(j))
+	if int(v) >= len(f) {
+		f = slices.Grow(f, int(v)+1-len(f))[:int(v)+1]
+		c.from[j] = f
+	}
+	f[v] = t + 1
+	return t
+}
+
+func (s *Proc) viewKey(x *scratch, v uint32) string {
+	c := &x.sym
+	if c.key == nil {
+		c.key = map[uint32]string{}
+	}
+	k, ok := c.key[v]
+	if !ok {
+		k = string(s.p.termKey(v, nil))
+		c.key[v] = k
+	}
+	return k
+}
+
+// canonAll replaces each encoded state of x.enc/x.ends by the
+// representative of its orbit: the threads ordered by their local state
+// (their view, then their thread-array entries; a stable sort, so equal
+// threads keep their order).
+func (s *Proc) canonAll(x *scratch) {
+	sym := s.sym
+	out := x.canon[:0]
+	ends := x.cends[:0]
+	start := 0
+	views := make([]uint32, sym.n)
+	for _, end := range x.ends {
+		b := x.enc[start:end]
+		start = end
+		x.comps, x.vars = s.decode(b, x.comps, x.vars)
+		for i := range sym.n {
+			views[i] = s.view(x, x.comps[i])
+		}
+		less := func(i, j int) bool {
+			if views[i] != views[j] {
+				return s.viewKey(x, views[i]) < s.viewKey(x, views[j])
+			}
+			for _, ps := range sym.pos {
+				if a, b := x.vars[ps[i]], x.vars[ps[j]]; a != b {
+					return a < b
+				}
+			}
+			return false
+		}
+		ord := x.sym.ord[:0]
+		sorted := true
+		for i := range sym.n {
+			ord = append(ord, i)
+			if i > 0 && less(i, i-1) {
+				sorted = false
+			}
+		}
+		x.sym.ord = ord
+		if sorted {
+			out = append(out, b...)
+			ends = append(ends, len(out))
+			continue
+		}
+		slices.SortStableFunc(ord, func(i, j int) int {
+			switch {
+			case less(i, j):
+				return -1
+			case less(j, i):
+				return 1
+			}
+			return 0
+		})
+		x.ncomps = append(x.ncomps[:0], x.comps...)
+		x.nv = append(x.nv[:0], x.vars...)
+		for j, i := range ord {
+			x.ncomps[j] = s.from(x, views[i], j)
+			for _, ps := range sym.pos {
+				x.nv[ps[j]] = x.vars[ps[i]]
+			}
+		}
+		out = s.encode(out, x.ncomps, x.nv)
+		ends = append(ends, len(out))
+	}
+	x.enc, x.canon = out, x.enc
+	x.ends, x.cends = ends, x.ends
+}

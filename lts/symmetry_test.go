@@ -1,0 +1,159 @@
+package lts
+
+import (
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/quasar-verify/quasar/lang"
+)
+
+// symmetricProcs are the processes of the test models that findSymmetry
+// proves symmetric.
+func symmetricProcs(t *testing.T) (out []*Proc) {
+	for _, am := range assertedModels(t, "../models/testdata/*.csp", "../testdata/lts/bench/*.csp") {
+		p, err := Compile(am.checked)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, q := range am.procs {
+			red, why, err := p.SymmetricProcess(q)
+			if err != nil {
+				t.Fatalf("%s %s: %v", am.path, am.texts[i], err)
+			}
+			if red.Symmetry() == 0 {
+				t.Logf("%s %s: no symmetry: %s", am.path, am.texts[i], why)
+				continue
+			}
+			out = append(out, red)
+		}
+	}
+	return out
+}
+
+// reachable explores sys breadth-first (at most limit states).
+func reachable(t *testing.T, sys *Proc, limit int) []State {
+	seen := map[State]bool{sys.Initial(): true}
+	queue := []State{sys.Initial()}
+	for i := 0; i < len(queue) && len(queue) < limit; i++ {
+		ts, err := sys.Successors(queue[i], nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tr := range ts {
+			if !seen[tr.Target] {
+				seen[tr.Target] = true
+				queue = append(queue, tr.Target)
+			}
+		}
+	}
+	return queue
+}
+
+// canonOf is the representative's encoding of the state encoded as b.
+func canonOf(red *Proc, b []byte) string {
+	x := red.getScratch()
+	defer red.pool.Put(x)
+	x.enc, x.ends = append(x.enc[:0], b...), append(x.ends[:0], len(b))
+	red.canonAll(x)
+	return string(x.enc)
+}
+
+// TestSymmetryOrbits checks the reduction against its definition: the
+// reduced system's states are exactly the representatives of the orbits of
+// the unreduced system's states (counted by brute force), and each is the
+// representative of its own orbit.
+func TestSymmetryOrbits(t *testing.T) {
+	procs := symmetricProcs(t)
+	if len(procs) == 0 {
+		t.Fatal("no test model is symmetric") // the segmented queues must be
+	}
+	for _, red := range procs {
+		plain := red.Unreduced()
+		full := reachable(t, plain, 200000)
+		if len(full) >= 200000 {
+			continue
+		}
+		orbits := map[string]bool{}
+		for _, s := range full {
+			orbits[canonOf(red, plain.raw(s, nil))] = true
+		}
+		states := reachable(t, red, 200000)
+		for _, s := range states {
+			b := string(red.raw(s, nil))
+			if !orbits[b] {
+				t.Fatalf("%s: reduced state %s is not an orbit representative", red.Name(), red.Describe(s))
+			}
+		}
+		if len(states) != len(orbits) {
+			t.Errorf("%s: %d reduced states, %d orbits of the %d states", red.Name(), len(states), len(orbits), len(full))
+		}
+		t.Logf("%s: %d states, %d orbits", red.Name(), len(full), len(orbits))
+	}
+}
+
+// TestSymmetryRejects checks that findSymmetry rejects what would break the
+// automorphism, and accepts a per-thread run like the segmented queue's.
+func TestSymmetryRejects(t *testing.T) {
+	const head = `var r = [0, 0]; var g = 0;
+`
+	for _, tc := range []struct {
+		name, body, why string // why "" means symmetric
+	}{
+		{"own register", `P(t) = a{r[t] = g} -> b.r[t] -> P(t); Sys = ||| t:{0..1} @ P(t);`, ""},
+		{"per-thread run", `P(t) = a{r[t] = g; g = g + 1; if (r[0] > 0) { r[0] = r[0] - 1; } if (r[1] > 0) { r[1] = r[1] - 1; }} -> P(t); Sys = ||| t:{0..1} @ P(t);`, ""},
+		{"id compare", `P(t) = Q(t, 1); Q(t, x) = [t == t] a.x{r[t] = x} -> Q(t, x); Sys = ||| t:{0..1} @ P(t);`, ""},
+		{"id as event data", `P(t) = a.t -> P(t); Sys = ||| t:{0..1} @ P(t);`, "used as a value"},
+		{"id arithmetic", `P(t) = a{g = t + 1} -> P(t); Sys = ||| t:{0..1} @ P(t);`, "used as a value"},
+		{"other thread's register", `P(t) = a{r[(t + 1) % 2] = 1} -> P(t); Sys = ||| t:{0..1} @ P(t);`, "used as a value"},
+		{"constant entry in a guard", `P(t) = [r[0] == 0] a{r[t] = 1} -> P(t); Sys = ||| t:{0..1} @ P(t);`, "indexed by something other"},
+		{"one-sided run", `P(t) = a{r[t] = 1; r[0] = 0} -> P(t); Sys = ||| t:{0..1} @ P(t);`, "differ between threads"},
+		{"run reads a global", `P(t) = a{r[t] = 1; r[0] = g; r[1] = g} -> P(t); Sys = ||| t:{0..1} @ P(t);`, "indexed by something other"},
+		{"constant thread", `P(t) = a{r[t] = 1} -> P(0); Sys = ||| t:{0..1} @ P(t);`, "takes the thread id at one call"},
+		{"id into a shared array", `var s[3]; P(t) = a{s[t] = 1} -> P(t); Sys = ||| t:{0..1} @ P(t);`, "not one entry per thread"},
+		{"asymmetric start", `var q = [0, 1]; P(t) = a{q[t] = 1} -> P(t); Sys = ||| t:{0..1} @ P(t);`, "start different"},
+		{"not an interleaving", `P(t) = a{r[t] = 1} -> P(t); Sys = P(0) ||| P(1);`, "not an interleaving"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := compileSrc(t, head+tc.body)
+			sym, why := p.findSymmetry(&lang.RefProc{Name: &lang.Ident{Name: "Sys"}})
+			switch {
+			case tc.why == "" && sym == nil:
+				t.Fatalf("rejected: %s", why)
+			case tc.why != "" && sym != nil:
+				t.Fatalf("accepted, want %q", tc.why)
+			case tc.why != "" && !strings.Contains(why, tc.why):
+				t.Fatalf("rejected for %q, want %q", why, tc.why)
+			}
+		})
+	}
+}
+
+// TestSymmetryDeterministic checks that the representatives do not depend
+// on the order in which a program numbers its nodes and terms (it depends
+// on map iteration): separately compiled programs explore the same states
+// in the same order.
+func TestSymmetryDeterministic(t *testing.T) {
+	src, err := os.ReadFile("../models/testdata/linqueue.csp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var prev []string
+	for run := 0; run < 6; run++ {
+		p := compileSrc(t, string(src))
+		red, why, err := p.SymmetricProcess(&lang.RefProc{Name: &lang.Ident{Name: "Impl"}})
+		if err != nil || red.Symmetry() == 0 {
+			t.Fatalf("Impl: %v %s", err, why)
+		}
+		var out []string
+		for _, s := range reachable(t, red, 100000) {
+			out = append(out, fmt.Sprint(red.Describe(s)))
+		}
+		if prev != nil && !slices.Equal(out, prev) {
+			t.Fatalf("run %d explores other states or another order", run)
+		}
+		prev = out
+	}
+}
