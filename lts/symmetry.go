@@ -29,6 +29,7 @@ import (
 //   - be compared with == or != to a thread id (only t itself exists),
 //   - be passed on to a parameter of another definition of the thread family
 //     (which then is a thread id, and must be one at every call);
+//
 // it may not be a value: no arithmetic, no event data, no assignment, no
 // argument of a macro. Thread arrays may be indexed only by t, except in an
 // event block's runs of "per-thread statements": statements that touch only

@@ -82,8 +82,7 @@ func TestSymmetryOrbits(t *testing.T) {
 		}
 		states := reachable(t, red, 200000)
 		for _, s := range states {
-			b := string(red.raw(s, nil))
-			if !orbits[b] {
+			if !orbits[string(red.raw(s, nil))] {
 				t.Fatalf("%s: reduced state %s is not an orbit representative", red.Name(), red.Describe(s))
 			}
 		}
