@@ -508,6 +508,7 @@ func (c *symCheck) stmt(s lang.Stmt) {
 type symState struct {
 	*symmetry
 	pos   [][]int // per thread array, the variable slot of entry i
+	at    [][]int // per thread array, the offset of entry i among the stored variables (-1: not stored)
 	plain *Proc   // the same process without the reduction (Unreduce)
 }
 
@@ -533,11 +534,17 @@ func (p *Program) SymmetricProcess(q lang.Proc) (sys *Proc, why string, err erro
 	}
 	st := &symState{symmetry: sym, plain: plain}
 	for _, base := range sym.arrays {
-		var ps []int
+		var ps, at []int
 		for i := range sym.n {
 			ps = append(ps, base+i)
+			k := base + i
+			if red.pos != nil {
+				k = int(red.pos[base+i])
+			}
+			at = append(at, k)
 		}
 		st.pos = append(st.pos, ps)
+		st.at = append(st.at, at)
 	}
 	red.sym = st
 	// Component i must be thread i (its id slot holds i), and the initial
@@ -700,10 +707,11 @@ func (p *Program) termKey(t uint32, b []byte) []byte {
 // symCache memoises, per scratch, a term's view (its thread id renamed to
 // 0), a view's key, and a view renamed to thread j.
 type symCache struct {
-	view []uint32 // term -> view+1
-	key  map[uint32]string
-	from [][]uint32 // thread -> view -> term+1
-	ord  []int
+	view  []uint32   // term -> view+1
+	key   []*string  // view -> key
+	from  [][]uint32 // thread -> view -> term+1
+	ord   []int
+	views []uint32
 }
 
 func (s *Proc) view(x *scratch, t uint32) uint32 {
@@ -739,59 +747,63 @@ func (s *Proc) from(x *scratch, v uint32, j int) uint32 {
 
 func (s *Proc) viewKey(x *scratch, v uint32) string {
 	c := &x.sym
-	if c.key == nil {
-		c.key = map[uint32]string{}
+	if int(v) < len(c.key) && c.key[v] != nil {
+		return *c.key[v]
 	}
-	k, ok := c.key[v]
-	if !ok {
-		k = string(s.p.termKey(v, nil))
-		c.key[v] = k
+	k := string(s.p.termKey(v, nil))
+	if int(v) >= len(c.key) {
+		c.key = slices.Grow(c.key, int(v)+1-len(c.key))[:int(v)+1]
 	}
+	c.key[v] = &k
 	return k
 }
 
 // canonAll replaces each encoded state of x.enc/x.ends by the
 // representative of its orbit: the threads ordered by their local state
 // (their view, then their thread-array entries; a stable sort, so equal
-// threads keep their order).
+// threads keep their order). States of one byte per value, nearly all of
+// them, are permuted in place of their encoding (canonBytes).
 func (s *Proc) canonAll(x *scratch) {
-	sym := s.sym
 	out := x.canon[:0]
 	ends := x.cends[:0]
 	start := 0
-	views := make([]uint32, sym.n)
 	for _, end := range x.ends {
 		b := x.enc[start:end]
 		start = end
-		x.comps, x.vars = s.decode(b, x.comps, x.vars)
-		for i := range sym.n {
-			views[i] = s.view(x, x.comps[i])
+		if !s.canonBytes(x, b, &out) {
+			out = s.canonVars(x, b, out)
 		}
-		less := func(i, j int) bool {
-			if views[i] != views[j] {
-				return s.viewKey(x, views[i]) < s.viewKey(x, views[j])
+		ends = append(ends, len(out))
+	}
+	x.enc, x.canon = out, x.enc
+	x.ends, x.cends = ends, x.ends
+}
+
+// order sorts x.sym.ord (the threads) by their local state: views[i], then
+// entry i of each thread array (val(a, i)). It reports whether the threads
+// were in order already.
+func (s *Proc) order(x *scratch, views []uint32, val func(a, i int) int64) bool {
+	less := func(i, j int) bool {
+		if views[i] != views[j] {
+			return s.viewKey(x, views[i]) < s.viewKey(x, views[j])
+		}
+		for a := range s.sym.pos {
+			if u, v := val(a, i), val(a, j); u != v {
+				return u < v
 			}
-			for _, ps := range sym.pos {
-				if a, b := x.vars[ps[i]], x.vars[ps[j]]; a != b {
-					return a < b
-				}
-			}
-			return false
 		}
-		ord := x.sym.ord[:0]
-		sorted := true
-		for i := range sym.n {
-			ord = append(ord, i)
-			if i > 0 && less(i, i-1) {
-				sorted = false
-			}
+		return false
+	}
+	ord := x.sym.ord[:0]
+	sorted := true
+	for i := range s.sym.n {
+		ord = append(ord, i)
+		if i > 0 && less(i, i-1) {
+			sorted = false
 		}
-		x.sym.ord = ord
-		if sorted {
-			out = append(out, b...)
-			ends = append(ends, len(out))
-			continue
-		}
+	}
+	x.sym.ord = ord
+	if !sorted {
 		slices.SortStableFunc(ord, func(i, j int) int {
 			switch {
 			case less(i, j):
@@ -801,17 +813,74 @@ func (s *Proc) canonAll(x *scratch) {
 			}
 			return 0
 		})
-		x.ncomps = append(x.ncomps[:0], x.comps...)
-		x.nv = append(x.nv[:0], x.vars...)
-		for j, i := range ord {
-			x.ncomps[j] = s.from(x, views[i], j)
-			for _, ps := range sym.pos {
-				x.nv[ps[j]] = x.vars[ps[i]]
+	}
+	return sorted
+}
+
+// canonBytes appends the representative of b to *out when b has one byte
+// per value and so does the representative; otherwise it returns false.
+func (s *Proc) canonBytes(x *scratch, b []byte, out *[]byte) bool {
+	sym := s.sym
+	if len(b) != s.ncomp+s.nvars || !oneByteEach(b) {
+		return false
+	}
+	views := x.sym.views[:0]
+	for i := range sym.n {
+		views = append(views, s.view(x, uint32(b[i])))
+	}
+	x.sym.views = views
+	vb := b[s.ncomp:]
+	at := sym.at // encoding offset of each thread array entry, -1: not stored
+	val := func(a, i int) int64 {
+		k := at[a][i]
+		if k < 0 {
+			return 0 // not stored: every entry keeps its (equal) initial value
+		}
+		c := vb[k]
+		return int64(c>>1) ^ -int64(c&1)
+	}
+	if s.order(x, views, val) {
+		*out = append(*out, b...)
+		return true
+	}
+	n0 := len(*out)
+	o := append(*out, b...)
+	for j, i := range x.sym.ord {
+		t := s.from(x, views[i], j)
+		if t >= 0x80 {
+			return false
+		}
+		o[n0+j] = byte(t)
+		for a := range sym.pos {
+			if k := at[a][j]; k >= 0 {
+				o[n0+s.ncomp+k] = vb[at[a][i]]
 			}
 		}
-		out = s.encode(out, x.ncomps, x.nv)
-		ends = append(ends, len(out))
 	}
-	x.enc, x.canon = out, x.enc
-	x.ends, x.cends = ends, x.ends
+	*out = o
+	return true
+}
+
+// canonVars appends the representative of b, decoded and re-encoded.
+func (s *Proc) canonVars(x *scratch, b []byte, out []byte) []byte {
+	sym := s.sym
+	x.comps, x.vars = s.decode(b, x.comps, x.vars)
+	views := x.sym.views[:0]
+	for i := range sym.n {
+		views = append(views, s.view(x, x.comps[i]))
+	}
+	x.sym.views = views
+	val := func(a, i int) int64 { return x.vars[sym.pos[a][i]] }
+	if s.order(x, views, val) {
+		return append(out, b...)
+	}
+	x.ncomps = append(x.ncomps[:0], x.comps...)
+	x.nv = append(x.nv[:0], x.vars...)
+	for j, i := range x.sym.ord {
+		x.ncomps[j] = s.from(x, views[i], j)
+		for _, ps := range sym.pos {
+			x.nv[ps[j]] = x.vars[ps[i]]
+		}
+	}
+	return s.encode(out, x.ncomps, x.nv)
 }
