@@ -118,6 +118,15 @@
 // Unknown with Result.Err, a *RuntimeError carrying file:line:col, and the
 // trace to the state whose step failed.
 //
+// # Symmetry
+//
+// SymmetricProcess builds the system of N copies of a thread process,
+// ||| t:{0..N-1} @ P(t), that stores one state per orbit of the thread
+// renamings, when a typing of the threads' definitions proves that the
+// renamings are automorphisms (symmetry.go). Refinement checks use it;
+// their counterexamples are mapped back to the unreduced system (Unreduce)
+// and re-validated there.
+//
 // Export writes the reachable graph of a small system as Graphviz DOT or
 // Aldebaran (.aut), refusing graphs above a size limit.
 package lts

@@ -25,5 +25,5 @@ func check(ctx context.Context, name string, src []byte, index int, limits lts.L
 	if a.Stats.Pairs > 0 {
 		states = a.Stats.Pairs // refinement: the product pairs, as PAT counts
 	}
-	return outcome{a.Verdict, a.Reason, states, a.Stats.Transitions, a.Stats.Seconds, a.Stats.PeakBytes}, nil
+	return outcome{a.Verdict, a.Reason, states, a.Stats.Transitions, a.Stats.Seconds, a.Stats.PeakBytes, a.Stats.Symmetry}, nil
 }

@@ -69,6 +69,9 @@ type Row struct {
 	// Runs is the number of runs whose median is Seconds (1: a single run).
 	Runs      int   `json:"runs,omitempty"`
 	PeakBytes int64 `json:"peak_bytes"`
+	// Symmetry is the number of threads whose renamings the refinement
+	// search factored out (States then counts orbits), or 0.
+	Symmetry int `json:"symmetry,omitempty"`
 	// PaperFigures are the paper's time, states and transitions (PAT).
 	PaperFigures Figures `json:"paper"`
 	Err          string  `json:"error,omitempty"`
@@ -268,7 +271,7 @@ func runRow(ctx context.Context, r *Row, limits lts.Limits, workers int) {
 		return
 	}
 	r.Verdict, r.Reason = out.Verdict, out.Reason
-	r.States, r.Transitions, r.Seconds, r.PeakBytes = out.States, out.Transitions, out.Seconds, out.PeakBytes
+	r.States, r.Transitions, r.Seconds, r.PeakBytes, r.Symmetry = out.States, out.Transitions, out.Seconds, out.PeakBytes, out.Symmetry
 	if r.Verdict == lts.Unknown || out.Seconds >= shortRow {
 		return
 	}
@@ -328,6 +331,7 @@ type outcome struct {
 	Transitions int64
 	Seconds     float64
 	PeakBytes   int64
+	Symmetry    int
 }
 
 func formatParams(p map[string]int) string {
