@@ -757,7 +757,9 @@ func (p *Program) apply(e *edge, m *machine) {
 }
 
 // Who names the component(s) that moved in the transition t -e-> u (the
-// first such transition in the deterministic order), or "" if none.
+// first such transition in the deterministic order), or "" if none. The
+// successors it compares are not reduced: on a symmetry-reduced system,
+// ask Unreduced() about the states Unreduce returns.
 func (s *Proc) Who(t State, e Event, u State) string {
 	x := s.getScratch()
 	defer s.pool.Put(x)
