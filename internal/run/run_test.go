@@ -258,3 +258,60 @@ func TestProgress(t *testing.T) {
 		t.Errorf("last progress %+v", last)
 	}
 }
+
+// TestSymmetryAgrees runs every refinement of the library's model instances
+// with and without the thread-symmetry reduction: the verdicts, the number
+// of specification macrostates reached and the number of steps of the
+// shortest counterexample must agree (the renamings preserve traces and the distance
+// from the symmetric initial state), and the reduced search must store fewer
+// states.
+func TestSymmetryAgrees(t *testing.T) {
+	files, _ := filepath.Glob("../../models/testdata/*.csp")
+	if len(files) == 0 {
+		t.Fatal("no model instances")
+	}
+	reduced := 0
+	for _, f := range files {
+		src, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		opt := Options{Limits: lts.Limits{Timeout: time.Minute}, Workers: 1}
+		with, err := Source(context.Background(), f, src, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		opt.NoSymmetry = true
+		without, err := Source(context.Background(), f, src, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, a := range with.Assertions {
+			b := without.Assertions[i]
+			if b.Stats.Symmetry != 0 {
+				t.Fatalf("%s: %s: reduced with NoSymmetry", f, b.Text)
+			}
+			if a.Stats.Symmetry == 0 {
+				continue
+			}
+			reduced++
+			if a.Verdict != b.Verdict || a.Error != b.Error {
+				t.Errorf("%s: %s: %v (%s) with symmetry, %v (%s) without", filepath.Base(f), a.Text, a.Verdict, a.Error, b.Verdict, b.Error)
+				continue
+			}
+			if a.Verdict == lts.Valid && a.Stats.SpecStates != b.Stats.SpecStates {
+				t.Errorf("%s: %s: %d spec macrostates with symmetry, %d without", filepath.Base(f), a.Text, a.Stats.SpecStates, b.Stats.SpecStates)
+			}
+			if a.Verdict == lts.Valid && a.Stats.States >= b.Stats.States {
+				t.Errorf("%s: %s: %d states with symmetry, %d without", filepath.Base(f), a.Text, a.Stats.States, b.Stats.States)
+			}
+			if a.Verdict == lts.Invalid && len(a.Counterexample.Steps) != len(b.Counterexample.Steps) {
+				t.Errorf("%s: %s: counterexample of %d steps with symmetry, %d without", filepath.Base(f), a.Text, len(a.Counterexample.Steps), len(b.Counterexample.Steps))
+			}
+		}
+	}
+	if reduced == 0 {
+		t.Fatal("no assertion was reduced")
+	}
+	t.Logf("%d assertions reduced", reduced)
+}
