@@ -151,3 +151,36 @@ func TestStoredSlotsAgree(t *testing.T) {
 		t.Errorf("only %d processes store fewer slots than the program has", narrowed)
 	}
 }
+
+// TestHotBlocksAgree explores every compared process with event blocks
+// specialised to their environments from the start (heatBlocks) and with
+// the generic blocks a small search uses: the graphs and the described
+// states must be the same.
+func TestHotBlocksAgree(t *testing.T) {
+	limit := 2000
+	if testing.Short() {
+		limit = 200
+	}
+	for _, pr := range comparedProcs(t) {
+		name := strings.TrimSuffix(strings.TrimSpace(pr.text), "()")
+		run := func(hot bool) string {
+			p := compileSrc(t, pr.src)
+			if hot {
+				p.heatBlocks()
+			}
+			sys, err := p.ProcessByName(name)
+			if err != nil {
+				return err.Error()
+			}
+			g, err := graphPrefix(sys, limit)
+			var d strings.Builder
+			for s := State(0); int(s) < sys.NumStates() && int(s) < limit; s++ {
+				fmt.Fprintln(&d, sys.Describe(s))
+			}
+			return fmt.Sprintf("%s\n%v\n%s", g, err, d.String())
+		}
+		if run(false) != run(true) {
+			t.Errorf("%s %s: specialised blocks change the graph", pr.file, pr.text)
+		}
+	}
+}

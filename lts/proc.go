@@ -386,7 +386,11 @@ func (s *Proc) Successors(t State, buf []Transition) (out []Transition, err erro
 	}
 	s.mu.Lock()
 	x.ids = s.store.InternAll(x.enc, x.ends, x.ids[:0])
+	hot := s.store.Len() >= hotStates
 	s.mu.Unlock()
+	if hot {
+		s.p.heatBlocks()
+	}
 	for i, id := range x.ids {
 		buf = append(buf, Transition{Event: x.evs[i], Target: State(id)})
 	}
@@ -970,7 +974,11 @@ func (s *Proc) SuccessorsBatch(ts []State, buf []Transition, counts []int) (out 
 	}
 	s.mu.Lock()
 	x.ids = s.store.InternAll(x.enc, x.ends, x.ids[:0])
+	hot := s.store.Len() >= hotStates
 	s.mu.Unlock()
+	if hot {
+		s.p.heatBlocks()
+	}
 	for i, id := range x.ids {
 		buf = append(buf, Transition{Event: x.evs[i], Target: State(id)})
 	}

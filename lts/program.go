@@ -37,6 +37,8 @@ type Program struct {
 	operand map[lang.Proc]*pnode // prepared assertion operands
 
 	terms termTable
+	// hotBlocks: templates specialise event blocks (heatBlocks).
+	hotBlocks atomic.Bool
 
 	evMu    sync.RWMutex
 	evCache map[evKey]Event

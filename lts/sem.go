@@ -966,6 +966,27 @@ type spec struct {
 	block execFn
 }
 
+// hotStates is the number of states of a system after which its program
+// specialises event blocks to their environments (heatBlocks).
+const hotStates = 1 << 15
+
+// heatBlocks makes every later template specialise its event block to its
+// environment, and drops the templates built so far so that they are
+// rebuilt that way. Blocks run only when their transition fires, and a
+// small check fires each a few hundred times: compiling every block per
+// environment up front was a fifth of a 0.35-ms check (Table 1, QF 1,
+// seg 1), while a long search gains about 10% from the specialised code
+// (BenchmarkExploreSegQueue). A search calls it when a system passes
+// hotStates states; rebuilding then costs what compiling up front did.
+func (p *Program) heatBlocks() {
+	if p.hotBlocks.Load() || !p.hotBlocks.CompareAndSwap(false, true) {
+		return
+	}
+	for id := range p.terms.count.Load() {
+		p.term(id).edges.Store(nil)
+	}
+}
+
 // specialize compiles n's guard, event and block for env (falling back to
 // the generic closures if anything fails). It runs once per term.
 func (p *Program) specialize(n *pnode, env []int64) *spec {
@@ -1010,12 +1031,9 @@ func (p *Program) specialize(n *pnode, env []int64) *spec {
 			sp.ev = t
 		}
 	}
-	// Blocks run only when their transition fires, not at every guard
-	// test: the generic one, which reads the environment, is as fast in
-	// the search (segqueue qf=2 seg=4: 1.06-1.17 s either way), and
-	// recompiling every block per environment was a fifth of a 0.35-ms
-	// check (Table 1, QF 1, seg 1).
-	if n.srcBlock != nil && n.block == nil {
+	// A block with a generic version is specialised only once a search
+	// is large (Program.heatBlocks).
+	if n.srcBlock != nil && (n.block == nil || p.hotBlocks.Load()) {
 		if b, err := p.block(n.srcBlock, &sc); err == nil {
 			sp.block = b
 		}
