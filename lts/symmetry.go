@@ -2,6 +2,7 @@ package lts
 
 import (
 	"fmt"
+	"hash/fnv"
 	"slices"
 	"strconv"
 	"strings"
@@ -708,10 +709,18 @@ func (p *Program) termKey(t uint32, b []byte) []byte {
 // 0), a view's key, and a view renamed to thread j.
 type symCache struct {
 	view  []uint32   // term -> view+1
-	key   []*string  // view -> key
+	key   []viewKey  // view -> key (s == nil: not computed)
 	from  [][]uint32 // thread -> view -> term+1
 	ord   []int
 	views []uint32
+	vals  []int64 // thread array a, thread i -> vals[a*n+i]
+}
+
+// viewKey orders views: by a hash of their structural key, then by the
+// key itself; both are deterministic (termKey).
+type viewKey struct {
+	h uint64
+	s *string
 }
 
 func (s *Proc) view(x *scratch, t uint32) uint32 {
@@ -745,16 +754,35 @@ func (s *Proc) from(x *scratch, v uint32, j int) uint32 {
 	return t
 }
 
-func (s *Proc) viewKey(x *scratch, v uint32) string {
-	c := &x.sym
-	if int(v) < len(c.key) && c.key[v] != nil {
-		return *c.key[v]
+// cmpViews compares two views by their keys.
+func (s *Proc) cmpViews(x *scratch, a, b uint32) int {
+	if a == b {
+		return 0
 	}
-	k := string(s.p.termKey(v, nil))
+	ka, kb := s.viewKey(x, a), s.viewKey(x, b)
+	if ka.h != kb.h {
+		if ka.h < kb.h {
+			return -1
+		}
+		return 1
+	}
+	return strings.Compare(*ka.s, *kb.s)
+}
+
+func (s *Proc) viewKey(x *scratch, v uint32) viewKey {
+	c := &x.sym
+	if int(v) < len(c.key) && c.key[v].s != nil {
+		return c.key[v]
+	}
+	b := s.p.termKey(v, nil)
+	h := fnv.New64a()
+	h.Write(b)
+	str := string(b)
+	k := viewKey{h.Sum64(), &str}
 	if int(v) >= len(c.key) {
 		c.key = slices.Grow(c.key, int(v)+1-len(c.key))[:int(v)+1]
 	}
-	c.key[v] = &k
+	c.key[v] = k
 	return k
 }
 
@@ -779,16 +807,19 @@ func (s *Proc) canonAll(x *scratch) {
 	x.ends, x.cends = ends, x.ends
 }
 
-// order sorts x.sym.ord (the threads) by their local state: views[i], then
-// entry i of each thread array (val(a, i)). It reports whether the threads
+// order sorts x.sym.ord (the threads) by their local state: x.sym.views[i],
+// then entry i of each thread array (x.sym.vals). It is an insertion sort,
+// stable, for the few threads of a model. It reports whether the threads
 // were in order already.
-func (s *Proc) order(x *scratch, views []uint32, val func(a, i int) int64) bool {
+func (s *Proc) order(x *scratch) bool {
+	n, na := s.sym.n, len(s.sym.pos)
+	views, vals := x.sym.views, x.sym.vals
 	less := func(i, j int) bool {
-		if views[i] != views[j] {
-			return s.viewKey(x, views[i]) < s.viewKey(x, views[j])
+		if c := s.cmpViews(x, views[i], views[j]); c != 0 {
+			return c < 0
 		}
-		for a := range s.sym.pos {
-			if u, v := val(a, i), val(a, j); u != v {
+		for a := range na {
+			if u, v := vals[a*n+i], vals[a*n+j]; u != v {
 				return u < v
 			}
 		}
@@ -796,24 +827,17 @@ func (s *Proc) order(x *scratch, views []uint32, val func(a, i int) int64) bool 
 	}
 	ord := x.sym.ord[:0]
 	sorted := true
-	for i := range s.sym.n {
+	for i := range n {
+		k := len(ord)
 		ord = append(ord, i)
-		if i > 0 && less(i, i-1) {
+		for k > 0 && less(i, ord[k-1]) {
+			ord[k] = ord[k-1]
+			k--
 			sorted = false
 		}
+		ord[k] = i
 	}
 	x.sym.ord = ord
-	if !sorted {
-		slices.SortStableFunc(ord, func(i, j int) int {
-			switch {
-			case less(i, j):
-				return -1
-			case less(j, i):
-				return 1
-			}
-			return 0
-		})
-	}
 	return sorted
 }
 
@@ -831,15 +855,19 @@ func (s *Proc) canonBytes(x *scratch, b []byte, out *[]byte) bool {
 	x.sym.views = views
 	vb := b[s.ncomp:]
 	at := sym.at // encoding offset of each thread array entry, -1: not stored
-	val := func(a, i int) int64 {
-		k := at[a][i]
-		if k < 0 {
-			return 0 // not stored: every entry keeps its (equal) initial value
+	vals := x.sym.vals[:0]
+	for a := range sym.pos {
+		for i := range sym.n {
+			var v int64 // not stored: every entry keeps its (equal) initial value
+			if k := at[a][i]; k >= 0 {
+				c := vb[k]
+				v = int64(c>>1) ^ -int64(c&1)
+			}
+			vals = append(vals, v)
 		}
-		c := vb[k]
-		return int64(c>>1) ^ -int64(c&1)
 	}
-	if s.order(x, views, val) {
+	x.sym.vals = vals
+	if s.order(x) {
 		*out = append(*out, b...)
 		return true
 	}
@@ -870,8 +898,14 @@ func (s *Proc) canonVars(x *scratch, b []byte, out []byte) []byte {
 		views = append(views, s.view(x, x.comps[i]))
 	}
 	x.sym.views = views
-	val := func(a, i int) int64 { return x.vars[sym.pos[a][i]] }
-	if s.order(x, views, val) {
+	vals := x.sym.vals[:0]
+	for _, ps := range sym.pos {
+		for _, slot := range ps {
+			vals = append(vals, x.vars[slot])
+		}
+	}
+	x.sym.vals = vals
+	if s.order(x) {
 		return append(out, b...)
 	}
 	x.ncomps = append(x.ncomps[:0], x.comps...)
