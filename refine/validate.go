@@ -74,6 +74,9 @@ func buildCounterexample(impl lts.System, spec lts.Automaton, steps []pathStep) 
 	for _, e := range offered {
 		cex.Offered = append(cex.Offered, tab.Name(e))
 	}
+	// Event ids follow the order in which events were first met, which
+	// depends on the number of workers: sort by name.
+	slices.Sort(cex.Offered)
 	desc, _ := impl.(lts.Describer)
 	var prev []lts.Binding
 	if desc != nil {

@@ -264,7 +264,8 @@ func TestProgress(t *testing.T) {
 // of specification macrostates reached and the number of steps of the
 // shortest counterexample must agree (the renamings preserve traces and the distance
 // from the symmetric initial state), and the reduced search must store fewer
-// states.
+// states. With symmetry, 4 workers must give what 1 gives, counterexample
+// included.
 func TestSymmetryAgrees(t *testing.T) {
 	files, _ := filepath.Glob("../../models/testdata/*.csp")
 	if len(files) == 0 {
@@ -281,7 +282,12 @@ func TestSymmetryAgrees(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		opt.NoSymmetry = true
+		opt.Workers = 4
+		wide, err := Source(context.Background(), f, src, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		opt.Workers, opt.NoSymmetry = 1, true
 		without, err := Source(context.Background(), f, src, opt)
 		if err != nil {
 			t.Fatal(err)
@@ -295,6 +301,12 @@ func TestSymmetryAgrees(t *testing.T) {
 				continue
 			}
 			reduced++
+			w := wide.Assertions[i]
+			aj, _ := json.Marshal([]any{a.Verdict, a.Stats.States, a.Stats.Pairs, a.Counterexample})
+			wj, _ := json.Marshal([]any{w.Verdict, w.Stats.States, w.Stats.Pairs, w.Counterexample})
+			if string(aj) != string(wj) {
+				t.Errorf("%s: %s: 4 workers give another result than 1:\n%s\n%s", filepath.Base(f), a.Text, aj, wj)
+			}
 			if a.Verdict != b.Verdict || a.Error != b.Error {
 				t.Errorf("%s: %s: %v (%s) with symmetry, %v (%s) without", filepath.Base(f), a.Text, a.Verdict, a.Error, b.Verdict, b.Error)
 				continue
