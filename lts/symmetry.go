@@ -70,39 +70,11 @@ func (p *Program) findSymmetry(q lang.Proc) (*symmetry, string) {
 			body = d.Body
 		}
 	}
-	ix, ok := body.(*lang.IndexedProc)
-	if !ok || !ix.IsPar || ix.ParOp != lang.Interleave || len(ix.Index) != 1 || ix.Index[0].Var == nil || ix.Index[0].Set.Range == nil {
-		return nil, "not an interleaving ||| t:{0..N-1} @ P(t)"
+	d, pos, n, why := p.threads(body)
+	if d == nil {
+		return nil, why
 	}
-	rg := ix.Index[0].Set.Range
-	lo, ok1 := p.info.Consts[rg.Lo]
-	hi, ok2 := p.info.Consts[rg.Hi]
-	if !ok1 || !ok2 || lo != 0 || hi < 1 || hi > 64 {
-		return nil, "the threads are not numbered 0..N-1 with constant N >= 2"
-	}
-	call, ok := ix.Body.(*lang.RefProc)
-	if !ok {
-		return nil, "the thread is not a process reference P(t)"
-	}
-	c := &symCheck{p: p, info: p.info, n: int(hi + 1), tid: map[*lang.ProcDecl]int{}, arrays: map[*lang.Symbol]bool{}}
-	idx := p.info.Defs[ix.Index[0].Var]
-	pos := -1
-	for i, a := range call.Args {
-		if id, ok := a.(*lang.Ident); ok && p.info.Uses[id] == idx {
-			if pos >= 0 {
-				return nil, "the thread id is passed twice"
-			}
-			pos = i
-			continue
-		}
-		if _, ok := p.info.Consts[a]; !ok {
-			return nil, "a thread argument is not a constant"
-		}
-	}
-	d := p.info.Procs[call.Name.Name]
-	if pos < 0 || d == nil {
-		return nil, "the thread does not take its id"
-	}
+	c := &symCheck{p: p, info: p.info, n: n, tid: map[*lang.ProcDecl]int{}, arrays: map[*lang.Symbol]bool{}}
 	// Two passes: the first finds the thread arrays, the second types every
 	// access with the complete set.
 	for pass := 0; pass < 2; pass++ {
@@ -137,6 +109,85 @@ func (p *Program) findSymmetry(q lang.Proc) (*symmetry, string) {
 		}
 	}
 	return sym, ""
+}
+
+// threads recognises N copies of one thread: `||| t:{0..N-1} @ P(.., t, ..)`
+// or `P(.., 0, ..) ||| ... ||| P(.., N-1, ..)`, the other arguments
+// constants (the same in every copy). It returns P, the position of the
+// thread id among its parameters, and N; or nil and the reason.
+func (p *Program) threads(body lang.Proc) (*lang.ProcDecl, int, int, string) {
+	const notThreads = "not an interleaving ||| t:{0..N-1} @ P(t) or P(0) ||| ... ||| P(N-1)"
+	var calls []*lang.RefProc
+	var idx *lang.Symbol // the index variable of an indexed interleaving
+	switch x := body.(type) {
+	case *lang.IndexedProc:
+		if !x.IsPar || x.ParOp != lang.Interleave || len(x.Index) != 1 || x.Index[0].Var == nil || x.Index[0].Set.Range == nil {
+			return nil, 0, 0, notThreads
+		}
+		rg := x.Index[0].Set.Range
+		lo, ok1 := p.info.Consts[rg.Lo]
+		hi, ok2 := p.info.Consts[rg.Hi]
+		call, ok3 := x.Body.(*lang.RefProc)
+		if !ok1 || !ok2 || !ok3 || lo != 0 || hi < 1 || hi > 64 {
+			return nil, 0, 0, "the threads are not numbered 0..N-1 with constant N >= 2"
+		}
+		idx = p.info.Defs[x.Index[0].Var]
+		for range hi + 1 {
+			calls = append(calls, call)
+		}
+	case *lang.ParProc:
+		if x.Op != lang.Interleave || len(x.Procs) > 64 {
+			return nil, 0, 0, notThreads
+		}
+		for _, k := range x.Procs {
+			call, ok := k.(*lang.RefProc)
+			if !ok {
+				return nil, 0, 0, notThreads
+			}
+			calls = append(calls, call)
+		}
+	default:
+		return nil, 0, 0, notThreads
+	}
+	d := p.info.Procs[calls[0].Name.Name]
+	if d == nil {
+		return nil, 0, 0, notThreads
+	}
+	// The position of the id: the index variable, or the one argument
+	// whose constant is i in the i-th copy (the others equal throughout).
+	pos := -1
+	for k := range calls[0].Args {
+		isID, same := true, true
+		for i, call := range calls {
+			if call.Name.Name != d.Name.Name || len(call.Args) != len(calls[0].Args) {
+				return nil, 0, 0, "the threads are not copies of one process"
+			}
+			a := call.Args[k]
+			if id, ok := a.(*lang.Ident); ok && idx != nil && p.info.Uses[id] == idx {
+				same = false
+				continue
+			}
+			v, ok := p.info.Consts[a]
+			if !ok {
+				return nil, 0, 0, "a thread argument is not a constant"
+			}
+			v0 := p.info.Consts[calls[0].Args[k]]
+			isID = isID && idx == nil && v == int64(i)
+			same = same && v == v0
+		}
+		if !same && (idx != nil || isID) {
+			if pos >= 0 {
+				return nil, 0, 0, "the thread id is passed twice"
+			}
+			pos = k
+		} else if !same {
+			return nil, 0, 0, "the threads differ in an argument other than their id"
+		}
+	}
+	if pos < 0 {
+		return nil, 0, 0, "the thread does not take its id"
+	}
+	return d, pos, len(calls), ""
 }
 
 func allEqual(vs []int64) bool {

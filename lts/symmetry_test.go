@@ -13,7 +13,7 @@ import (
 // symmetricProcs are the processes of the test models that findSymmetry
 // proves symmetric.
 func symmetricProcs(t *testing.T) (out []*Proc) {
-	for _, am := range assertedModels(t, "../models/testdata/*.csp", "../testdata/lts/bench/*.csp") {
+	for _, am := range assertedModels(t, "../models/testdata/*.csp", "../models/lib/*.csp", "../testdata/run/*.csp", "../testdata/lts/bench/*.csp") {
 		p, err := Compile(am.checked)
 		if err != nil {
 			t.Fatal(err)
@@ -113,7 +113,10 @@ func TestSymmetryRejects(t *testing.T) {
 		{"constant thread", `P(t) = a{r[t] = 1} -> P(0); Sys = ||| t:{0..1} @ P(t);`, "takes the thread id at one call"},
 		{"id into a shared array", `var s[3]; P(t) = a{s[t] = 1} -> P(t); Sys = ||| t:{0..1} @ P(t);`, "not one entry per thread"},
 		{"asymmetric start", `var q = [0, 1]; P(t) = a{q[t] = 1} -> P(t); Sys = ||| t:{0..1} @ P(t);`, "start different"},
-		{"not an interleaving", `P(t) = a{r[t] = 1} -> P(t); Sys = P(0) ||| P(1);`, "not an interleaving"},
+		{"explicit copies", `P(t) = a{r[t] = 1} -> P(t); Sys = P(0) ||| P(1);`, ""},
+		{"copies differ", `P(t, x) = a.x{r[t] = 1} -> P(t, x); Sys = P(0, 1) ||| P(1, 2);`, "differ in an argument"},
+		{"copies out of order", `P(t) = a{r[t] = 1} -> P(t); Sys = P(1) ||| P(0);`, "differ in an argument"},
+		{"not an interleaving", `P(t) = a{r[t] = 1} -> P(t); Sys = P(0) [] P(1);`, "not an interleaving"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := compileSrc(t, head+tc.body)

@@ -20,12 +20,13 @@ import (
 
 // quasiFactorOptions are the inputs of "quasar quasi-factor".
 type quasiFactorOptions struct {
-	file   string
-	assert string
-	max    int
-	mode   string
-	json   bool
-	limits limitFlags
+	file     string
+	assert   string
+	max      int
+	mode     string
+	json     bool
+	symmetry bool
+	limits   limitFlags
 }
 
 func newQuasiFactorCmd(st *streams) *cobra.Command {
@@ -55,6 +56,7 @@ limit was hit.`,
 	fs.IntVar(&opts.max, "max", 6, "the largest factor tried")
 	fs.StringVar(&opts.mode, "mode", "", "relaxation: exact or window (default: as written in the assertion)")
 	fs.BoolVar(&opts.json, "json", false, "print the result as one JSON document")
+	fs.BoolVar(&opts.symmetry, "symmetry", true, "factor out thread renamings when the model is proved symmetric (as check)")
 	opts.limits.register(fs)
 	return cmd
 }
@@ -130,7 +132,12 @@ func runQuasiFactor(ctx context.Context, cmd *cobra.Command, st *streams, opts q
 	if err != nil {
 		return &exitError{exitBadInput, &sourceError{err, srcs}}
 	}
-	impl, err := prog.Process(a.Left)
+	var impl *lts.Proc
+	if opts.symmetry {
+		impl, _, err = prog.SymmetricProcess(a.Left)
+	} else {
+		impl, err = prog.Process(a.Left)
+	}
 	if err != nil {
 		return &exitError{exitBadInput, &sourceError{err, srcs}}
 	}
