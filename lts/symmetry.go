@@ -775,10 +775,14 @@ type viewKey struct {
 }
 
 func (s *Proc) view(x *scratch, t uint32) uint32 {
-	c := &x.sym
-	if int(t) < len(c.view) && c.view[t] != 0 {
-		return c.view[t] - 1
+	if c := x.sym.view; int(t) < len(c) && c[t] != 0 {
+		return c[t] - 1
 	}
+	return s.newView(x, t)
+}
+
+func (s *Proc) newView(x *scratch, t uint32) uint32 {
+	c := &x.sym
 	v := s.p.renameTid(s.sym.symmetry, t, 0)
 	if int(t) >= len(c.view) {
 		c.view = slices.Grow(c.view, int(t)+1-len(c.view))[:int(t)+1]
@@ -899,13 +903,16 @@ func (s *Proc) canonBytes(x *scratch, b []byte, out *[]byte) bool {
 	if len(b) != s.ncomp+s.nvars || !oneByteEach(b) {
 		return false
 	}
+	vb := b[s.ncomp:]
+	at := sym.at // encoding offset of each thread array entry, -1: not stored
+	if sym.n == 2 {
+		return s.canonPair(x, b, vb, out)
+	}
 	views := x.sym.views[:0]
 	for i := range sym.n {
 		views = append(views, s.view(x, uint32(b[i])))
 	}
 	x.sym.views = views
-	vb := b[s.ncomp:]
-	at := sym.at // encoding offset of each thread array entry, -1: not stored
 	vals := x.sym.vals[:0]
 	for a := range sym.pos {
 		for i := range sym.n {
@@ -934,6 +941,47 @@ func (s *Proc) canonBytes(x *scratch, b []byte, out *[]byte) bool {
 			if k := at[a][j]; k >= 0 {
 				o[n0+s.ncomp+k] = vb[at[a][i]]
 			}
+		}
+	}
+	*out = o
+	return true
+}
+
+// canonPair is canonBytes for two threads, the common case: the threads
+// swap when thread 1's local state orders before thread 0's.
+func (s *Proc) canonPair(x *scratch, b, vb []byte, out *[]byte) bool {
+	v0, v1 := s.view(x, uint32(b[0])), s.view(x, uint32(b[1]))
+	c := 0
+	if v0 != v1 {
+		c = s.cmpViews(x, v0, v1)
+	}
+	for a := 0; c == 0 && a < len(s.sym.at); a++ {
+		k0, k1 := s.sym.at[a][0], s.sym.at[a][1]
+		if k0 < 0 || vb[k0] == vb[k1] {
+			continue
+		}
+		z0, z1 := vb[k0], vb[k1]
+		if int64(z0>>1)^-int64(z0&1) < int64(z1>>1)^-int64(z1&1) {
+			c = -1
+		} else {
+			c = 1
+		}
+	}
+	if c <= 0 {
+		*out = append(*out, b...)
+		return true
+	}
+	t0, t1 := s.from(x, v1, 0), s.from(x, v0, 1)
+	if t0 >= 0x80 || t1 >= 0x80 {
+		return false
+	}
+	n0 := len(*out)
+	o := append(*out, b...)
+	o[n0], o[n0+1] = byte(t0), byte(t1)
+	ov := o[n0+s.ncomp:]
+	for _, at := range s.sym.at {
+		if k0, k1 := at[0], at[1]; k0 >= 0 {
+			ov[k0], ov[k1] = vb[k1], vb[k0]
 		}
 	}
 	*out = o

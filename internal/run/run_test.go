@@ -265,9 +265,11 @@ func TestProgress(t *testing.T) {
 // shortest counterexample must agree (the renamings preserve traces and the distance
 // from the symmetric initial state), and the reduced search must store fewer
 // states. With symmetry, 4 workers must give what 1 gives, counterexample
-// included.
+// included, and every verdict must be the one the model's comments expect.
 func TestSymmetryAgrees(t *testing.T) {
 	files, _ := filepath.Glob("../../models/testdata/*.csp")
+	three, _ := filepath.Glob("../../testdata/sym/*.csp") // three threads
+	files = append(files, three...)
 	if len(files) == 0 {
 		t.Fatal("no model instances")
 	}
@@ -292,7 +294,11 @@ func TestSymmetryAgrees(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		want := models.Expectations(src)
 		for i, a := range with.Assertions {
+			if i < len(want) && want[i].Verdict != lts.Unknown && a.Verdict != want[i].Verdict {
+				t.Errorf("%s: %s: %v, the model expects %v", filepath.Base(f), a.Text, a.Verdict, want[i].Verdict)
+			}
 			b := without.Assertions[i]
 			if b.Stats.Symmetry != 0 {
 				t.Fatalf("%s: %s: reduced with NoSymmetry", f, b.Text)
