@@ -21,6 +21,9 @@ type Options struct {
 	// Progress, if set, is called from the searching goroutine about every
 	// 100 ms with the figures so far (for a live progress line).
 	Progress func(Stats)
+	// NoSymmetry keeps CheckAssertion from reducing deadlock and
+	// termination checks by thread symmetry (SymmetricProcess).
+	NoSymmetry bool
 }
 
 // Step is one step of a counterexample: the event (its name, "tau" for
@@ -409,6 +412,9 @@ func Trace(sys System, states []State, events []Event) []Step {
 
 func (x *bfs) finish(r *Result) *Result {
 	r.Stats = Stats{States: x.seen, Transitions: x.trans, Seconds: x.b.Seconds(), PeakBytes: x.b.Peak(), Depth: x.depth}
+	if p, ok := x.sys.(*Proc); ok {
+		r.Stats.Symmetry = p.Symmetry()
+	}
 	if x.err != nil {
 		r.Verdict = Unknown
 		if re, ok := x.err.(*RuntimeError); ok {
@@ -418,7 +424,11 @@ func (x *bfs) finish(r *Result) *Result {
 		}
 		r.Reason = "run-time error: " + x.err.Error()
 		ss, es := x.path(x.errAt)
-		r.Trace = Trace(x.sys, ss, es)
+		tr, err := x.trace(ss, es)
+		if err != nil {
+			r.Reason += "; " + err.Error()
+		}
+		r.Trace = tr
 		return r
 	}
 	if x.reason != "" && r.Verdict == Valid {
@@ -430,7 +440,25 @@ func (x *bfs) finish(r *Result) *Result {
 
 func (x *bfs) witness(r *Result, s State) {
 	ss, es := x.path(s)
-	r.Trace = Trace(x.sys, ss, es)
+	var err error
+	if r.Trace, err = x.trace(ss, es); err != nil {
+		r.Verdict, r.Err, r.Reason = Unknown, &RuntimeError{Msg: err.Error()}, err.Error()
+	}
+}
+
+// trace renders a path; the path of a symmetry-reduced system is first
+// mapped to the unreduced one (Proc.Unreduce), where it is described and
+// later re-validated.
+func (x *bfs) trace(ss []State, es []Event) ([]Step, error) {
+	p, ok := x.sys.(*Proc)
+	if !ok || p.sym == nil {
+		return Trace(x.sys, ss, es), nil
+	}
+	u, concrete, err := p.Unreduce(es[1:], ss[1:])
+	if err != nil {
+		return nil, err
+	}
+	return Trace(u, append([]State{u.Initial()}, concrete...), es), nil
 }
 
 // Explore visits every reachable state and reports the counts (verdict
@@ -679,7 +707,17 @@ func (s *Proc) Condition(e lang.Expr) (func(State) (int64, error), error) {
 // CheckAssertion runs a single-process assertion of the model:
 // deadlockfree, divergencefree, nonterminating, deterministic, reaches.
 func CheckAssertion(ctx context.Context, prog *Program, a *lang.AssertDecl, opt Options) (*Result, error) {
-	sys, err := prog.Process(a.Left)
+	var sys *Proc
+	var err error
+	// A deadlock or a termination is a property of a state that the
+	// thread renamings keep, so these searches may store one state per
+	// orbit (the others look at cycles, at a state's nondeterminism or at
+	// conditions that may name one thread).
+	if (a.Kind == lang.KindDeadlockFree || a.Kind == lang.KindNonTerminating) && !opt.NoSymmetry {
+		sys, _, err = prog.SymmetricProcess(a.Left)
+	} else {
+		sys, err = prog.Process(a.Left)
+	}
 	if err != nil {
 		return nil, err
 	}

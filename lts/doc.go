@@ -123,9 +123,10 @@
 // SymmetricProcess builds the system of N copies of a thread process,
 // ||| t:{0..N-1} @ P(t), that stores one state per orbit of the thread
 // renamings, when a typing of the threads' definitions proves that the
-// renamings are automorphisms (symmetry.go). Refinement checks use it;
-// their counterexamples are mapped back to the unreduced system (Unreduce)
-// and re-validated there.
+// renamings are automorphisms (symmetry.go). Refinement, deadlock and
+// termination checks use it (the others look at cycles, nondeterminism or
+// conditions that may name a thread); their counterexamples are mapped back
+// to the unreduced system (Unreduce) and re-validated there.
 //
 // Export writes the reachable graph of a small system as Graphviz DOT or
 // Aldebaran (.aut), refusing graphs above a size limit.

@@ -148,6 +148,9 @@ type Stats struct {
 	Seconds     float64 `json:"seconds"`
 	PeakBytes   int64   `json:"peak_bytes"`
 	Depth       int     `json:"depth"` // BFS depth reached
+	// Symmetry is the number of threads whose renamings the search
+	// factored out (States then counts orbits), or 0.
+	Symmetry int `json:"symmetry,omitempty"`
 }
 
 // ErrLimit is wrapped by errors that report a hit limit.

@@ -172,7 +172,7 @@ func checkOne(ctx context.Context, prog *lts.Program, info *lang.Info, a *lang.A
 		res.Reason = fmt.Sprintf("%s assertions are not supported yet", a.Kind)
 	default:
 		var r *lts.Result
-		lopt := lts.Options{Limits: opt.Limits, Workers: opt.Workers}
+		lopt := lts.Options{Limits: opt.Limits, Workers: opt.Workers, NoSymmetry: opt.NoSymmetry}
 		if opt.Progress != nil {
 			lopt.Progress = func(st lts.Stats) {
 				opt.Progress(Progress{Assertion: res.Text, States: st.States, Depth: st.Depth, Bytes: st.PeakBytes, Seconds: st.Seconds})
@@ -193,7 +193,7 @@ func checkOne(ctx context.Context, prog *lts.Program, info *lang.Info, a *lang.A
 
 func fromLTS(r *lts.Result, res *Assertion) {
 	res.Verdict, res.Reason = r.Verdict, r.Reason
-	res.Stats = Stats{States: r.Stats.States, Transitions: r.Stats.Transitions, Seconds: r.Stats.Seconds, PeakBytes: r.Stats.PeakBytes}
+	res.Stats = Stats{States: r.Stats.States, Transitions: r.Stats.Transitions, Seconds: r.Stats.Seconds, PeakBytes: r.Stats.PeakBytes, Symmetry: r.Stats.Symmetry}
 	if r.HasValue {
 		v := r.Value
 		res.Value = &v

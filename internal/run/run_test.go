@@ -333,3 +333,44 @@ func TestSymmetryAgrees(t *testing.T) {
 	}
 	t.Logf("%d assertions reduced", reduced)
 }
+
+// TestSymmetricDeadlock: a deadlock found in the symmetry-reduced search is
+// reported on the unreduced model (re-validated there by validateLTS), as
+// long as the one found without the reduction, and a divergence check
+// (a cycle property) is not reduced.
+func TestSymmetricDeadlock(t *testing.T) {
+	const src = `var lock = 0;
+var held = [0, 0];
+P(t) = [lock == 0] acq{lock = 1; held[t] = 1} -> ([lock == 0] again{held[t] = 2} -> P(t)
+                                                 [] rel{lock = 0; held[t] = 0} -> P(t));
+Sys() = ||| t:{0..1} @ P(t);
+#assert Sys() deadlockfree; // expect: valid
+Bad(t) = [lock == 0] acq{lock = 1; held[t] = 1} -> [lock == 0] again{held[t] = 2} -> Bad(t);
+Dead() = ||| t:{0..1} @ Bad(t);
+#assert Dead() deadlockfree; // expect: invalid
+#assert Dead() divergencefree; // expect: valid
+`
+	var got [2]*Report
+	for i, off := range []bool{false, true} {
+		rep, err := Source(context.Background(), "sym.csp", []byte(src), Options{NoSymmetry: off, Workers: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got[i] = rep
+	}
+	with, without := got[0].Assertions, got[1].Assertions
+	for i, want := range []lts.Verdict{lts.Valid, lts.Invalid, lts.Valid} {
+		if with[i].Verdict != want || without[i].Verdict != want || with[i].Error != "" {
+			t.Fatalf("%s: %v / %v (%s), want %v", with[i].Text, with[i].Verdict, without[i].Verdict, with[i].Error, want)
+		}
+	}
+	if with[0].Stats.Symmetry != 2 || with[0].Stats.States >= without[0].Stats.States {
+		t.Errorf("deadlockfree not reduced: %+v against %+v", with[0].Stats, without[0].Stats)
+	}
+	if with[1].Stats.Symmetry != 2 || len(with[1].Counterexample.Steps) != len(without[1].Counterexample.Steps) {
+		t.Errorf("deadlock: %+v, %d steps; without symmetry %d steps", with[1].Stats, len(with[1].Counterexample.Steps), len(without[1].Counterexample.Steps))
+	}
+	if with[2].Stats.Symmetry != 0 {
+		t.Errorf("divergencefree was reduced")
+	}
+}
