@@ -160,6 +160,7 @@ func runQuasiFactor(ctx context.Context, cmd *cobra.Command, st *streams, opts q
 		Reason: fr.Reason, Steps: fr.Steps}
 	if fr.Result != nil {
 		rep.Stats = fr.Result.Stats.Stats
+		rep.Stats.Symmetry = impl.Symmetry()
 	}
 	if fr.Below != nil && fr.Below.Counterexample != nil {
 		// Checked against the definition, independently of the automaton.
@@ -178,7 +179,7 @@ func runQuasiFactor(ctx context.Context, cmd *cobra.Command, st *streams, opts q
 			return err
 		}
 	} else {
-		writeQuasiFactor(out, &rep, fr)
+		writeQuasiFactor(out, &rep, fr, impl)
 	}
 	switch fr.Verdict {
 	case lts.Invalid:
@@ -189,7 +190,7 @@ func runQuasiFactor(ctx context.Context, cmd *cobra.Command, st *streams, opts q
 	return nil
 }
 
-func writeQuasiFactor(w io.Writer, rep *quasiFactorReport, fr *refine.FactorResult) {
+func writeQuasiFactor(w io.Writer, rep *quasiFactorReport, fr *refine.FactorResult, impl *lts.Proc) {
 	where := fmt.Sprintf("%s:%d", rep.File, rep.Line)
 	switch rep.Verdict {
 	case lts.Valid:
@@ -202,7 +203,9 @@ func writeQuasiFactor(w io.Writer, rep *quasiFactorReport, fr *refine.FactorResu
 	}
 	fmt.Fprintf(w, "  (%s)\n", formatStats(runStats(rep.Stats)))
 	for _, s := range fr.Steps {
-		how := formatStats(runStats(s.Stats.Stats))
+		st := s.Stats.Stats
+		st.Symmetry = impl.Symmetry()
+		how := formatStats(runStats(st))
 		if s.Replayed {
 			how = "refuted by replaying the previous counterexample"
 		}

@@ -51,10 +51,15 @@ func writeAssertion(w io.Writer, file string, a *run.Assertion, sources map[stri
 	}
 }
 
-// formatStats is "1234 states, 5678 transitions, 12ms, 3.1 MiB".
+// formatStats is "1234 states, 5678 transitions, 12ms, 3.1 MiB"; a search
+// that stored one state per thread-symmetry class says so.
 func formatStats(s run.Stats) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d states, %d transitions", s.States, s.Transitions)
+	fmt.Fprintf(&b, "%d states", s.States)
+	if s.Symmetry > 0 {
+		b.WriteString(" up to symmetry")
+	}
+	fmt.Fprintf(&b, ", %d transitions", s.Transitions)
 	if s.Pairs > 0 {
 		fmt.Fprintf(&b, ", %d pairs", s.Pairs)
 	}
@@ -214,5 +219,5 @@ func reportCode(rep *run.Report) int {
 
 // runStats converts the stats of an lts search to the report's.
 func runStats(s lts.Stats) run.Stats {
-	return run.Stats{States: s.States, Transitions: s.Transitions, Seconds: s.Seconds, PeakBytes: s.PeakBytes}
+	return run.Stats{States: s.States, Transitions: s.Transitions, Seconds: s.Seconds, PeakBytes: s.PeakBytes, Symmetry: s.Symmetry}
 }
