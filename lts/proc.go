@@ -381,6 +381,13 @@ func (s *Proc) Successors(t State, buf []Transition) (out []Transition, err erro
 	if err := s.expand(t, x); err != nil {
 		return buf, err
 	}
+	return s.intern(x, buf), nil
+}
+
+// intern stores the successors encoded in x (their representatives, under
+// a symmetry) and appends them to buf as transitions. A system that passes
+// hotStates states makes its program specialise event blocks.
+func (s *Proc) intern(x *scratch, buf []Transition) []Transition {
 	if s.sym != nil {
 		s.canonAll(x)
 	}
@@ -394,7 +401,7 @@ func (s *Proc) Successors(t State, buf []Transition) (out []Transition, err erro
 	for i, id := range x.ids {
 		buf = append(buf, Transition{Event: x.evs[i], Target: State(id)})
 	}
-	return buf, nil
+	return buf
 }
 
 // expand computes the encoded successors of t into x.enc/x.ends/x.evs/x.who.
@@ -969,18 +976,5 @@ func (s *Proc) SuccessorsBatch(ts []State, buf []Transition, counts []int) (out 
 		start = end
 		counts = append(counts, len(x.ends)-n)
 	}
-	if s.sym != nil {
-		s.canonAll(x)
-	}
-	s.mu.Lock()
-	x.ids = s.store.InternAll(x.enc, x.ends, x.ids[:0])
-	hot := s.store.Len() >= hotStates
-	s.mu.Unlock()
-	if hot {
-		s.p.heatBlocks()
-	}
-	for i, id := range x.ids {
-		buf = append(buf, Transition{Event: x.evs[i], Target: State(id)})
-	}
-	return buf, counts, err
+	return s.intern(x, buf), counts, err
 }
