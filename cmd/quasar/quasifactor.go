@@ -71,7 +71,7 @@ type quasiFactorReport struct {
 	K       int         `json:"k"`       // -1 if none
 	Max     int         `json:"max"`
 	Reason  string      `json:"reason,omitempty"`
-	Stats   lts.Stats   `json:"stats"` // of the check at K (or the last check)
+	Stats   run.Stats   `json:"stats"` // of the check at K (or the last check)
 	// Below is the check at K-1 with its counterexample (why K-1 is not
 	// enough); absent when K is 0 or not found.
 	Below *refine.Counterexample `json:"below,omitempty"`
@@ -159,8 +159,7 @@ func runQuasiFactor(ctx context.Context, cmd *cobra.Command, st *streams, opts q
 	rep := quasiFactorReport{File: opts.file, Line: a.Pos().Line, Text: text, Verdict: fr.Verdict, K: fr.K, Max: opts.max,
 		Reason: fr.Reason, Steps: fr.Steps}
 	if fr.Result != nil {
-		rep.Stats = fr.Result.Stats.Stats
-		rep.Stats.Symmetry = impl.Symmetry()
+		rep.Stats = run.RefinementStats(fr.Result.Stats, impl.Symmetry())
 	}
 	if fr.Below != nil && fr.Below.Counterexample != nil {
 		// Checked against the definition, independently of the automaton.
@@ -201,11 +200,9 @@ func writeQuasiFactor(w io.Writer, rep *quasiFactorReport, fr *refine.FactorResu
 	default:
 		fmt.Fprintf(w, "%s: unknown (%s): %s", where, rep.Reason, rep.Text)
 	}
-	fmt.Fprintf(w, "  (%s)\n", formatStats(runStats(rep.Stats)))
+	fmt.Fprintf(w, "  (%s)\n", formatStats(rep.Stats))
 	for _, s := range fr.Steps {
-		st := s.Stats.Stats
-		st.Symmetry = impl.Symmetry()
-		how := formatStats(runStats(st))
+		how := formatStats(run.RefinementStats(s.Stats, impl.Symmetry()))
 		if s.Replayed {
 			how = "refuted by replaying the previous counterexample"
 		}

@@ -262,11 +262,7 @@ func checkRefines(ctx context.Context, prog *lts.Program, info *lang.Info, a *la
 		return err
 	}
 	res.Verdict, res.Reason = r.Verdict, r.Reason
-	res.Stats = Stats{
-		States: r.Stats.ImplStates, Transitions: r.Stats.Transitions, Seconds: r.Stats.Seconds,
-		PeakBytes: r.Stats.PeakBytes, Pairs: r.Stats.Pairs, SpecStates: r.Stats.Macrostates,
-		Symmetry: impl.Symmetry(),
-	}
+	res.Stats = RefinementStats(r.Stats, impl.Symmetry())
 	if r.Counterexample == nil {
 		return nil
 	}

@@ -8,6 +8,7 @@ package run
 
 import (
 	"github.com/quasar-verify/quasar/lts"
+	"github.com/quasar-verify/quasar/refine"
 )
 
 // Options configure a run. The zero value checks every assertion with no
@@ -73,6 +74,17 @@ type Stats struct {
 	// Symmetry is the number of threads whose renamings the refinement
 	// search factored out (states then count orbits), or 0.
 	Symmetry int `json:"symmetry,omitempty"`
+}
+
+// RefinementStats are the figures of a refinement search: States counts the
+// implementation states reached (orbits when symmetry > 0), apart from the
+// product pairs the search stored.
+func RefinementStats(s refine.Stats, symmetry int) Stats {
+	return Stats{
+		States: s.ImplStates, Transitions: s.Transitions, Seconds: s.Seconds,
+		PeakBytes: s.PeakBytes, Pairs: s.Pairs, SpecStates: s.Macrostates,
+		Symmetry: symmetry,
+	}
 }
 
 // Counterexample is a trace that violates an assertion, re-validated before
