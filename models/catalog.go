@@ -28,7 +28,7 @@ func with(p Param, def, min, max int) Param {
 func segmented(p map[string]int) map[string]any {
 	k := p["qf"] + 1
 	return map[string]any{"K": k, "CAP": k * p["seg"], "V": p["vals"], "T": p["threads"],
-		"qfm1": p["qf"] - 1, "pickMax": k - 1}
+		"qfm1": p["qf"] - 1, "capm2": k*p["seg"] - 2, "pickMax": k - 1}
 }
 
 func capacity(p map[string]int) map[string]any {
