@@ -10,7 +10,7 @@ import (
 // Options configure a check. The zero value checks linearizability with no
 // limits, partitions in parallel on GOMAXPROCS workers.
 type Options struct {
-	// Quasi, if non-nil, checks quasi-linearizability (SEMANTICS.md §3)
+	// Quasi, if non-nil, checks quasi-linearizability (docs/verdicts.md §3)
 	// with this relaxation instead of linearizability: exact mode (the
 	// default) or window mode; open mode unless Complete. The model must be
 	// an AutomatonModel (queue, stack, pqueue, set, FromAutomaton); events

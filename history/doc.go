@@ -1,6 +1,6 @@
 // Package history checks recorded histories of concurrent objects against
 // sequential specifications: linearizability and quasi-linearizability
-// (SEMANTICS.md §3).
+// (docs/verdicts.md §3).
 //
 // # API (stable; other packages build on it)
 //
@@ -109,7 +109,7 @@
 // even when steps are slow.
 //
 // Quasi-linearizability runs the same search over the configurations of the
-// exact relaxed automaton of SEMANTICS.md §2.2 built from the model's
+// exact relaxed automaton of docs/verdicts.md §2.2 built from the model's
 // automaton view (see quasi.go). For queues, stacks and priority queues
 // with distinct values (puts rigid, non-empty removals one relaxed class of
 // bound Q, the empty removal a barrier or rigid: the papers' setting) the

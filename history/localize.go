@@ -13,7 +13,7 @@ import (
 
 // Localization is a violation cut down to a minimal test case in the sense
 // of CGVT (Zhang, Wu, Zhang, "Localization of Linearizability Faults on
-// the Coarse-grained Level"; SEMANTICS.md §3): a sequential prefix that sets up
+// the Coarse-grained Level"; docs/verdicts.md §3): a sequential prefix that sets up
 // the state, a concurrent core that triggers the fault, and a sequential
 // suffix that reveals it.
 //
@@ -171,7 +171,7 @@ func LocalizeOps(ctx context.Context, all []Op, m Model, opt Options) (*Localiza
 		}
 	}
 	// Linearizability of a queue with distinct values is quasi-
-	// linearizability with bound 0 (SEMANTICS.md §2.2: Q ≡ 0 is trace
+	// linearizability with bound 0 (docs/verdicts.md §2.2: Q ≡ 0 is trace
 	// refinement, and with no obligation ever open and complete modes
 	// agree), whose search has rules the plain one lacks (quasiprune.go:
 	// rule F, the enqueue dominance). Steps 1 and 2 use it; the test case

@@ -333,7 +333,7 @@ func locDeqQuasi(q int, complete bool) *relax.Config {
 }
 
 // TestLocalizeQuasi: localisation under the exact relaxation. Expected
-// values follow SEMANTICS.md §4: row 4 (random dequeue, QF 1) is rejected
+// values follow docs/verdicts.md §4: row 4 (random dequeue, QF 1) is rejected
 // once deq3 ages the obligation of the pulled deq1 to 0, i.e. at its 5th
 // operation, and no unit (enq v with deq v) can go; row 11 (a pulled
 // dequeue never performed) is rejected only in complete mode, so the whole

@@ -11,7 +11,7 @@ import (
 
 // compileQuasi builds the machine of a quasi-linearizability check: the
 // model's automaton view (AutomatonModel), relaxed by relax.New with the
-// configuration (exact mode by default, SEMANTICS.md §2.2; window mode if
+// configuration (exact mode by default, docs/verdicts.md §2.2; window mode if
 // asked). The search then runs over (linearized set, relaxed configuration);
 // in complete mode a linearization must end in a settled configuration.
 func compileQuasi(m Model, ops []Op, q *relax.Config) (Machine, error) {

@@ -48,7 +48,7 @@ func verdictOf(t testing.TB, h *History, m Model, q *relax.Config) lts.Verdict {
 	return res.Verdict
 }
 
-// deqClass is the exact-mode relaxation of SEMANTICS.md §4: deq relaxed by
+// deqClass is the exact-mode relaxation of docs/verdicts.md §4: deq relaxed by
 // k, enq rigid, deq.0 (empty) a barrier.
 func deqClass(k int, complete bool) *relax.Config {
 	return &relax.Config{
@@ -58,7 +58,7 @@ func deqClass(k int, complete bool) *relax.Config {
 	}
 }
 
-// TestSemanticsTable checks the history rows of SEMANTICS.md §4 (exact
+// TestSemanticsTable checks the history rows of docs/verdicts.md §4 (exact
 // mode) plus plain linearizability of the same histories.
 func TestSemanticsTable(t *testing.T) {
 	cases := []struct {
@@ -195,7 +195,7 @@ func TestMinQuasiFactor(t *testing.T) {
 	}
 }
 
-// TestSemanticsWindow checks the window-mode column of SEMANTICS.md §4
+// TestSemanticsWindow checks the window-mode column of docs/verdicts.md §4
 // (every visible event relaxed, as in the paper's algorithm).
 func TestSemanticsWindow(t *testing.T) {
 	win := func(k int) *relax.Config { return &relax.Config{Mode: relax.Window, All: k} }

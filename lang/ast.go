@@ -194,7 +194,7 @@ const (
 	OptMax
 )
 
-// QuasiSpec is the text inside `refines<quasi ...>` (SEMANTICS.md §2):
+// QuasiSpec is the text inside `refines<quasi ...>` (docs/verdicts.md §2):
 //
 //	quasi 2                          Factor=2
 //	quasi 2 on {deq}                 Factor=2, On=[deq]

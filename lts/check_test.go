@@ -11,7 +11,7 @@ import (
 )
 
 // checkModel holds the assertions whose verdicts and traces are pinned
-// below; the expectations follow from the definitions in SEMANTICS.md and
+// below; the expectations follow from the definitions in docs/verdicts.md and
 // docs/semantics.md, worked out by hand.
 const checkModel = `
 var x = 0;

@@ -130,7 +130,7 @@ func (t *EventTable) Len() int {
 }
 
 // Pattern matches events by name and a prefix of their data: "deq" matches
-// deq and every deq.…; "deq.0" matches deq.0 and deq.0.… (SEMANTICS.md §2).
+// deq and every deq.…; "deq.0" matches deq.0 and deq.0.… (docs/verdicts.md §2).
 type Pattern struct {
 	Base string
 	Data []int

@@ -40,7 +40,7 @@ type antiNode struct {
 }
 
 // Check decides whether traces(impl) ⊆ traces(spec) (trace refinement,
-// SEMANTICS.md §1). See the package documentation for the algorithm.
+// docs/verdicts.md §1). See the package documentation for the algorithm.
 //
 // It returns Valid, Invalid with a shortest, re-validated counterexample,
 // or Unknown when a limit is hit or ctx is cancelled. A run-time error of

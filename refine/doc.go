@@ -3,7 +3,7 @@
 // on-the-fly normalised (determinised) specification. With an
 // implementation that shows invocation and response events and a spec that
 // performs each operation atomically between them, this is
-// linearizability on a bounded model (SEMANTICS.md §1).
+// linearizability on a bounded model (docs/verdicts.md §1).
 //
 // # The product
 //

@@ -20,7 +20,7 @@ import (
 // Operations show an invocation and a response event; every internal step
 // is tau. The specification performs each operation atomically in one
 // hidden step between its invocation and its response, so trace refinement
-// is linearizability (SEMANTICS.md §1).
+// is linearizability (docs/verdicts.md §1).
 //
 // Events: push_inv.T.V, push_res.T, pop_inv.T, pop_res.T.V (V = 0: empty).
 // The array has 4 cells, so with 4 operations in all it is never full.

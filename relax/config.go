@@ -12,9 +12,9 @@ import (
 type Mode int
 
 const (
-	// Exact is the anchored, late-only relaxation of SEMANTICS.md §2.2 (the default).
+	// Exact is the anchored, late-only relaxation of docs/verdicts.md §2.2 (the default).
 	Exact Mode = iota
-	// Window is the paper's Algorithms 2-4 as intended (SEMANTICS.md §2.3).
+	// Window is the paper's Algorithms 2-4 as intended (docs/verdicts.md §2.3).
 	Window
 )
 

@@ -1,5 +1,5 @@
 // Package relax turns a specification automaton into a relaxed one, for
-// checking quasi-linearizability (SEMANTICS.md §2) with the ordinary trace
+// checking quasi-linearizability (docs/verdicts.md §2) with the ordinary trace
 // refinement search of package refine, or a history with package history.
 //
 // New(spec, cfg) returns a *Relaxed, an lts.Automaton built lazily: a state
@@ -9,7 +9,7 @@
 // ParseConfig) names relaxed classes of events, each with a bound, rigid
 // events (in no class) and barriers. Two constructions are offered.
 //
-// # Exact mode: the anchored, late-only relaxation (SEMANTICS.md §2.2)
+// # Exact mode: the anchored, late-only relaxation (docs/verdicts.md §2.2)
 //
 // A state is (spec state, obligations). An obligation is a class-d event
 // the spec has performed ahead of the implementation ("pulled"), with its
@@ -90,7 +90,7 @@
 // prefix closure). The tests check the automaton against Admits and
 // against a brute-force enumeration of the global metric.
 //
-// # Window mode: Algorithms 2-4 of the paper, as intended (SEMANTICS.md §2.3)
+// # Window mode: Algorithms 2-4 of the paper, as intended (docs/verdicts.md §2.3)
 //
 // From every spec state s, every spec path s -e_1 … e_L-> t with 1 <= L <=
 // 2·QF+1, and every permutation π of e_1 … e_L in which every event moves by

@@ -95,7 +95,7 @@ func age(obs []obligation, d int32, skip int) ([]obligation, bool) {
 }
 
 // expandExact computes every transition of the exact-mode state s
-// (SEMANTICS.md §2.2) and passes each to emit with its description.
+// (docs/verdicts.md §2.2) and passes each to emit with its description.
 func (r *Relaxed) expandExact(s lts.State, emit func(RunStep, lts.State)) error {
 	sp, obs := r.decodeExact(r.states.Get(uint32(s)), nil)
 

@@ -13,7 +13,7 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
-// TestExplain checks explanations of rejected traces from SEMANTICS.md §4:
+// TestExplain checks explanations of rejected traces from docs/verdicts.md §4:
 // the event that could not be justified (its position) and the kind of
 // reason are what the definition implies; the full rendering is a golden
 // file.

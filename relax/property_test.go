@@ -65,7 +65,7 @@ func offTrace(t testing.TB, rng *rand.Rand, spec *lts.Explicit, names []string, 
 	return tr
 }
 
-// metricAdmits is the global metric of SEMANTICS.md §2.2 by brute force:
+// metricAdmits is the global metric of docs/verdicts.md §2.2 by brute force:
 // some spec trace σ and a permutation π of σ moving every event by at most
 // q such that tr = π (complete) or tr is a prefix of π (open; then |σ| <=
 // |tr|+q suffices: the events of σ up to the last one of tr, completed in

@@ -7,7 +7,7 @@ import (
 	"github.com/quasar-verify/quasar/lts"
 )
 
-// TestSemanticsTable checks every row of SEMANTICS.md §4 in both modes. The
+// TestSemanticsTable checks every row of docs/verdicts.md §4 in both modes. The
 // expected verdicts are copied from that table. Unless a row says
 // otherwise, exact mode relaxes deq (enq rigid, deq.0 a barrier) and window
 // mode relaxes every visible event.

@@ -10,7 +10,7 @@ import (
 	"github.com/quasar-verify/quasar/lts"
 )
 
-// TestWindowVersusMetric checks the facts of SEMANTICS.md §2.3 on random
+// TestWindowVersusMetric checks the facts of docs/verdicts.md §2.3 on random
 // specs and traces: window mode accepts a subset of the global metric's
 // prefix closure, and the same set for QF <= 1.
 func TestWindowVersusMetric(t *testing.T) {

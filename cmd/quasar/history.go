@@ -65,7 +65,7 @@ The specification may also be a process of a model file (--model spec.csp
 --process Queue): an operation f(args) -> r is its event f.args.r, and a
 dequeue that returned null is deq.0, as in the library's models.
 
-With --quasi, the history is checked for quasi-linearizability (SEMANTICS.md
+With --quasi, the history is checked for quasi-linearizability (docs/verdicts.md
 §3): the quasi factor is written as in an assertion, e.g. --quasi 1 (every
 operation may be displaced by one) or --quasi '1 on {deq} barrier {deq.0}'.
 

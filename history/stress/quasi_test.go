@@ -11,7 +11,7 @@ import (
 )
 
 // dequeues relaxed by q, enqueues rigid, an empty dequeue a barrier: the
-// exact mode of SEMANTICS.md §2.2 as used for the segmented queue.
+// exact mode of docs/verdicts.md §2.2 as used for the segmented queue.
 func deqQuasi(q int) *relax.Config {
 	return &relax.Config{
 		Classes:  []relax.Class{{Patterns: []lts.Pattern{lts.ParsePattern("deq")}, Bound: q}},

@@ -7,7 +7,7 @@
 //     relaxed (cluster) specification, quasi factor 1-4, growing numbers of
 //     segments (`segqueue qf=QF seg=S`, assertion `Impl() refines ClusterSpec()`);
 //   - Table 4: automatic quasi refinement of every Table 3 class at its quasi
-//     factor, in both relaxation modes: `exact` (SEMANTICS.md §2.2, enqueues
+//     factor, in both relaxation modes: `exact` (docs/verdicts.md §2.2, enqueues
 //     rigid, dequeues relaxed, deq.0 a barrier) and `window` (the paper's
 //     algorithm, every event relaxed);
 //   - Fig. 8: the time of the manual and the automatic approach against the

@@ -165,7 +165,7 @@ func (rep *Report) Markdown() []byte {
 	if rep.has(Table4) {
 		w("## Table 4: automatic quasi refinement (2 threads)\n\n")
 		w("Each class at its quasi factor. *exact*: `refines<quasi QF on {deq} barrier {deq.0}>` (enqueues rigid,\n")
-		w("dequeues late by at most QF, \"empty\" a barrier; SEMANTICS.md §2.2). *window*: `refines<quasi QF window>`,\n")
+		w("dequeues late by at most QF, \"empty\" a barrier; [verdicts.md §2.2](verdicts.md)). *window*: `refines<quasi QF window>`,\n")
 		w("the paper's algorithm, every event relaxed (§2.3). The paper's figures stand beside exact mode.\n\n")
 		w("| class | model | mode | paper | expected | verdict | states | transitions | time (s) | memory | PAT time (s) | PAT states | PAT transitions | speed-up |\n")
 		w("|---|---|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
@@ -181,7 +181,7 @@ func (rep *Report) Markdown() []byte {
 		w("\n")
 		w("Where *expected* differs from *paper*, the model's comments give the reason: window mode counts\n")
 		w("enqueues in the distance, so a queue with two or more segments is rejected in window mode\n")
-		w("(SEMANTICS.md §4, case 5); our segmented priority queue with two or more segments is not quasi\n")
+		w("([verdicts.md §4](verdicts.md), case 5); our segmented priority queue with two or more segments is not quasi\n")
 		w("linearizable at its factor (docs/models.md).\n\n")
 	}
 	if rep.has(Fig8) {

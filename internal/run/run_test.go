@@ -18,7 +18,7 @@ import (
 
 // TestExpectations runs every model of testdata/run end to end and compares
 // each verdict with the `// expect:` comment of its assertion (taken from
-// SEMANTICS.md or worked out by hand, never from the tool).
+// docs/verdicts.md or worked out by hand, never from the tool).
 func TestExpectations(t *testing.T) {
 	files, err := filepath.Glob("../../testdata/run/*.csp")
 	if err != nil || len(files) == 0 {
