@@ -47,15 +47,7 @@ func compileQuasi(m Model, ops []Op, q *relax.Config) (Machine, error) {
 func MinQuasiFactor(ctx context.Context, h *History, m Model, cfg relax.Config, max int, opt Options) (int, *Result, error) {
 	var last *Result
 	for k := 0; k <= max; k++ {
-		c := cfg
-		if len(c.Classes) == 0 {
-			c.All = k
-		} else {
-			c.Classes = append([]relax.Class(nil), cfg.Classes...)
-			for i := range c.Classes {
-				c.Classes[i].Bound = k
-			}
-		}
+		c := cfg.WithBound(k)
 		o := opt
 		o.Quasi = &c
 		res, err := Check(ctx, h, m, o)

@@ -28,6 +28,17 @@ func (m Mode) String() string {
 	return fmt.Sprintf("mode(%d)", int(m))
 }
 
+// ParseMode reads a mode's name: "exact" or "window".
+func ParseMode(s string) (Mode, error) {
+	switch s {
+	case "exact":
+		return Exact, nil
+	case "window":
+		return Window, nil
+	}
+	return Exact, fmt.Errorf("expected exact or window, found %q", s)
+}
+
 // Class is a set of event patterns whose events may be displaced by at most
 // Bound positions, counted among the events of the class.
 type Class struct {
@@ -52,6 +63,21 @@ type Config struct {
 	// Complete (exact mode only) asks that no obligation remain at the end
 	// of a trace; use Relaxed.Settled on the final states. Default: open.
 	Complete bool
+}
+
+// WithBound returns c with every class's bound set to k (All, when c has no
+// classes): the same classes and barriers at another quasi factor. c is
+// not modified.
+func (c Config) WithBound(k int) Config {
+	if len(c.Classes) == 0 {
+		c.All = k
+		return c
+	}
+	c.Classes = append([]Class(nil), c.Classes...)
+	for i := range c.Classes {
+		c.Classes[i].Bound = k
+	}
+	return c
 }
 
 // MaxBound limits bounds: slacks are stored in one byte (exact mode) and the

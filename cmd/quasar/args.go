@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 
 	"github.com/spf13/cobra"
+
+	"github.com/quasar-verify/quasar/relax"
 )
 
 // Argument validators that report usage errors (exit code 2) in our words.
@@ -34,3 +36,25 @@ func rangeArgs(lo, hi int) cobra.PositionalArgs {
 func splitPath(p string) (dir, base string) {
 	return filepath.Dir(p), filepath.Base(p)
 }
+
+// modeFlag is a --mode flag: a relaxation mode, or nil when not given (each
+// quasi assertion keeps its own).
+type modeFlag struct{ mode *relax.Mode }
+
+func (f *modeFlag) String() string {
+	if f.mode == nil {
+		return ""
+	}
+	return f.mode.String()
+}
+
+func (f *modeFlag) Set(s string) error {
+	m, err := relax.ParseMode(s)
+	if err != nil {
+		return err
+	}
+	f.mode = &m
+	return nil
+}
+
+func (f *modeFlag) Type() string { return "exact|window" }

@@ -23,7 +23,7 @@ type checkOptions struct {
 	file       string // "" for the demo model, "-" for standard input
 	assert     string
 	json       bool
-	mode       string
+	mode       modeFlag
 	limits     limitFlags
 	cpuprofile string
 	memprofile string
@@ -63,7 +63,7 @@ violated (the verdict is unknown); 4: internal error.`,
 	fs := cmd.Flags()
 	fs.StringVar(&opts.assert, "assert", "", "check only this assertion: its number (1 is the first) or a part of its text")
 	fs.BoolVar(&opts.json, "json", false, "print the results as one JSON document (schema: docs/cli.md)")
-	fs.StringVar(&opts.mode, "mode", "", "relaxation of quasi assertions: exact or window (default: as written)")
+	fs.Var(&opts.mode, "mode", "relaxation of quasi assertions: exact or window (default: as written)")
 	fs.BoolVar(&opts.symmetry, "symmetry", true, "factor out thread renamings in refinement checks when the model is proved symmetric (docs/cli.md)")
 	fs.StringVar(&opts.cpuprofile, "cpuprofile", "", "write a CPU profile to this file")
 	fs.StringVar(&opts.memprofile, "memprofile", "", "write a heap profile to this file")
@@ -77,11 +77,6 @@ func runCheck(ctx context.Context, cmd *cobra.Command, st *streams, opts checkOp
 		return &usageError{cmd, err}
 	}
 	defer budget.TuneGC(limits.MaxBytes)()
-	switch opts.mode {
-	case "", "exact", "window":
-	default:
-		return &usageError{cmd, fmt.Errorf("--mode must be exact or window, found %q", opts.mode)}
-	}
 	name, src, err := readModel(opts.file, st.stdin)
 	if err != nil {
 		return &exitError{exitBadInput, err}
@@ -106,7 +101,7 @@ func runCheck(ctx context.Context, cmd *cobra.Command, st *streams, opts checkOp
 		ctx, cancel = withClockDeadline(ctx, time.Now().Add(limits.Timeout))
 		defer cancel()
 	}
-	ropt := run.Options{Limits: limits, Workers: opts.limits.workers, Mode: opts.mode, Assert: opts.assert, NoSymmetry: !opts.symmetry}
+	ropt := run.Options{Limits: limits, Workers: opts.limits.workers, Mode: opts.mode.mode, Assert: opts.assert, NoSymmetry: !opts.symmetry}
 	prog := startProgress(st.stderr)
 	if prog != nil {
 		ropt.Progress = prog.update
@@ -128,8 +123,8 @@ func runCheck(ctx context.Context, cmd *cobra.Command, st *streams, opts checkOp
 	if len(rep.Assertions) == 0 {
 		fmt.Fprintf(st.stderr, "quasar: %s has no assertions\n", name)
 	}
-	if opts.mode != "" && !opts.json {
-		fmt.Fprintf(st.stderr, "note: quasi refinements were checked in %s mode (--mode)\n", opts.mode)
+	if opts.mode.mode != nil && !opts.json {
+		fmt.Fprintf(st.stderr, "note: quasi refinements were checked in %s mode (--mode)\n", opts.mode.mode)
 	}
 	if opts.file == "" && !opts.json {
 		demoNote(st.stderr, src, rep)

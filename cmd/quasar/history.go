@@ -575,14 +575,7 @@ func runHistoryFactor(ctx context.Context, cmd *cobra.Command, st *streams, opts
 	default:
 		rep.Verdict = lts.Invalid
 	}
-	shown := cfg
-	for i := range shown.Classes {
-		shown.Classes[i].Bound = max(k, 0)
-	}
-	if len(shown.Classes) == 0 {
-		shown.All = max(k, 0)
-	}
-	rep.Classes = shown.String()
+	rep.Classes = cfg.WithBound(max(k, 0)).String()
 	out := cmd.OutOrStdout()
 	if opts.json {
 		if err := writeIndentedJSON(out, rep); err != nil {

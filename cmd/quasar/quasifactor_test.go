@@ -23,7 +23,7 @@ func TestQuasiFactorStatsAsCheck(t *testing.T) {
 	if err := os.WriteFile(file, src, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	var fr quasiFactorReport
+	var fr run.FactorReport
 	jsonOut(t, &fr, "quasi-factor", "--json", "--workers", "1", file)
 	if fr.K != 1 {
 		t.Fatalf("least factor %d, want 1 (the demo's expectation)", fr.K)

@@ -62,11 +62,7 @@ func fileSource(known map[string][]byte) func(string) []byte {
 // Model checks the assertions of a parsed model. src returns the text of a
 // file of the model (used for the assertions' text).
 func Model(ctx context.Context, m *lang.Model, src func(string) []byte, opt Options) (*Report, error) {
-	c, err := lang.Check(m)
-	if err != nil {
-		return nil, err
-	}
-	prog, err := lts.Compile(c)
+	c, prog, err := load(m)
 	if err != nil {
 		return nil, err
 	}
@@ -90,6 +86,20 @@ func Model(ctx context.Context, m *lang.Model, src func(string) []byte, opt Opti
 		checkOne(ctx, prog, c.Info, a, res, opt)
 	}
 	return rep, nil
+}
+
+// load checks a parsed model and compiles it: the one way every check of
+// this package gets from an AST to systems.
+func load(m *lang.Model) (*lang.Checked, *lts.Program, error) {
+	c, err := lang.Check(m)
+	if err != nil {
+		return nil, nil, err
+	}
+	prog, err := lts.Compile(c)
+	if err != nil {
+		return nil, nil, err
+	}
+	return c, prog, nil
 }
 
 // selectAsserts picks the assertions named by sel: all, a 1-based index,
@@ -227,17 +237,7 @@ func fromLTS(r *lts.Result, res *Assertion) {
 // checkRefines runs `Left refines Right`, relaxed by cfg if not nil, and
 // re-validates a quasi counterexample against the definition.
 func checkRefines(ctx context.Context, prog *lts.Program, info *lang.Info, a *lang.AssertDecl, res *Assertion, opt Options, cfg *relax.Config) error {
-	var impl *lts.Proc
-	var err error
-	if opt.NoSymmetry {
-		impl, err = prog.Process(a.Left)
-	} else {
-		impl, _, err = prog.SymmetricProcess(a.Left)
-	}
-	if err != nil {
-		return err
-	}
-	specSys, err := prog.Process(a.Right)
+	impl, specSys, err := refinementSides(prog, a, opt.NoSymmetry)
 	if err != nil {
 		return err
 	}
@@ -293,6 +293,22 @@ func checkRefines(ctx context.Context, prog *lts.Program, info *lang.Info, a *la
 	return nil
 }
 
+// refinementSides builds the implementation (reduced by thread symmetry
+// where that is proved, unless noSymmetry) and the specification of a
+// refinement assertion.
+func refinementSides(prog *lts.Program, a *lang.AssertDecl, noSymmetry bool) (impl, spec *lts.Proc, err error) {
+	if noSymmetry {
+		impl, err = prog.Process(a.Left)
+	} else {
+		impl, _, err = prog.SymmetricProcess(a.Left)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	spec, err = prog.Process(a.Right)
+	return impl, spec, err
+}
+
 // validateQuasi re-checks a quasi counterexample (ValidateQuasi) and
 // attaches the relaxed automaton's explanation.
 func validateQuasi(spec lts.Automaton, relaxed *relax.Relaxed, cfg relax.Config, ce *Counterexample) error {
@@ -338,9 +354,10 @@ func ValidateQuasi(spec lts.Automaton, cfg relax.Config, names []string) ([]lts.
 	return trace, nil
 }
 
-// quasiConfig turns the `quasi ...` of an assertion into a relax.Config.
-// mode ("", "exact", "window") overrides the assertion's own mode.
-func quasiConfig(t *lts.EventTable, info *lang.Info, q *lang.QuasiSpec, mode string) (relax.Config, error) {
+// quasiConfig turns the `quasi ...` of an assertion, as the checker
+// resolved it, into a relax.Config. mode, if not nil, overrides the
+// assertion's own mode.
+func quasiConfig(t *lts.EventTable, info *lang.Info, q *lang.QuasiSpec, mode *relax.Mode) (relax.Config, error) {
 	var cfg relax.Config
 	if q == nil {
 		return cfg, errors.New("quasi assertion without a quasi factor")
@@ -348,14 +365,8 @@ func quasiConfig(t *lts.EventTable, info *lang.Info, q *lang.QuasiSpec, mode str
 	if q.Window {
 		cfg.Mode = relax.Window
 	}
-	switch mode {
-	case "":
-	case "exact":
-		cfg.Mode = relax.Exact
-	case "window":
-		cfg.Mode = relax.Window
-	default:
-		return cfg, fmt.Errorf("unknown mode %q: want exact or window", mode)
+	if mode != nil {
+		cfg.Mode = *mode
 	}
 	patterns := func(evs []*lang.EventExpr) ([]lts.Pattern, error) {
 		var out []lts.Pattern

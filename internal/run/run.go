@@ -9,6 +9,7 @@ package run
 import (
 	"github.com/quasar-verify/quasar/lts"
 	"github.com/quasar-verify/quasar/refine"
+	"github.com/quasar-verify/quasar/relax"
 )
 
 // Options configure a run. The zero value checks every assertion with no
@@ -16,9 +17,8 @@ import (
 type Options struct {
 	Limits  lts.Limits
 	Workers int
-	// Mode overrides the relaxation mode of quasi assertions: "", "exact"
-	// or "window".
-	Mode string
+	// Mode, if not nil, overrides the relaxation mode of quasi assertions.
+	Mode *relax.Mode
 	// Assert selects assertions: "" for all, a 1-based index ("2"), or a
 	// substring of the assertion's text ("Impl() refines").
 	Assert string
