@@ -3,6 +3,7 @@ package lts
 import (
 	"errors"
 	"fmt"
+	"runtime"
 	"time"
 )
 
@@ -155,3 +156,6 @@ type Stats struct {
 
 // ErrLimit is wrapped by errors that report a hit limit.
 var ErrLimit = errors.New("limit reached")
+
+// DefaultWorkers is the number of workers that uses every available CPU.
+func DefaultWorkers() int { return runtime.GOMAXPROCS(0) }

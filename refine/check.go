@@ -174,7 +174,7 @@ func (s *search) run() (*Result, error) {
 }
 
 // batcher is implemented by systems that expand several states at once
-// (*lts.Proc does, overlapping the cache misses of its state store).
+// (*csp.Proc does, overlapping the cache misses of its state store).
 type batcher interface {
 	SuccessorsBatch(ts []lts.State, buf []lts.Transition, counts []int) ([]lts.Transition, []int, error)
 }

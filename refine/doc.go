@@ -110,7 +110,7 @@
 // about 1.5 million pairs per second; interning dominates the profile.
 //
 // On large models the search waits on cache misses: the impl's state
-// store and the pair set. When the impl has SuccessorsBatch (*lts.Proc
+// store and the pair set. When the impl has SuccessorsBatch (*csp.Proc
 // does), the sequential search expands 256 queued pairs per call, which
 // overlaps the store's misses (it interns the batch's successors together,
 // in the order Successors would, so state ids are unchanged); it then

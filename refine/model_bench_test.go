@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/quasar-verify/quasar/csp"
 	"github.com/quasar-verify/quasar/internal/modeltest"
 	"github.com/quasar-verify/quasar/lang"
 	"github.com/quasar-verify/quasar/lts"
@@ -12,7 +13,7 @@ import (
 
 // libraryAssertion compiles a model of the library and returns its
 // assertion whose text starts with text (after "#assert ").
-func libraryAssertion(b *testing.B, name string, params map[string]int, text string) (*lts.Program, *lang.AssertDecl) {
+func libraryAssertion(b *testing.B, name string, params map[string]int, text string) (*csp.Program, *lang.AssertDecl) {
 	b.Helper()
 	prog, c, src := modeltest.Compile(b, name, params)
 	for _, a := range c.Info.Asserts {

@@ -262,7 +262,7 @@ func dump(r *Result) string {
 }
 
 // batching is an Explicit that also expands states in batches (as
-// *lts.Proc does), with a run-time error at state fail (if fail >= 0).
+// *csp.Proc does), with a run-time error at state fail (if fail >= 0).
 type batching struct {
 	*lts.Explicit
 	fail int
@@ -275,7 +275,7 @@ func (b batching) Successors(s lts.State, buf []lts.Transition) ([]lts.Transitio
 	return b.Explicit.Successors(s, buf)
 }
 
-// SuccessorsBatch follows the *lts.Proc contract: on an error at ts[k],
+// SuccessorsBatch follows the *csp.Proc contract: on an error at ts[k],
 // the results of ts[:k] and the error.
 func (b batching) SuccessorsBatch(ts []lts.State, buf []lts.Transition, counts []int) ([]lts.Transition, []int, error) {
 	for _, s := range ts {

@@ -96,7 +96,7 @@ func buildCounterexample(impl lts.System, spec lts.Automaton, steps []pathStep) 
 }
 
 // unreducer is implemented by systems that store one state per orbit of a
-// symmetry (*lts.Proc): Unreduce maps a path to the unreduced system.
+// symmetry (*csp.Proc): Unreduce maps a path to the unreduced system.
 type unreducer interface {
 	Unreduce(events []lts.Event, path []lts.State) (lts.System, []lts.State, error)
 }

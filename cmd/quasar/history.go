@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/quasar-verify/quasar/csp"
 	"github.com/quasar-verify/quasar/history"
 	"github.com/quasar-verify/quasar/internal/budget"
 	"github.com/quasar-verify/quasar/lang"
@@ -250,11 +251,11 @@ func automatonModel(ctx context.Context, file, process string) (history.Model, s
 	if err != nil {
 		return nil, "", err
 	}
-	prog, err := lts.Compile(ch)
+	prog, err := csp.Compile(ch)
 	if err != nil {
 		return nil, "", &sourceError{err, map[string][]byte{file: src}}
 	}
-	var sys *lts.Proc
+	var sys *csp.Proc
 	if process != "" {
 		sys, err = prog.ProcessByName(process)
 	} else {
@@ -272,7 +273,7 @@ func automatonModel(ctx context.Context, file, process string) (history.Model, s
 	// looking it up (enq.1 or enq.1.0?) before any exploration: explore the
 	// specification once, so that every event it can perform is known. A
 	// sequential specification is small; a bound keeps a mistake cheap.
-	res, err := lts.Explore(ctx, sys, lts.Options{Limits: lts.Limits{MaxStates: maxSpecStates}})
+	res, err := csp.Explore(ctx, sys, csp.Options{Limits: lts.Limits{MaxStates: maxSpecStates}})
 	if err != nil {
 		return nil, "", &sourceError{err, map[string][]byte{file: src}}
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/quasar-verify/quasar/csp"
 	"github.com/quasar-verify/quasar/lts"
 )
 
@@ -60,7 +61,7 @@ and mCRL2; tau is "i"). The process is a name with integer arguments:
 			if err != nil {
 				return &exitError{exitBadInput, err}
 			}
-			prog, err := lts.Compile(ch)
+			prog, err := csp.Compile(ch)
 			if err != nil {
 				return &exitError{exitBadInput, &sourceError{err, srcs}}
 			}

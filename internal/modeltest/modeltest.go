@@ -5,14 +5,14 @@ package modeltest
 import (
 	"testing"
 
+	"github.com/quasar-verify/quasar/csp"
 	"github.com/quasar-verify/quasar/lang"
-	"github.com/quasar-verify/quasar/lts"
 	"github.com/quasar-verify/quasar/models"
 )
 
 // Compile generates the library model name with params, and parses, checks
 // and compiles it; it fails tb on any error.
-func Compile(tb testing.TB, name string, params map[string]int) (*lts.Program, *lang.Checked, []byte) {
+func Compile(tb testing.TB, name string, params map[string]int) (*csp.Program, *lang.Checked, []byte) {
 	tb.Helper()
 	file, src, err := models.Generate(name, params)
 	if err != nil {
@@ -26,7 +26,7 @@ func Compile(tb testing.TB, name string, params map[string]int) (*lts.Program, *
 	if err != nil {
 		tb.Fatal(err)
 	}
-	prog, err := lts.Compile(c)
+	prog, err := csp.Compile(c)
 	if err != nil {
 		tb.Fatal(err)
 	}

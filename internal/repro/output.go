@@ -96,7 +96,7 @@ func (rep *Report) Markdown() []byte {
 	w("  counts are not comparable one to one; verdicts and growth are. Our \"states\" are product pairs\n")
 	w("  (implementation state, specification macrostate) stored by the refinement search.\n")
 	if n := symmetric(rep); n > 0 {
-		w("* %d of the %d rows checked an implementation that Quasar proved thread-symmetric (lts/symmetry.go): their\n", n, len(rep.Rows))
+		w("* %d of the %d rows checked an implementation that Quasar proved thread-symmetric (csp/symmetry.go): their\n", n, len(rep.Rows))
 		w("  search stores one state per orbit of the renamings of the threads, about half the pairs for two threads\n")
 		w("  (`symmetry` in the JSON; `quasar check --symmetry=false` turns it off). PAT has no such reduction.\n")
 	}

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/quasar-verify/quasar/csp"
 	"github.com/quasar-verify/quasar/lang"
 	"github.com/quasar-verify/quasar/lts"
 	"github.com/quasar-verify/quasar/refine"
@@ -90,12 +91,12 @@ func Model(ctx context.Context, m *lang.Model, src func(string) []byte, opt Opti
 
 // load checks a parsed model and compiles it: the one way every check of
 // this package gets from an AST to systems.
-func load(m *lang.Model) (*lang.Checked, *lts.Program, error) {
+func load(m *lang.Model) (*lang.Checked, *csp.Program, error) {
 	c, err := lang.Check(m)
 	if err != nil {
 		return nil, nil, err
 	}
-	prog, err := lts.Compile(c)
+	prog, err := csp.Compile(c)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -158,7 +159,7 @@ func kindName(a *lang.AssertDecl) string {
 
 // checkOne runs one assertion and fills res. Errors of the model found
 // while checking (run-time errors) and internal errors end in res.Error.
-func checkOne(ctx context.Context, prog *lts.Program, info *lang.Info, a *lang.AssertDecl, res *Assertion, opt Options) {
+func checkOne(ctx context.Context, prog *csp.Program, info *lang.Info, a *lang.AssertDecl, res *Assertion, opt Options) {
 	start := time.Now()
 	defer func() {
 		if r := recover(); r != nil {
@@ -181,14 +182,14 @@ func checkOne(ctx context.Context, prog *lts.Program, info *lang.Info, a *lang.A
 		res.Verdict = lts.Unknown
 		res.Reason = fmt.Sprintf("%s assertions are not supported yet", a.Kind)
 	default:
-		var r *lts.Result
-		lopt := lts.Options{Limits: opt.Limits, Workers: opt.Workers, NoSymmetry: opt.NoSymmetry}
+		var r *csp.Result
+		lopt := csp.Options{Limits: opt.Limits, Workers: opt.Workers, NoSymmetry: opt.NoSymmetry}
 		if opt.Progress != nil {
 			lopt.Progress = func(st lts.Stats) {
 				opt.Progress(Progress{Assertion: res.Text, States: st.States, Depth: st.Depth, Bytes: st.PeakBytes, Seconds: st.Seconds})
 			}
 		}
-		r, err = lts.CheckAssertion(ctx, prog, a, lopt)
+		r, err = csp.CheckAssertion(ctx, prog, a, lopt)
 		if err == nil {
 			err = validateLTS(prog, a, r)
 		}
@@ -201,7 +202,7 @@ func checkOne(ctx context.Context, prog *lts.Program, info *lang.Info, a *lang.A
 	}
 }
 
-func fromLTS(r *lts.Result, res *Assertion) {
+func fromLTS(r *csp.Result, res *Assertion) {
 	res.Verdict, res.Reason = r.Verdict, r.Reason
 	res.Stats = Stats{States: r.Stats.States, Transitions: r.Stats.Transitions, Seconds: r.Stats.Seconds, PeakBytes: r.Stats.PeakBytes, Symmetry: r.Stats.Symmetry}
 	if r.HasValue {
@@ -214,7 +215,7 @@ func fromLTS(r *lts.Result, res *Assertion) {
 	if len(r.Trace) > 0 && (r.Verdict == lts.Invalid || r.Err != nil || r.HasValue || len(r.Loop) > 0) {
 		ce := &Counterexample{}
 		prev := r.Trace[0].Vars
-		steps := append(append([]lts.Step(nil), r.Trace[1:]...), r.Loop...)
+		steps := append(append([]csp.Step(nil), r.Trace[1:]...), r.Loop...)
 		for _, st := range steps {
 			vars := varsOnly(st.Vars)
 			who := st.Who
@@ -236,7 +237,7 @@ func fromLTS(r *lts.Result, res *Assertion) {
 
 // checkRefines runs `Left refines Right`, relaxed by cfg if not nil, and
 // re-validates a quasi counterexample against the definition.
-func checkRefines(ctx context.Context, prog *lts.Program, info *lang.Info, a *lang.AssertDecl, res *Assertion, opt Options, cfg *relax.Config) error {
+func checkRefines(ctx context.Context, prog *csp.Program, info *lang.Info, a *lang.AssertDecl, res *Assertion, opt Options, cfg *relax.Config) error {
 	impl, specSys, err := refinementSides(prog, a, opt.NoSymmetry)
 	if err != nil {
 		return err
@@ -296,7 +297,7 @@ func checkRefines(ctx context.Context, prog *lts.Program, info *lang.Info, a *la
 // refinementSides builds the implementation (reduced by thread symmetry
 // where that is proved, unless noSymmetry) and the specification of a
 // refinement assertion.
-func refinementSides(prog *lts.Program, a *lang.AssertDecl, noSymmetry bool) (impl, spec *lts.Proc, err error) {
+func refinementSides(prog *csp.Program, a *lang.AssertDecl, noSymmetry bool) (impl, spec *csp.Proc, err error) {
 	if noSymmetry {
 		impl, err = prog.Process(a.Left)
 	} else {

@@ -1,6 +1,6 @@
 // Package run checks the assertions of a model file: it parses and checks the
-// model (lang), compiles it (lts), builds the specification side (lts,
-// relax), runs the matching check (lts for single-process properties, refine
+// model (lang), compiles it (csp), builds the specification side (csp,
+// relax), runs the matching check (csp for single-process properties, refine
 // for refinement and quasi refinement) and collects one result per
 // assertion. The CLI, the model-library tests and the paper reproduction all
 // go through it, so a verdict means the same thing everywhere.
@@ -31,7 +31,7 @@ type Options struct {
 	// short checks this way).
 	Collect bool
 	// NoSymmetry turns off the thread-symmetry reduction of refinement
-	// checks (lts.Program.SymmetricProcess).
+	// checks (csp.Program.SymmetricProcess).
 	NoSymmetry bool
 }
 

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/quasar-verify/quasar/csp"
 	"github.com/quasar-verify/quasar/lang"
 	"github.com/quasar-verify/quasar/lts"
 	"github.com/quasar-verify/quasar/models"
@@ -212,12 +213,12 @@ func TestValidateLTS(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	prog, err := lts.Compile(c)
+	prog, err := csp.Compile(c)
 	if err != nil {
 		t.Fatal(err)
 	}
 	a := c.Info.Asserts[0] // Count() deadlockfree: invalid after inc inc inc done
-	r, err := lts.CheckAssertion(context.Background(), prog, a, lts.Options{})
+	r, err := csp.CheckAssertion(context.Background(), prog, a, csp.Options{})
 	if err != nil || r.Verdict != lts.Invalid {
 		t.Fatalf("%v %v", r, err)
 	}

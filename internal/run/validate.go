@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/quasar-verify/quasar/csp"
 	"github.com/quasar-verify/quasar/lang"
 	"github.com/quasar-verify/quasar/lts"
 )
@@ -14,7 +15,7 @@ import (
 // ones reported), then checks the property at the end of the trace against
 // its definition. A trace that fails is a bug of the search, reported as an
 // internal error and never as a verdict.
-func validateLTS(prog *lts.Program, a *lang.AssertDecl, r *lts.Result) error {
+func validateLTS(prog *csp.Program, a *lang.AssertDecl, r *csp.Result) error {
 	if len(r.Trace) == 0 || r.Err != nil || r.Verdict == lts.Unknown {
 		return nil
 	}
@@ -53,7 +54,7 @@ func validateLTS(prog *lts.Program, a *lang.AssertDecl, r *lts.Result) error {
 		})
 	case lang.KindDivergenceFree:
 		ok, err = holds(func(s lts.State) (bool, error) {
-			if len(r.Loop) == 0 || slices.ContainsFunc(r.Loop, func(st lts.Step) bool { return st.Event != "tau" }) {
+			if len(r.Loop) == 0 || slices.ContainsFunc(r.Loop, func(st csp.Step) bool { return st.Event != "tau" }) {
 				return false, nil
 			}
 			back, err := replay(sys, []lts.State{s}, nil, r.Loop)
@@ -94,7 +95,7 @@ func validateLTS(prog *lts.Program, a *lang.AssertDecl, r *lts.Result) error {
 
 // replay follows steps from the states from (whose description must be
 // first, if not nil) and returns the states reached.
-func replay(sys *lts.Proc, from []lts.State, first []lts.Binding, steps []lts.Step) ([]lts.State, error) {
+func replay(sys *csp.Proc, from []lts.State, first []lts.Binding, steps []csp.Step) ([]lts.State, error) {
 	cur := from
 	if first != nil {
 		cur = matching(sys, cur, first)
@@ -124,7 +125,7 @@ func replay(sys *lts.Proc, from []lts.State, first []lts.Binding, steps []lts.St
 }
 
 // matching keeps the states described by want.
-func matching(sys *lts.Proc, states []lts.State, want []lts.Binding) []lts.State {
+func matching(sys *csp.Proc, states []lts.State, want []lts.Binding) []lts.State {
 	var out []lts.State
 	for _, s := range states {
 		if slices.Equal(sys.Describe(s), want) {

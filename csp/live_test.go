@@ -1,9 +1,11 @@
-package lts
+package csp
 
 import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/quasar-verify/quasar/lts"
 )
 
 // TestStoredSlots: a system stores exactly the variables that its own
@@ -49,7 +51,7 @@ Unused = w{e = 2} -> Unused;
 		t.Fatal("no states")
 	}
 	// Every state shows the unstored variables at their initial values.
-	for s := State(0); int(s) < sys.NumStates(); s++ {
+	for s := lts.State(0); int(s) < sys.NumStates(); s++ {
 		desc := map[string]string{}
 		for _, b := range sys.Describe(s) {
 			desc[b.Name] = b.Value
@@ -133,7 +135,7 @@ func TestStoredSlotsAgree(t *testing.T) {
 			}
 			g, err := graphPrefix(sys, limit)
 			var d strings.Builder
-			for s := State(0); int(s) < sys.NumStates() && int(s) < limit; s++ {
+			for s := lts.State(0); int(s) < sys.NumStates() && int(s) < limit; s++ {
 				fmt.Fprintln(&d, sys.Describe(s))
 			}
 			return fmt.Sprintf("%s\n%v\n%s", g, err, d.String()), sys
@@ -174,7 +176,7 @@ func TestHotBlocksAgree(t *testing.T) {
 			}
 			g, err := graphPrefix(sys, limit)
 			var d strings.Builder
-			for s := State(0); int(s) < sys.NumStates() && int(s) < limit; s++ {
+			for s := lts.State(0); int(s) < sys.NumStates() && int(s) < limit; s++ {
 				fmt.Fprintln(&d, sys.Describe(s))
 			}
 			return fmt.Sprintf("%s\n%v\n%s", g, err, d.String())

@@ -1,4 +1,4 @@
-package lts
+package csp
 
 import (
 	"fmt"
@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/quasar-verify/quasar/lang"
+	"github.com/quasar-verify/quasar/lts"
 )
 
 // TestShapesAgree: random guards, event data and assignments over
@@ -234,9 +235,9 @@ Sys = P(0) ||| Q ||| R;`, "Sys()"})
 
 // graphPrefix lists the transitions of the first limit states in BFS
 // order, states numbered in discovery order.
-func graphPrefix(sys System, limit int) (string, error) {
-	num := map[State]int{sys.Initial(): 0}
-	order := []State{sys.Initial()}
+func graphPrefix(sys lts.System, limit int) (string, error) {
+	num := map[lts.State]int{sys.Initial(): 0}
+	order := []lts.State{sys.Initial()}
 	var b strings.Builder
 	for i := 0; i < len(order) && i < limit; i++ {
 		ts, err := sys.Successors(order[i], nil)

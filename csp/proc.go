@@ -1,4 +1,4 @@
-package lts
+package csp
 
 import (
 	"encoding/binary"
@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/quasar-verify/quasar/lang"
+	"github.com/quasar-verify/quasar/lts"
 )
 
 // Proc is the on-the-fly LTS of one process of a program. Its top level is
@@ -34,16 +35,16 @@ type Proc struct {
 
 	mu    sync.Mutex
 	store *store
-	init  State
+	init  lts.State
 	pool  sync.Pool
 	sym   *symState // nil: no symmetry reduction (symmetry.go)
 }
 
 var (
-	_ System     = (*Proc)(nil)
-	_ Terminator = (*Proc)(nil)
-	_ Describer  = (*Proc)(nil)
-	_ Sized      = (*Proc)(nil)
+	_ lts.System     = (*Proc)(nil)
+	_ lts.Terminator = (*Proc)(nil)
+	_ lts.Describer  = (*Proc)(nil)
+	_ lts.Sized      = (*Proc)(nil)
 )
 
 // Process builds the system of a process expression, usually an assertion
@@ -137,18 +138,18 @@ func (p *Program) newProc(name string, t uint32, root *pnode) (*Proc, error) {
 	// component and variable): the store keeps those inline.
 	s.store = newStore(len(enc))
 	id, _ := s.store.Intern(enc)
-	s.init = State(id)
+	s.init = lts.State(id)
 	return s, nil
 }
 
 // Name is the process's name.
 func (s *Proc) Name() string { return s.name }
 
-func (s *Proc) Initial() State          { return s.init }
-func (s *Proc) Events() *EventTable     { return s.p.events }
-func (s *Proc) Program() *Program       { return s.p }
-func (s *Proc) Components() []string    { return append([]string(nil), s.names...) }
-func (s *Proc) Terminated(t State) bool { return s.terminated(t) }
+func (s *Proc) Initial() lts.State          { return s.init }
+func (s *Proc) Events() *lts.EventTable     { return s.p.events }
+func (s *Proc) Program() *Program           { return s.p }
+func (s *Proc) Components() []string        { return append([]string(nil), s.names...) }
+func (s *Proc) Terminated(t lts.State) bool { return s.terminated(t) }
 
 func (s *Proc) NumStates() int {
 	s.mu.Lock()
@@ -312,14 +313,14 @@ func oneByteEach(b []byte) bool {
 }
 
 // raw copies the encoding of t into buf.
-func (s *Proc) raw(t State, buf []byte) []byte {
+func (s *Proc) raw(t lts.State, buf []byte) []byte {
 	s.mu.Lock()
 	buf = append(buf[:0], s.store.Get(uint32(t))...)
 	s.mu.Unlock()
 	return buf
 }
 
-func (s *Proc) terminated(t State) bool {
+func (s *Proc) terminated(t lts.State) bool {
 	var cb [16]uint32
 	var vb [16]int64
 	comps, _ := s.decode(s.raw(t, nil), cb[:0], vb[:0])
@@ -342,7 +343,7 @@ type scratch struct {
 	c      combiner
 	enc    []byte
 	ends   []int
-	evs    []Event
+	evs    []lts.Event
 	who    []int32 // index into c.joints of each successor
 	ids    []uint32
 	raws   []byte // encodings of a batch of states
@@ -370,7 +371,7 @@ func (s *Proc) getScratch() *scratch {
 }
 
 // Successors appends the transitions of t, in a deterministic order.
-func (s *Proc) Successors(t State, buf []Transition) (out []Transition, err error) {
+func (s *Proc) Successors(t lts.State, buf []lts.Transition) (out []lts.Transition, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			out, err = buf, fmt.Errorf("lts: internal error: %v", r)
@@ -387,7 +388,7 @@ func (s *Proc) Successors(t State, buf []Transition) (out []Transition, err erro
 // intern stores the successors encoded in x (their representatives, under
 // a symmetry) and appends them to buf as transitions. A system that passes
 // hotStates states makes its program specialise event blocks.
-func (s *Proc) intern(x *scratch, buf []Transition) []Transition {
+func (s *Proc) intern(x *scratch, buf []lts.Transition) []lts.Transition {
 	if s.sym != nil {
 		s.canonAll(x)
 	}
@@ -399,13 +400,13 @@ func (s *Proc) intern(x *scratch, buf []Transition) []Transition {
 		s.p.heatBlocks()
 	}
 	for i, id := range x.ids {
-		buf = append(buf, Transition{Event: x.evs[i], Target: State(id)})
+		buf = append(buf, lts.Transition{Event: x.evs[i], Target: lts.State(id)})
 	}
 	return buf
 }
 
 // expand computes the encoded successors of t into x.enc/x.ends/x.evs/x.who.
-func (s *Proc) expand(t State, x *scratch) error {
+func (s *Proc) expand(t lts.State, x *scratch) error {
 	x.raw = s.raw(t, x.raw)
 	x.enc, x.ends, x.evs, x.who = x.enc[:0], x.ends[:0], x.evs[:0], x.who[:0]
 	return s.expandRaw(x.raw, x)
@@ -490,7 +491,7 @@ func (s *Proc) expandRaw(raw []byte, x *scratch) error {
 		ev := j.ev
 		for _, h := range s.hides {
 			if p.has(h, ev) {
-				ev = Tau
+				ev = lts.Tau
 				break
 			}
 		}
@@ -571,7 +572,7 @@ func (s *Proc) expandPlain(raw []byte, x *scratch) (bool, error) {
 				ev = m.event(p, e.tmpl.base, ds)
 				for _, h := range e.hides {
 					if p.has(h, ev) {
-						ev = Tau
+						ev = lts.Tau
 						break
 					}
 				}
@@ -591,7 +592,7 @@ func (s *Proc) expandPlain(raw []byte, x *scratch) (bool, error) {
 			}
 			for _, h := range s.hides {
 				if p.has(h, ev) {
-					ev = Tau
+					ev = lts.Tau
 					break
 				}
 			}
@@ -771,7 +772,7 @@ func (p *Program) apply(e *edge, m *machine) {
 // first such transition in the deterministic order), or "" if none. The
 // successors it compares are not reduced: on a symmetry-reduced system,
 // ask Unreduced() about the states Unreduce returns.
-func (s *Proc) Who(t State, e Event, u State) string {
+func (s *Proc) Who(t lts.State, e lts.Event, u lts.State) string {
 	x := s.getScratch()
 	defer s.pool.Put(x)
 	x.generic = true
@@ -789,7 +790,7 @@ func (s *Proc) Who(t State, e Event, u State) string {
 		s.mu.Lock()
 		id, ok := s.store.Lookup(enc)
 		s.mu.Unlock()
-		if ok && State(id) == u {
+		if ok && lts.State(id) == u {
 			// Every component that took part, in component order.
 			j := x.c.joints[x.who[i]]
 			var names []string
@@ -804,17 +805,17 @@ func (s *Proc) Who(t State, e Event, u State) string {
 
 // Describe shows the variables of t and the control state of each
 // component.
-func (s *Proc) Describe(t State) []Binding {
+func (s *Proc) Describe(t lts.State) []lts.Binding {
 	p := s.p
 	comps, vars := s.decode(s.raw(t, nil), nil, nil)
-	var out []Binding
+	var out []lts.Binding
 	for i, vi := range p.info.Vars {
 		base := p.varBase[i]
 		n := 1
 		for _, d := range vi.Dims {
 			n *= d
 		}
-		out = append(out, Binding{Name: vi.Decl.Name.Name, Value: formatVals(vars[base:base+n], vi.Dims != nil, vi.Bool)})
+		out = append(out, lts.Binding{Name: vi.Decl.Name.Name, Value: formatVals(vars[base:base+n], vi.Dims != nil, vi.Bool)})
 	}
 	for _, cd := range p.chans {
 		if cd.size == 0 {
@@ -843,11 +844,11 @@ func (s *Proc) Describe(t State) []Binding {
 				x /= cd.dims[d]
 			}
 			name += strings.Join(idx, "")
-			out = append(out, Binding{Name: name, Value: "[" + strings.Join(msgs, ", ") + "]"})
+			out = append(out, lts.Binding{Name: name, Value: "[" + strings.Join(msgs, ", ") + "]"})
 		}
 	}
 	for i, c := range comps {
-		out = append(out, Binding{Name: "@" + s.names[i], Value: p.termString(c, 3)})
+		out = append(out, lts.Binding{Name: "@" + s.names[i], Value: p.termString(c, 3)})
 	}
 	return out
 }
@@ -943,7 +944,7 @@ const batchSize = 256
 // interned together (store.InternAll), so that the cache misses of the
 // lookups overlap. On a model error at ts[k], the results of ts[:k] are
 // returned (len(counts) == k) with the error.
-func (s *Proc) SuccessorsBatch(ts []State, buf []Transition, counts []int) (out []Transition, cnt []int, err error) {
+func (s *Proc) SuccessorsBatch(ts []lts.State, buf []lts.Transition, counts []int) (out []lts.Transition, cnt []int, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			out, cnt, err = buf, counts, fmt.Errorf("lts: internal error: %v", r)

@@ -1,4 +1,4 @@
-package lts
+package csp
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/quasar-verify/quasar/lang"
+	"github.com/quasar-verify/quasar/lts"
 )
 
 // checkModel holds the assertions whose verdicts and traces are pinned
@@ -48,25 +49,25 @@ Bad = [x < 2] inc{x = x + 1} -> Bad [] [x == 2] oops{x = 5 / (x - 2)} -> Skip;
 func TestChecks(t *testing.T) {
 	p := compileSrc(t, checkModel)
 	type want struct {
-		verdict Verdict
+		verdict lts.Verdict
 		trace   string // events of the trace, space separated
 		value   int64
 	}
 	wants := []want{
-		{Invalid, "a b", 0},     // Dead: after a b, Stop; the c1 branch terminates
-		{Valid, "", 0},          // Fine
-		{Valid, "", 0},          // Term: a terminated state is not a deadlock
-		{Invalid, "a", 0},       // Div: after a, t is hidden and loops
-		{Valid, "", 0},          // NoDiv
-		{Invalid, "a", 0},       // Term terminates
-		{Valid, "", 0},          // Fine never stops
-		{Valid, "", 0},          // Det
-		{Invalid, "", 0},        // NonDet: two a's from the initial state
-		{Valid, "inc inc", 0},   // Inc reaches x == 2 after two steps
-		{Invalid, "", 0},        // Term never sets x
-		{Valid, "up up up", 3},  // max c over c >= 2 is 3
-		{Valid, "up up", 2},     // min is 2
-		{Unknown, "inc inc", 0}, // division by zero in the step after x == 2
+		{lts.Invalid, "a b", 0},     // Dead: after a b, Stop; the c1 branch terminates
+		{lts.Valid, "", 0},          // Fine
+		{lts.Valid, "", 0},          // Term: a terminated state is not a deadlock
+		{lts.Invalid, "a", 0},       // Div: after a, t is hidden and loops
+		{lts.Valid, "", 0},          // NoDiv
+		{lts.Invalid, "a", 0},       // Term terminates
+		{lts.Valid, "", 0},          // Fine never stops
+		{lts.Valid, "", 0},          // Det
+		{lts.Invalid, "", 0},        // NonDet: two a's from the initial state
+		{lts.Valid, "inc inc", 0},   // Inc reaches x == 2 after two steps
+		{lts.Invalid, "", 0},        // Term never sets x
+		{lts.Valid, "up up up", 3},  // max c over c >= 2 is 3
+		{lts.Valid, "up up", 2},     // min is 2
+		{lts.Unknown, "inc inc", 0}, // division by zero in the step after x == 2
 	}
 	asserts := p.info.Asserts
 	if len(asserts) != len(wants) {
@@ -80,7 +81,7 @@ func TestChecks(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s: %v", name, err)
 			}
-			if w.verdict == Unknown {
+			if w.verdict == lts.Unknown {
 				if r.Err == nil {
 					t.Fatalf("%s: want a run-time error", name)
 				}
@@ -94,7 +95,7 @@ func TestChecks(t *testing.T) {
 				t.Errorf("%s (workers %d): verdict %v (%s), want %v", name, workers, r.Verdict, r.Reason, w.verdict)
 				continue
 			}
-			if w.trace != "" || r.Verdict == Invalid && w.trace == "" && len(r.Trace) > 1 {
+			if w.trace != "" || r.Verdict == lts.Invalid && w.trace == "" && len(r.Trace) > 1 {
 				var evs []string
 				for _, s := range r.Trace[1:] {
 					evs = append(evs, s.Event)
@@ -128,7 +129,7 @@ Sys = (||| i:{0..1} @ P(i)) ||| Q;
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Verdict != Invalid || len(r.Trace) != 4 {
+	if r.Verdict != lts.Invalid || len(r.Trace) != 4 {
 		t.Fatalf("verdict %v, trace %v", r.Verdict, r.Trace)
 	}
 	last := r.Trace[3]
@@ -158,25 +159,25 @@ P = inc{x = x + 1} -> P;
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := DeadlockFree(context.Background(), sys, Options{Limits: Limits{MaxStates: 1000}})
+	r, err := DeadlockFree(context.Background(), sys, Options{Limits: lts.Limits{MaxStates: 1000}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Verdict != Unknown || !strings.Contains(r.Reason, "state limit") || r.Stats.States < 1000 {
+	if r.Verdict != lts.Unknown || !strings.Contains(r.Reason, "state limit") || r.Stats.States < 1000 {
 		t.Errorf("state limit: %v %q %+v", r.Verdict, r.Reason, r.Stats)
 	}
-	r, _ = DeadlockFree(context.Background(), sys, Options{Limits: Limits{Timeout: 50 * time.Millisecond}})
-	if r.Verdict != Unknown || !strings.Contains(r.Reason, "time limit") {
+	r, _ = DeadlockFree(context.Background(), sys, Options{Limits: lts.Limits{Timeout: 50 * time.Millisecond}})
+	if r.Verdict != lts.Unknown || !strings.Contains(r.Reason, "time limit") {
 		t.Errorf("time limit: %v %q", r.Verdict, r.Reason)
 	}
-	r, _ = DeadlockFree(context.Background(), sys, Options{Limits: Limits{MaxBytes: 1}})
-	if r.Verdict != Unknown || !strings.Contains(r.Reason, "memory limit") {
+	r, _ = DeadlockFree(context.Background(), sys, Options{Limits: lts.Limits{MaxBytes: 1}})
+	if r.Verdict != lts.Unknown || !strings.Contains(r.Reason, "memory limit") {
 		t.Errorf("memory limit: %v %q", r.Verdict, r.Reason)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	r, _ = DeadlockFree(ctx, sys, Options{Workers: 2})
-	if r.Verdict != Unknown || r.Reason != "cancelled" {
+	if r.Verdict != lts.Unknown || r.Reason != "cancelled" {
 		t.Errorf("cancelled: %v %q", r.Verdict, r.Reason)
 	}
 }
@@ -204,7 +205,7 @@ Sys = ||| i:{0..T-1} @ P(i);
 			t.Fatal(err)
 		}
 		// 1 + 2 + 4 + 8 + 16 stack contents (values 1..2, up to 4 deep).
-		if r.Stats.States != 31 || r.Verdict != Valid {
+		if r.Stats.States != 31 || r.Verdict != lts.Valid {
 			t.Errorf("workers %d: %d states, %v", w, r.Stats.States, r.Verdict)
 		}
 	}
@@ -229,7 +230,7 @@ Sys = ||| i:{0..2} @ P(i);
 			evs = append(evs, s.Event)
 		}
 		traces = append(traces, strings.Join(evs, " "))
-		if r.Verdict != Invalid {
+		if r.Verdict != lts.Invalid {
 			t.Errorf("workers %d: verdict %v", w, r.Verdict)
 		}
 	}
@@ -297,7 +298,7 @@ S = a -> P;
 		t.Fatal(err)
 	}
 	r, err := DeadlockFree(context.Background(), sys, Options{})
-	if err != nil || r.Err == nil || !strings.Contains(r.Err.Error(), "unguarded recursion") || r.Verdict != Unknown {
+	if err != nil || r.Err == nil || !strings.Contains(r.Err.Error(), "unguarded recursion") || r.Verdict != lts.Unknown {
 		t.Errorf("S: %v %+v", err, r)
 	}
 }
@@ -356,7 +357,7 @@ Sys = A || B || C;
 // TestExplicitSearch runs the checks on an Explicit graph (the search path
 // for systems without batches), sequentially and in parallel.
 func TestExplicitSearch(t *testing.T) {
-	x := NewExplicit(nil)
+	x := lts.NewExplicit(nil)
 	x.Add(0, "a", 1)
 	x.Add(0, "b", 2)
 	x.Add(1, "tau", 3)
@@ -364,11 +365,11 @@ func TestExplicitSearch(t *testing.T) {
 	x.Add(2, "c", 4) // 4 has no transitions and is not final: a deadlock
 	for _, w := range []int{1, 2} {
 		r, err := DeadlockFree(context.Background(), x, Options{Workers: w})
-		if err != nil || r.Verdict != Invalid || len(r.Trace) != 3 || r.Trace[2].Event != "c" {
+		if err != nil || r.Verdict != lts.Invalid || len(r.Trace) != 3 || r.Trace[2].Event != "c" {
 			t.Errorf("workers %d: deadlock %v %v %+v", w, err, r.Verdict, r.Trace)
 		}
 		r, _ = DivergenceFree(context.Background(), x, Options{Workers: w})
-		if r.Verdict != Invalid || len(r.Loop) != 2 {
+		if r.Verdict != lts.Invalid || len(r.Loop) != 2 {
 			t.Errorf("workers %d: divergence %v %+v", w, r.Verdict, r.Loop)
 		}
 		r, _ = Explore(context.Background(), x, Options{Workers: w})
@@ -409,8 +410,8 @@ Sys = ||| i:{0..2} @ P(i);
 	s1, t1, tr1 := run(fresh)
 	// Grown in between: another caller interned some successors first.
 	grown, _ := compileSrc(t, src).ProcessByName("Sys")
-	var buf []Transition
-	for s := State(0); s < 20; s++ {
+	var buf []lts.Transition
+	for s := lts.State(0); s < 20; s++ {
 		buf, _ = grown.Successors(s, buf[:0])
 	}
 	s2, t2, tr2 := run(grown)

@@ -1,4 +1,4 @@
-package lts
+package csp
 
 import (
 	"fmt"
@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/quasar-verify/quasar/lang"
+	"github.com/quasar-verify/quasar/lts"
 )
 
 // symmetricProcs are the processes of the test models that findSymmetry
@@ -34,9 +35,9 @@ func symmetricProcs(t *testing.T) (out []*Proc) {
 }
 
 // reachable explores sys breadth-first (at most limit states).
-func reachable(t *testing.T, sys *Proc, limit int) []State {
-	seen := map[State]bool{sys.Initial(): true}
-	queue := []State{sys.Initial()}
+func reachable(t *testing.T, sys *Proc, limit int) []lts.State {
+	seen := map[lts.State]bool{sys.Initial(): true}
+	queue := []lts.State{sys.Initial()}
 	for i := 0; i < len(queue) && len(queue) < limit; i++ {
 		ts, err := sys.Successors(queue[i], nil)
 		if err != nil {

@@ -1,4 +1,4 @@
-package lts
+package csp
 
 import (
 	"context"
@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/quasar-verify/quasar/lts"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/lts/statecounts.golden")
@@ -31,11 +33,11 @@ func TestStateCounts(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s: %s: %v", f, text, err)
 			}
-			res, err := Explore(context.Background(), sys, Options{Limits: Limits{MaxStates: 1 << 21, Timeout: time.Minute}})
+			res, err := Explore(context.Background(), sys, Options{Limits: lts.Limits{MaxStates: 1 << 21, Timeout: time.Minute}})
 			if err != nil {
 				t.Fatalf("%s: %s: %v", f, text, err)
 			}
-			if res.Verdict == Unknown {
+			if res.Verdict == lts.Unknown {
 				t.Fatalf("%s: %s: %s", f, text, res.Reason)
 			}
 			fmt.Fprintf(&sb, "%s\t%s\t%d states\t%d transitions\n", filepath.Base(f), text, res.Stats.States, res.Stats.Transitions)

@@ -1,4 +1,4 @@
-package lts
+package csp
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package lts
+package csp
 
 import (
 	"encoding/binary"
@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 
 	"github.com/quasar-verify/quasar/lang"
+	"github.com/quasar-verify/quasar/lts"
 )
 
 // A term is a hash-consed process expression: a prepared node with its
@@ -107,7 +108,7 @@ const maxUnfold = 1000
 // references whose arguments do not read variables.
 func (p *Program) norm(n *pnode, env []int64, depth int) (uint32, error) {
 	if depth > maxUnfold {
-		return 0, &RuntimeError{Pos: n.src.Pos().String(), Msg: "unguarded recursion (a process reaches itself without an event)"}
+		return 0, &lts.RuntimeError{Pos: n.src.Pos().String(), Msg: "unguarded recursion (a process reaches itself without an event)"}
 	}
 	switch n.kind {
 	case pStop:
@@ -400,8 +401,8 @@ type evset struct {
 }
 
 // has reports whether e is in the set (tau never is).
-func (p *Program) has(s *evset, e Event) bool {
-	if e == Tau || s == nil {
+func (p *Program) has(s *evset, e lts.Event) bool {
+	if e == lts.Tau || s == nil {
 		return false
 	}
 	if m := s.memo.Load(); m != nil && int(e) < len(*m) {

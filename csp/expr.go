@@ -1,10 +1,11 @@
-package lts
+package csp
 
 import (
 	"errors"
 	"fmt"
 
 	"github.com/quasar-verify/quasar/lang"
+	"github.com/quasar-verify/quasar/lts"
 )
 
 // This file compiles expressions and event-block statements into closures.
@@ -20,7 +21,7 @@ type machine struct {
 	vars   []int64
 	env    []int64
 	locals []int64
-	err    *RuntimeError
+	err    *lts.RuntimeError
 	depth  int // unfolding depth of references with variable arguments
 	// evc caches events computed from data (ret.i.got[i]) for this
 	// machine's goroutine, lock-free: Program.event takes a lock and hashes
@@ -51,12 +52,12 @@ const (
 
 type evSlot struct {
 	key evKey
-	ev  Event
+	ev  lts.Event
 }
 
 // event is Program.event through the machine's cache. An event's id never
 // changes once interned, so a cached entry stays right.
-func (m *machine) event(p *Program, base int32, ds []int64) Event {
+func (m *machine) event(p *Program, base int32, ds []int64) lts.Event {
 	if len(ds) > maxVals+2 {
 		return p.event(base, ds)
 	}
@@ -80,7 +81,7 @@ func (m *machine) event(p *Program, base int32, ds []int64) Event {
 
 func (m *machine) fail(pos lang.Pos, format string, args ...any) {
 	if m.err == nil {
-		m.err = &RuntimeError{Pos: pos.String(), Msg: fmt.Sprintf(format, args...)}
+		m.err = &lts.RuntimeError{Pos: pos.String(), Msg: fmt.Sprintf(format, args...)}
 	}
 }
 

@@ -1,4 +1,4 @@
-package lts
+package csp
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/quasar-verify/quasar/lang"
+	"github.com/quasar-verify/quasar/lts"
 )
 
 // compileSrc parses, checks and compiles a model.
@@ -82,7 +83,7 @@ func assertedModels(t testing.TB, globs ...string) []assertedModel {
 	return out
 }
 
-func explore(t testing.TB, sys System) *Result {
+func explore(t testing.TB, sys lts.System) *Result {
 	t.Helper()
 	r, err := Explore(context.Background(), sys, Options{})
 	if err != nil {
@@ -140,11 +141,11 @@ func parseGraph(text string) (*graph, error) {
 
 // actualGraph explores sys into a graph with states named s0, s1, … in BFS
 // order.
-func actualGraph(t testing.TB, sys System, limit int) (*graph, error) {
-	num := map[State]int{sys.Initial(): 0}
-	order := []State{sys.Initial()}
+func actualGraph(t testing.TB, sys lts.System, limit int) (*graph, error) {
+	num := map[lts.State]int{sys.Initial(): 0}
+	order := []lts.State{sys.Initial()}
 	g := &graph{init: "s0", edges: map[string][][2]string{}, term: map[string]bool{}}
-	term, _ := sys.(Terminator)
+	term, _ := sys.(lts.Terminator)
 	for i := 0; i < len(order); i++ {
 		if i > limit {
 			return nil, fmt.Errorf("more than %d states", limit)

@@ -1,4 +1,4 @@
-package lts
+package csp
 
 import (
 	"context"
@@ -7,6 +7,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/quasar-verify/quasar/lts"
 )
 
 // cpuSeconds is the CPU time (user + system) of the process so far; rates
@@ -76,10 +78,10 @@ Sys = (||| i:{0..1} @ P(i)) \ {put};
 	}
 	explore(t, sys) // memoise templates, intern events and states
 	n := sys.NumStates()
-	var buf []Transition
+	var buf []lts.Transition
 	allocs := testing.AllocsPerRun(20, func() {
 		for s := 0; s < n; s++ {
-			buf, _ = sys.Successors(State(s), buf[:0])
+			buf, _ = sys.Successors(lts.State(s), buf[:0])
 		}
 	})
 	if perCall := allocs / float64(n); perCall > 0.01 {
@@ -102,12 +104,12 @@ func BenchmarkSuccessors(b *testing.B) {
 	}
 	explore(b, sys)
 	n := sys.NumStates()
-	var buf []Transition
+	var buf []lts.Transition
 	b.ReportAllocs()
 	b.ResetTimer()
 	c0 := cpuSeconds()
 	for i := 0; i < b.N; i++ {
-		buf, _ = sys.Successors(State(i%n), buf[:0])
+		buf, _ = sys.Successors(lts.State(i%n), buf[:0])
 	}
 	b.ReportMetric((cpuSeconds()-c0)*1e9/float64(b.N), "cpu-ns/op")
 }

@@ -1,4 +1,4 @@
-package lts
+package csp
 
 import "github.com/quasar-verify/quasar/lang"
 

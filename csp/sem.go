@@ -1,7 +1,8 @@
-package lts
+package csp
 
 import (
 	"github.com/quasar-verify/quasar/lang"
+	"github.com/quasar-verify/quasar/lts"
 )
 
 // This file is the operational semantics: the transitions of a term. For a
@@ -63,7 +64,7 @@ const (
 // edge is a transition template or (done) an instantiated transition.
 type edge struct {
 	kind   labKind
-	ev     Event
+	ev     lts.Event
 	tmpl   *evTmpl
 	node   *pnode  // channel node (labOut, labIn)
 	env    []int64 // environment of the label's expressions
@@ -199,7 +200,7 @@ func (p *Program) build(t uint32, m *machine) ([]edge, error) {
 			switch e.kind {
 			case labEv:
 				if p.has(tm.set, e.ev) {
-					e.kind, e.ev, e.sync = labTau, Tau, false
+					e.kind, e.ev, e.sync = labTau, lts.Tau, false
 				}
 			case labDyn, labOut, labIn:
 				e.hides = append(append([]*evset(nil), e.hides...), tm.set)
@@ -448,7 +449,7 @@ func (p *Program) buildNode(tm *term, m *machine) ([]edge, error) {
 		m.depth++
 		defer func() { m.depth-- }()
 		if m.depth > maxUnfold {
-			return nil, &RuntimeError{Pos: n.src.Pos().String(), Msg: "unguarded recursion (a process reaches itself without an event)"}
+			return nil, &lts.RuntimeError{Pos: n.src.Pos().String(), Msg: "unguarded recursion (a process reaches itself without an event)"}
 		}
 		ne, err := p.refEnv(n, env, m)
 		if err != nil {
@@ -498,7 +499,7 @@ func (p *Program) guarded(es []edge, c cexpr, env []int64, neg bool) ([]edge, er
 	return out, nil
 }
 
-func (p *Program) staticEvent(t *evTmpl, env []int64) (Event, error) {
+func (p *Program) staticEvent(t *evTmpl, env []int64) (lts.Event, error) {
 	m := machine{env: env}
 	var data [maxVals + 2]int64
 	ds := data[:0]
@@ -521,7 +522,7 @@ func (p *Program) staticEvent(t *evTmpl, env []int64) (Event, error) {
 type move struct {
 	e      *edge // nil when x >= 0
 	x      int32 // index into combiner.ext, or -1
-	ev     Event
+	ev     lts.Event
 	who    int32
 	kind   labKind
 	sync   bool
@@ -572,7 +573,7 @@ func (p *Program) inst(e *edge, m *machine, c *combiner, who int32) error {
 		mv := move{e: e, x: -1, ev: ev, who: who, kind: labEv, sync: e.sync, atomic: e.atomic}
 		for _, h := range e.hides {
 			if p.has(h, ev) {
-				mv.kind, mv.ev, mv.sync = labTau, Tau, false
+				mv.kind, mv.ev, mv.sync = labTau, lts.Tau, false
 				break
 			}
 		}
@@ -645,7 +646,7 @@ func (p *Program) instChan(e *edge, m *machine, out []edge) ([]edge, error) {
 			return out, nil // full
 		}
 		if len(n.vals) > cd.arity {
-			return out, &RuntimeError{Pos: n.src.Pos().String(), Msg: "too many values for channel " + cd.name}
+			return out, &lts.RuntimeError{Pos: n.src.Pos().String(), Msg: "too many values for channel " + cd.name}
 		}
 		o.bop = bopPush
 		o.kind, o.ev = labEv, p.chanEvent(cd.name+"!", p.chanIdx(n, ch), o.vals[:o.nv])
@@ -681,13 +682,13 @@ func (p *Program) instChan(e *edge, m *machine, out []edge) ([]edge, error) {
 func (p *Program) applyHides(o *edge) {
 	for _, h := range o.hides {
 		if p.has(h, o.ev) {
-			o.kind, o.ev = labTau, Tau
+			o.kind, o.ev = labTau, lts.Tau
 			return
 		}
 	}
 }
 
-func (p *Program) chanEvent(base string, idx []int64, vals []int64) Event {
+func (p *Program) chanEvent(base string, idx []int64, vals []int64) lts.Event {
 	b := p.baseID(base)
 	return p.event(b, append(append([]int64(nil), idx...), vals...))
 }
@@ -746,7 +747,7 @@ func (p *Program) bindTarget(n *pnode, env []int64, wraps []wrap) (uint32, error
 // joint is a transition of a parallel composition: parts are indices into
 // the flat list of its children's instantiated edges.
 type joint struct {
-	ev     Event
+	ev     lts.Event
 	off, n int32
 	atomic bool
 	pair   bool // a synchronous channel handover: parts are output, input
@@ -797,7 +798,7 @@ func (p *Program) combine(c *combiner, op lang.ParOp, alphas []*evset, halves bo
 					ev := p.chanEvent(a.node.ch.name, p.chanIdx(a.node, a.ch), a.vals[:a.nv])
 					for _, h := range append(append([]*evset(nil), a.hides...), b.hides...) {
 						if p.has(h, ev) {
-							ev = Tau
+							ev = lts.Tau
 							break
 						}
 					}
@@ -809,7 +810,7 @@ func (p *Program) combine(c *combiner, op lang.ParOp, alphas []*evset, halves bo
 			if halves {
 				off := int32(len(c.parts))
 				c.parts = append(c.parts, i)
-				c.joints = append(c.joints, joint{ev: Tau, off: off, n: 1, atomic: am.atomic})
+				c.joints = append(c.joints, joint{ev: lts.Tau, off: off, n: 1, atomic: am.atomic})
 			}
 		case !am.sync || am.kind != labEv || op == lang.Interleave || alphas == nil || !p.has(alphas[ci], am.ev):
 			off := int32(len(c.parts))
@@ -842,7 +843,7 @@ func (p *Program) combine(c *combiner, op lang.ParOp, alphas []*evset, halves bo
 
 // enumerate adds one joint per choice of a matching edge in every other
 // participating child.
-func (c *combiner) enumerate(first int32, ev Event, others []int) {
+func (c *combiner) enumerate(first int32, ev lts.Event, others []int) {
 	c.pick = append(c.pick[:0], first)
 	var rec func(k int, atomic bool)
 	rec = func(k int, atomic bool) {
@@ -930,7 +931,7 @@ func (p *Program) buildPar(tm *term, m *machine) ([]edge, error) {
 		}
 		t := p.par(tm.op, kids, tm.alphas)
 		kind := labEv
-		if j.ev == Tau {
+		if j.ev == lts.Tau {
 			kind = labTau
 		}
 		out = append(out, edge{kind: kind, ev: j.ev, target: t, done: true, atomic: j.atomic, sub: sub,

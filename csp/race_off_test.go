@@ -1,5 +1,5 @@
 //go:build !race
 
-package lts
+package csp
 
 const raceOn = false

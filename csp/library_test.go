@@ -1,4 +1,4 @@
-package lts
+package csp
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/quasar-verify/quasar/lang"
+	"github.com/quasar-verify/quasar/lts"
 )
 
 // TestLibraryModels compiles every model of the library (models/) and of
@@ -50,7 +51,7 @@ func TestLibraryModels(t *testing.T) {
 					t.Errorf("%s: %v: %v", f, q.Pos(), err)
 					continue
 				}
-				if _, err := Explore(context.Background(), sys, Options{Limits: Limits{MaxStates: limit, Timeout: 10 * time.Second}}); err != nil {
+				if _, err := Explore(context.Background(), sys, Options{Limits: lts.Limits{MaxStates: limit, Timeout: 10 * time.Second}}); err != nil {
 					t.Errorf("%s: %v: %v", f, q.Pos(), err)
 				}
 			}
@@ -93,7 +94,7 @@ func TestEveryDefinition(t *testing.T) {
 				}
 				continue
 			}
-			r, err := Explore(context.Background(), sys, Options{Limits: Limits{MaxStates: 5000, Timeout: 5 * time.Second}})
+			r, err := Explore(context.Background(), sys, Options{Limits: lts.Limits{MaxStates: 5000, Timeout: 5 * time.Second}})
 			if err != nil || (r.Err != nil && strings.Contains(r.Err.Error(), "internal error")) {
 				t.Errorf("%s: %s: %v %v", f, name, err, r.Err)
 			}

@@ -1,26 +1,26 @@
-package lts
+package csp
 
 import (
 	"context"
 	"fmt"
-	"runtime"
 	"sync"
 	"time"
 
 	"github.com/quasar-verify/quasar/internal/budget"
 	"github.com/quasar-verify/quasar/lang"
+	"github.com/quasar-verify/quasar/lts"
 )
 
 // Options configure a check. The zero value explores sequentially without
 // limits.
 type Options struct {
-	Limits
+	lts.Limits
 	// Workers > 1 expands each BFS level in parallel; the verdict, the
 	// state count and the counterexample are the same as sequentially.
 	Workers int
 	// Progress, if set, is called from the searching goroutine about every
 	// 100 ms with the figures so far (for a live progress line).
-	Progress func(Stats)
+	Progress func(lts.Stats)
 	// NoSymmetry keeps CheckAssertion from reducing deadlock and
 	// termination checks by thread symmetry (SymmetricProcess).
 	NoSymmetry bool
@@ -30,17 +30,17 @@ type Options struct {
 // invisible steps), the component that made it, and the variables (and
 // control states) after it.
 type Step struct {
-	Event string    `json:"event"`
-	Who   string    `json:"who,omitempty"`
-	State State     `json:"-"`
-	Vars  []Binding `json:"vars,omitempty"`
+	Event string        `json:"event"`
+	Who   string        `json:"who,omitempty"`
+	State lts.State     `json:"-"`
+	Vars  []lts.Binding `json:"vars,omitempty"`
 }
 
 // Result is the outcome of a check.
 type Result struct {
-	Verdict Verdict `json:"verdict"`
-	Reason  string  `json:"reason,omitempty"`
-	Stats   Stats   `json:"stats"`
+	Verdict lts.Verdict `json:"verdict"`
+	Reason  string      `json:"reason,omitempty"`
+	Stats   lts.Stats   `json:"stats"`
 	// Trace leads from the initial state (Trace[0] has no event and shows
 	// the initial variables) to the witness or counterexample state.
 	Trace []Step `json:"trace,omitempty"`
@@ -53,31 +53,31 @@ type Result struct {
 	// Err is the run-time error of the model that stopped the search (the
 	// trace leads to the state whose step failed); the verdict is then
 	// Unknown and the check itself returns no error.
-	Err *RuntimeError `json:"error,omitempty"`
+	Err *lts.RuntimeError `json:"error,omitempty"`
 }
 
 // visitor is called for every state in BFS order with its transitions; it
 // returns true to stop the search.
-type visitor func(s State, ts []Transition) bool
+type visitor func(s lts.State, ts []lts.Transition) bool
 
 // bfs is a breadth-first exploration that records a parent tree, so any
 // visited state has a shortest path from the initial state.
 type bfs struct {
-	sys    System
+	sys    lts.System
 	opt    Options
 	b      *budget.Budget
-	tree   [][]link // the parent tree, in blocks of treeBlock states
-	sink   State    // keeps the loads of warm alive
+	tree   [][]link  // the parent tree, in blocks of treeBlock states
+	sink   lts.State // keeps the loads of warm alive
 	seen   int64
 	trans  int64
 	depth  int
 	err    error
-	errAt  State
+	errAt  lts.State
 	reason string
 	shown  time.Time // last call of opt.Progress
 }
 
-const noState = ^State(0)
+const noState = ^lts.State(0)
 
 // link is a state's entry of the parent tree: its BFS predecessor plus one
 // (0 = not seen yet, so a fresh block needs no initialisation) and the
@@ -85,8 +85,8 @@ const noState = ^State(0)
 // grows by blocks, so growing it copies nothing (doubling flat arrays cost
 // copies and page faults of the whole tree on big explorations).
 type link struct {
-	up State
-	ev Event
+	up lts.State
+	ev lts.Event
 }
 
 const (
@@ -94,7 +94,7 @@ const (
 	treeBlock = 1 << treeBits
 )
 
-func newBFS(ctx context.Context, sys System, opt Options) *bfs {
+func newBFS(ctx context.Context, sys lts.System, opt Options) *bfs {
 	return &bfs{sys: sys, opt: opt, b: budget.New(ctx, opt.Timeout, opt.MaxStates, opt.MaxBytes), shown: time.Now()}
 }
 
@@ -105,12 +105,12 @@ func (x *bfs) poll() string {
 	}
 	if x.opt.Progress != nil && time.Since(x.shown) > 100*time.Millisecond {
 		x.shown = time.Now()
-		x.opt.Progress(Stats{States: x.seen, Transitions: x.trans, Seconds: x.b.Seconds(), PeakBytes: x.b.Peak(), Depth: x.depth})
+		x.opt.Progress(lts.Stats{States: x.seen, Transitions: x.trans, Seconds: x.b.Seconds(), PeakBytes: x.b.Peak(), Depth: x.depth})
 	}
 	return ""
 }
 
-func (x *bfs) mark(s, from State, e Event) bool {
+func (x *bfs) mark(s, from lts.State, e lts.Event) bool {
 	b := int(s >> treeBits)
 	for b >= len(x.tree) {
 		x.tree = append(x.tree, make([]link, treeBlock))
@@ -126,8 +126,8 @@ func (x *bfs) mark(s, from State, e Event) bool {
 
 // warm touches the parent-tree entries of the targets of ts, in a tight
 // loop whose cache misses overlap, before mark visits them one by one.
-func (x *bfs) warm(ts []Transition) {
-	var sink State
+func (x *bfs) warm(ts []lts.Transition) {
+	var sink lts.State
 	for _, t := range ts {
 		if b := int(t.Target >> treeBits); b < len(x.tree) {
 			sink += x.tree[b][t.Target&(treeBlock-1)].up
@@ -137,21 +137,21 @@ func (x *bfs) warm(ts []Transition) {
 }
 
 // link returns the parent tree's entry of s.
-func (x *bfs) link(s State) link { return x.tree[s>>treeBits][s&(treeBlock-1)] }
+func (x *bfs) link(s lts.State) link { return x.tree[s>>treeBits][s&(treeBlock-1)] }
 
 // run explores from the initial state, calling visit on each state in BFS
 // order. It stops when visit returns true, on a limit (reason set) or on a
 // model error (err set).
 func (x *bfs) run(visit visitor) {
 	init := x.sys.Initial()
-	x.mark(init, init, Tau)
-	frontier := []State{init}
+	x.mark(init, init, lts.Tau)
+	frontier := []lts.State{init}
 	if x.opt.Workers > 1 {
 		x.runParallel(frontier, visit)
 		return
 	}
-	var buf []Transition
-	var next []State
+	var buf []lts.Transition
+	var next []lts.State
 	if bs, ok := x.sys.(batcher); ok {
 		x.runBatched(bs, frontier, visit)
 		return
@@ -191,15 +191,15 @@ func (x *bfs) run(visit visitor) {
 // batcher is implemented by systems that expand several states at once
 // (*Proc does, to overlap the cache misses of its state set).
 type batcher interface {
-	SuccessorsBatch(ts []State, buf []Transition, counts []int) ([]Transition, []int, error)
+	SuccessorsBatch(ts []lts.State, buf []lts.Transition, counts []int) ([]lts.Transition, []int, error)
 }
 
 // runBatched is run for a batcher: the same visit order, in batches.
-func (x *bfs) runBatched(bs batcher, frontier []State, visit visitor) {
-	var buf []Transition
+func (x *bfs) runBatched(bs batcher, frontier []lts.State, visit visitor) {
+	var buf []lts.Transition
 	var counts []int
-	var next []State
-	sized, _ := bs.(Sized)
+	var next []lts.State
+	sized, _ := bs.(lts.Sized)
 	for len(frontier) > 0 {
 		next = next[:0]
 		for lo := 0; lo < len(frontier); lo += batchSize {
@@ -214,10 +214,10 @@ func (x *bfs) runBatched(bs batcher, frontier []State, visit visitor) {
 			// of them, on a big search) are known seen without reading
 			// the parent tree at random; the others are new ids, which
 			// come in order.
-			known := State(0)
+			known := lts.State(0)
 			if sized != nil {
 				if n := sized.NumStates(); int64(n) == x.seen {
-					known = State(n)
+					known = lts.State(n)
 				}
 			}
 			var err error
@@ -258,18 +258,18 @@ func (x *bfs) runBatched(bs batcher, frontier []State, visit visitor) {
 // runParallel expands each level with several workers, then merges in the
 // frontier's order, which makes the visit order, the parent tree and hence
 // the counterexamples identical to the sequential search.
-func (x *bfs) runParallel(frontier []State, visit visitor) {
+func (x *bfs) runParallel(frontier []lts.State, visit visitor) {
 	w := x.opt.Workers
 	// Each worker appends the transitions of its states to its own buffer,
 	// reused across levels; span i locates the transitions of frontier[i].
 	type span struct {
 		worker, lo, hi int
 	}
-	bufs := make([][]Transition, w)
+	bufs := make([][]lts.Transition, w)
 	errs := make([]error, w)
 	errAt := make([]int, w)
 	var spans []span
-	var next []State
+	var next []lts.State
 	for len(frontier) > 0 {
 		if r := x.poll(); r != "" {
 			x.reason = r
@@ -362,9 +362,9 @@ func (x *bfs) runParallel(frontier []State, visit visitor) {
 }
 
 // path returns the states and events from the initial state to s.
-func (x *bfs) path(s State) ([]State, []Event) {
-	var ss []State
-	var es []Event
+func (x *bfs) path(s lts.State) ([]lts.State, []lts.Event) {
+	var ss []lts.State
+	var es []lts.Event
 	for {
 		ss = append(ss, s)
 		l := x.link(s)
@@ -385,13 +385,13 @@ func (x *bfs) path(s State) ([]State, []Event) {
 // whoer is implemented by systems that can name the component that made a
 // transition (*Proc does).
 type whoer interface {
-	Who(t State, e Event, u State) string
+	Who(t lts.State, e lts.Event, u lts.State) string
 }
 
 // Trace renders the path of states (events[i] leads into states[i];
 // events[0] is ignored) as steps.
-func Trace(sys System, states []State, events []Event) []Step {
-	d, _ := sys.(Describer)
+func Trace(sys lts.System, states []lts.State, events []lts.Event) []Step {
+	d, _ := sys.(lts.Describer)
 	w, _ := sys.(whoer)
 	out := make([]Step, len(states))
 	for i, s := range states {
@@ -411,16 +411,16 @@ func Trace(sys System, states []State, events []Event) []Step {
 }
 
 func (x *bfs) finish(r *Result) *Result {
-	r.Stats = Stats{States: x.seen, Transitions: x.trans, Seconds: x.b.Seconds(), PeakBytes: x.b.Peak(), Depth: x.depth}
+	r.Stats = lts.Stats{States: x.seen, Transitions: x.trans, Seconds: x.b.Seconds(), PeakBytes: x.b.Peak(), Depth: x.depth}
 	if p, ok := x.sys.(*Proc); ok {
 		r.Stats.Symmetry = p.Symmetry()
 	}
 	if x.err != nil {
-		r.Verdict = Unknown
-		if re, ok := x.err.(*RuntimeError); ok {
+		r.Verdict = lts.Unknown
+		if re, ok := x.err.(*lts.RuntimeError); ok {
 			r.Err = re
 		} else {
-			r.Err = &RuntimeError{Msg: x.err.Error()}
+			r.Err = &lts.RuntimeError{Msg: x.err.Error()}
 		}
 		r.Reason = "run-time error: " + x.err.Error()
 		ss, es := x.path(x.errAt)
@@ -431,25 +431,25 @@ func (x *bfs) finish(r *Result) *Result {
 		r.Trace = tr
 		return r
 	}
-	if x.reason != "" && r.Verdict == Valid {
-		r.Verdict = Unknown
+	if x.reason != "" && r.Verdict == lts.Valid {
+		r.Verdict = lts.Unknown
 		r.Reason = x.reason
 	}
 	return r
 }
 
-func (x *bfs) witness(r *Result, s State) {
+func (x *bfs) witness(r *Result, s lts.State) {
 	ss, es := x.path(s)
 	var err error
 	if r.Trace, err = x.trace(ss, es); err != nil {
-		r.Verdict, r.Err, r.Reason = Unknown, &RuntimeError{Msg: err.Error()}, err.Error()
+		r.Verdict, r.Err, r.Reason = lts.Unknown, &lts.RuntimeError{Msg: err.Error()}, err.Error()
 	}
 }
 
 // trace renders a path; the path of a symmetry-reduced system is first
 // mapped to the unreduced one (Proc.Unreduce), where it is described and
 // later re-validated.
-func (x *bfs) trace(ss []State, es []Event) ([]Step, error) {
+func (x *bfs) trace(ss []lts.State, es []lts.Event) ([]Step, error) {
 	p, ok := x.sys.(*Proc)
 	if !ok || p.sym == nil {
 		return Trace(x.sys, ss, es), nil
@@ -458,15 +458,15 @@ func (x *bfs) trace(ss []State, es []Event) ([]Step, error) {
 	if err != nil {
 		return nil, err
 	}
-	return Trace(u, append([]State{u.Initial()}, concrete...), es), nil
+	return Trace(u, append([]lts.State{u.Initial()}, concrete...), es), nil
 }
 
 // Explore visits every reachable state and reports the counts (verdict
 // Valid when complete, Unknown on a limit).
-func Explore(ctx context.Context, sys System, opt Options) (*Result, error) {
+func Explore(ctx context.Context, sys lts.System, opt Options) (*Result, error) {
 	x := newBFS(ctx, sys, opt)
-	x.run(func(State, []Transition) bool { return false })
-	r := x.finish(&Result{Verdict: Valid})
+	x.run(func(lts.State, []lts.Transition) bool { return false })
+	r := x.finish(&Result{Verdict: lts.Valid})
 	return r, resultErr(r)
 }
 
@@ -476,13 +476,13 @@ func resultErr(*Result) error { return nil }
 
 // DeadlockFree checks that no reachable state is stuck: without
 // transitions and not successfully terminated.
-func DeadlockFree(ctx context.Context, sys System, opt Options) (*Result, error) {
-	term, _ := sys.(Terminator)
+func DeadlockFree(ctx context.Context, sys lts.System, opt Options) (*Result, error) {
+	term, _ := sys.(lts.Terminator)
 	x := newBFS(ctx, sys, opt)
-	r := &Result{Verdict: Valid}
-	x.run(func(s State, ts []Transition) bool {
+	r := &Result{Verdict: lts.Valid}
+	x.run(func(s lts.State, ts []lts.Transition) bool {
 		if len(ts) == 0 && (term == nil || !term.Terminated(s)) {
-			r.Verdict, r.Reason = Invalid, "deadlock"
+			r.Verdict, r.Reason = lts.Invalid, "deadlock"
 			x.witness(r, s)
 			return true
 		}
@@ -494,13 +494,13 @@ func DeadlockFree(ctx context.Context, sys System, opt Options) (*Result, error)
 
 // NonTerminating checks that every reachable state has a transition: the
 // process neither deadlocks nor terminates.
-func NonTerminating(ctx context.Context, sys System, opt Options) (*Result, error) {
-	term, _ := sys.(Terminator)
+func NonTerminating(ctx context.Context, sys lts.System, opt Options) (*Result, error) {
+	term, _ := sys.(lts.Terminator)
 	x := newBFS(ctx, sys, opt)
-	r := &Result{Verdict: Valid}
-	x.run(func(s State, ts []Transition) bool {
+	r := &Result{Verdict: lts.Valid}
+	x.run(func(s lts.State, ts []lts.Transition) bool {
 		if len(ts) == 0 {
-			r.Verdict, r.Reason = Invalid, "deadlock"
+			r.Verdict, r.Reason = lts.Invalid, "deadlock"
 			if term != nil && term.Terminated(s) {
 				r.Reason = "terminates"
 			}
@@ -515,14 +515,14 @@ func NonTerminating(ctx context.Context, sys System, opt Options) (*Result, erro
 
 // Deterministic checks that no reachable state has two transitions with
 // the same label (tau included) to different states.
-func Deterministic(ctx context.Context, sys System, opt Options) (*Result, error) {
+func Deterministic(ctx context.Context, sys lts.System, opt Options) (*Result, error) {
 	x := newBFS(ctx, sys, opt)
-	r := &Result{Verdict: Valid}
-	x.run(func(s State, ts []Transition) bool {
+	r := &Result{Verdict: lts.Valid}
+	x.run(func(s lts.State, ts []lts.Transition) bool {
 		for i := range ts {
 			for j := i + 1; j < len(ts); j++ {
 				if ts[i].Event == ts[j].Event && ts[i].Target != ts[j].Target {
-					r.Verdict = Invalid
+					r.Verdict = lts.Invalid
 					r.Reason = "nondeterministic on " + sys.Events().Name(ts[i].Event)
 					x.witness(r, s)
 					return true
@@ -539,28 +539,28 @@ func Deterministic(ctx context.Context, sys System, opt Options) (*Result, error
 // steps. The reachable states are explored first (BFS), then the tau
 // subgraph is searched for a cycle in state order; the counterexample is
 // the shortest path to the first state found on a cycle, and the cycle.
-func DivergenceFree(ctx context.Context, sys System, opt Options) (*Result, error) {
+func DivergenceFree(ctx context.Context, sys lts.System, opt Options) (*Result, error) {
 	x := newBFS(ctx, sys, opt)
-	var order []State
-	x.run(func(s State, _ []Transition) bool {
+	var order []lts.State
+	x.run(func(s lts.State, _ []lts.Transition) bool {
 		order = append(order, s)
 		return false
 	})
-	r := &Result{Verdict: Valid}
+	r := &Result{Verdict: lts.Valid}
 	if x.err != nil || x.reason != "" {
 		x.finish(r)
 		return r, resultErr(r)
 	}
 	// Iterative DFS over tau edges with colours: 1 on stack, 2 done.
-	var maxID State
+	var maxID lts.State
 	for _, s := range order {
 		maxID = max(maxID, s)
 	}
 	color := make([]uint8, int(maxID)+1) // reachable ids are below maxID
 	steps := 0
 	type frame struct {
-		s  State
-		ts []Transition
+		s  lts.State
+		ts []lts.Transition
 		i  int
 	}
 	for _, root := range order {
@@ -588,7 +588,7 @@ func DivergenceFree(ctx context.Context, sys System, opt Options) (*Result, erro
 				}
 				f.ts = append(ts[:0:0], ts...)
 				if f.ts == nil {
-					f.ts = []Transition{}
+					f.ts = []lts.Transition{}
 				}
 				first = false
 			}
@@ -599,7 +599,7 @@ func DivergenceFree(ctx context.Context, sys System, opt Options) (*Result, erro
 			}
 			t := f.ts[f.i]
 			f.i++
-			if t.Event != Tau {
+			if t.Event != lts.Tau {
 				continue
 			}
 			switch color[t.Target] {
@@ -609,15 +609,15 @@ func DivergenceFree(ctx context.Context, sys System, opt Options) (*Result, erro
 				for stack[k].s != t.Target {
 					k--
 				}
-				cyc := []State{t.Target}
-				evs := []Event{Tau}
+				cyc := []lts.State{t.Target}
+				evs := []lts.Event{lts.Tau}
 				for _, fr := range stack[k+1:] {
 					cyc = append(cyc, fr.s)
-					evs = append(evs, Tau)
+					evs = append(evs, lts.Tau)
 				}
 				cyc = append(cyc, t.Target)
-				evs = append(evs, Tau)
-				r.Verdict, r.Reason = Invalid, "divergence (a cycle of tau steps)"
+				evs = append(evs, lts.Tau)
+				r.Verdict, r.Reason = lts.Invalid, "divergence (a cycle of tau steps)"
 				x.witness(r, t.Target)
 				r.Loop = Trace(sys, cyc, evs)[1:]
 				x.finish(r)
@@ -638,12 +638,12 @@ func DivergenceFree(ctx context.Context, sys System, opt Options) (*Result, erro
 // OptMin/OptMax, every reachable state is visited and Value is the least
 // (greatest) value of value over the states where cond holds; the witness
 // is the first such state found in BFS order.
-func Reaches(ctx context.Context, sys System, cond func(State) (bool, error), optKind lang.OptKind, value func(State) (int64, error), opt Options) (*Result, error) {
+func Reaches(ctx context.Context, sys lts.System, cond func(lts.State) (bool, error), optKind lang.OptKind, value func(lts.State) (int64, error), opt Options) (*Result, error) {
 	x := newBFS(ctx, sys, opt)
-	r := &Result{Verdict: Invalid, Reason: "no reachable state satisfies the condition"}
+	r := &Result{Verdict: lts.Invalid, Reason: "no reachable state satisfies the condition"}
 	best := noState
 	var evalErr error
-	x.run(func(s State, _ []Transition) bool {
+	x.run(func(s lts.State, _ []lts.Transition) bool {
 		ok, err := cond(s)
 		if err != nil {
 			evalErr, x.errAt = err, s
@@ -670,14 +670,14 @@ func Reaches(ctx context.Context, sys System, cond func(State) (bool, error), op
 		x.err = evalErr
 	}
 	if best != noState {
-		r.Verdict, r.Reason = Valid, ""
+		r.Verdict, r.Reason = lts.Valid, ""
 		x.witness(r, best)
 	}
 	if x.reason != "" {
 		// An incomplete search proves nothing negative, and an optimum
 		// found so far may not be the optimum.
-		if r.Verdict == Invalid || optKind != lang.OptNone {
-			r.Verdict = Unknown
+		if r.Verdict == lts.Invalid || optKind != lang.OptNone {
+			r.Verdict = lts.Unknown
 			r.Reason = x.reason
 		}
 	}
@@ -687,13 +687,13 @@ func Reaches(ctx context.Context, sys System, cond func(State) (bool, error), op
 
 // Condition compiles a boolean (or integer) expression over the global
 // variables into a function of the states of s.
-func (s *Proc) Condition(e lang.Expr) (func(State) (int64, error), error) {
+func (s *Proc) Condition(e lang.Expr) (func(lts.State) (int64, error), error) {
 	c, err := s.p.expr(e, &scope{})
 	if err != nil {
 		return nil, err
 	}
 	f := c.f
-	return func(t State) (int64, error) {
+	return func(t lts.State) (int64, error) {
 		_, vars := s.decode(s.raw(t, nil), nil, nil)
 		m := machine{vars: vars}
 		v := f(&m)
@@ -736,11 +736,11 @@ func CheckAssertion(ctx context.Context, prog *Program, a *lang.AssertDecl, opt 
 		if err != nil {
 			return nil, err
 		}
-		cond := func(s State) (bool, error) {
+		cond := func(s lts.State) (bool, error) {
 			v, err := cf(s)
 			return v != 0, err
 		}
-		var value func(State) (int64, error)
+		var value func(lts.State) (int64, error)
 		if a.Opt != lang.OptNone {
 			if a.OptExpr == nil {
 				return nil, errAt(a, "missing expression to optimise")
@@ -753,6 +753,3 @@ func CheckAssertion(ctx context.Context, prog *Program, a *lang.AssertDecl, opt 
 	}
 	return nil, errAt(a, "assertion %s is not a single-process check", a.Kind)
 }
-
-// DefaultWorkers is the number of workers that uses every available CPU.
-func DefaultWorkers() int { return runtime.GOMAXPROCS(0) }

@@ -1,4 +1,4 @@
-package lts
+package csp
 
 // prefetch asks the CPU to bring the cache lines at addrs into the cache,
 // without waiting for them (PREFETCHT0 never faults, so a stale address

@@ -1,4 +1,4 @@
-package lts
+package csp
 
 import (
 	"bytes"
@@ -6,6 +6,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/quasar-verify/quasar/lts"
 )
 
 func TestExport(t *testing.T) {
@@ -15,7 +17,7 @@ func TestExport(t *testing.T) {
 		t.Fatal(err)
 	}
 	var buf bytes.Buffer
-	if err := Export(context.Background(), sys, AUT, &buf, 0); err != nil {
+	if err := lts.Export(context.Background(), sys, lts.AUT, &buf, 0); err != nil {
 		t.Fatal(err)
 	}
 	// Written by hand: 0 -a-> 1 -tau-> 3 (terminated), 0 -c-> 2 (Stop).
@@ -24,7 +26,7 @@ func TestExport(t *testing.T) {
 		t.Errorf("aut:\n%s\nwant:\n%s", buf.String(), want)
 	}
 	buf.Reset()
-	if err := Export(context.Background(), sys, DOT, &buf, 0); err != nil {
+	if err := lts.Export(context.Background(), sys, lts.DOT, &buf, 0); err != nil {
 		t.Fatal(err)
 	}
 	for _, frag := range []string{"s0 -> s1 [label=\"a\"]", "s1 -> s3 [label=\"tau\", style=dashed]", "s3 [label=\"3\", shape=doublecircle"} {
@@ -32,8 +34,8 @@ func TestExport(t *testing.T) {
 			t.Errorf("dot lacks %q:\n%s", frag, buf.String())
 		}
 	}
-	err = Export(context.Background(), sys, DOT, &buf, 2)
-	if !errors.Is(err, ErrTooLarge) {
+	err = lts.Export(context.Background(), sys, lts.DOT, &buf, 2)
+	if !errors.Is(err, lts.ErrTooLarge) {
 		t.Errorf("limit 2: err = %v", err)
 	}
 }

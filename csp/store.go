@@ -1,10 +1,12 @@
-package lts
+package csp
 
 import (
 	"encoding/binary"
 	"hash/maphash"
 	"math"
 	"unsafe"
+
+	"github.com/quasar-verify/quasar/lts"
 )
 
 // store is the visited-state set of a Proc: a hash set of byte strings
@@ -465,7 +467,7 @@ func (s *store) InternAll(enc []byte, ends []int, ids []uint32) []uint32 {
 }
 
 // PrefetchGet prefetches the slots of the states ids, which Get will read.
-func (s *store) PrefetchGet(ids []State) {
+func (s *store) PrefetchGet(ids []lts.State) {
 	if s.width < 0 {
 		return
 	}

@@ -1,4 +1,4 @@
-package lts
+package csp
 
 import (
 	"fmt"
@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/quasar-verify/quasar/lang"
+	"github.com/quasar-verify/quasar/lts"
 )
 
 // Thread symmetry.
@@ -640,16 +641,16 @@ func (s *Proc) Unreduced() *Proc {
 // initial state) to a path of Unreduced() with the same events: at each
 // step it takes the successor whose representative is the reduced path's
 // state, which exists because the renamings are automorphisms.
-func (s *Proc) Unreduce(events []Event, path []State) (System, []State, error) {
+func (s *Proc) Unreduce(events []lts.Event, path []lts.State) (lts.System, []lts.State, error) {
 	if s.sym == nil {
 		return s, path, nil
 	}
 	u := s.sym.plain
 	cur := u.Initial()
-	out := make([]State, 0, len(path))
+	out := make([]lts.State, 0, len(path))
 	x := s.getScratch()
 	defer s.pool.Put(x)
-	var ts []Transition
+	var ts []lts.Transition
 	for i, want := range path {
 		var err error
 		ts, err = u.Successors(cur, ts[:0])
@@ -667,7 +668,7 @@ func (s *Proc) Unreduce(events []Event, path []State) (System, []State, error) {
 			s.mu.Lock()
 			id, _ := s.store.Intern(x.enc)
 			s.mu.Unlock()
-			if State(id) == want {
+			if lts.State(id) == want {
 				cur, found = t.Target, true
 				break
 			}

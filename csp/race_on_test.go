@@ -1,6 +1,6 @@
 //go:build race
 
-package lts
+package csp
 
 // raceOn: the race detector makes sync.Pool drop items, so allocation
 // counts are meaningless.

@@ -1,4 +1,4 @@
-package lts
+package csp
 
 import (
 	"errors"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/quasar-verify/quasar/internal/intern"
 	"github.com/quasar-verify/quasar/lang"
+	"github.com/quasar-verify/quasar/lts"
 )
 
 // Program is a checked model compiled for execution: the variable layout,
@@ -18,7 +19,7 @@ type Program struct {
 	c    *lang.Checked
 	info *lang.Info
 
-	events *EventTable
+	events *lts.EventTable
 
 	// Variable layout: every global variable (arrays flattened) and every
 	// buffered channel (a count and size*arity values) has slots in the
@@ -41,7 +42,7 @@ type Program struct {
 	hotBlocks atomic.Bool
 
 	evMu    sync.RWMutex
-	evCache map[evKey]Event
+	evCache map[evKey]lts.Event
 	baseMu  sync.Mutex
 	baseIdx map[string]int32
 	bases   []string
@@ -91,11 +92,11 @@ func Compile(c *lang.Checked) (prog *Program, err error) {
 	p := &Program{
 		c:         c,
 		info:      c.Info,
-		events:    NewEventTable(),
+		events:    lts.NewEventTable(),
 		localDims: map[*lang.Symbol][]int{},
 		defs:      map[string]*procDef{},
 		operand:   map[lang.Proc]*pnode{},
-		evCache:   map[evKey]Event{},
+		evCache:   map[evKey]lts.Event{},
 		baseIdx:   map[string]int32{},
 		sets:      map[string]*evset{},
 		origin:    map[uint32]string{},
@@ -137,7 +138,7 @@ func Compile(c *lang.Checked) (prog *Program, err error) {
 }
 
 // Events is the event table shared by all systems of the program.
-func (p *Program) Events() *EventTable { return p.events }
+func (p *Program) Events() *lts.EventTable { return p.events }
 
 // layout assigns variable slots and evaluates initial values.
 func (p *Program) layout() error {
@@ -702,7 +703,7 @@ func (p *Program) baseID(name string) int32 {
 }
 
 // event interns base.d1.d2…; the cache avoids building the name each time.
-func (p *Program) event(base int32, data []int64) Event {
+func (p *Program) event(base int32, data []int64) lts.Event {
 	if len(data) > maxVals+2 {
 		ds := make([]int, len(data))
 		for i, d := range data {

@@ -1,0 +1,133 @@
+// Package csp gives a checked CSP# model its operational semantics as
+// on-the-fly labelled transition systems, explores them fast, and checks
+// single-process properties (deadlock freedom, divergence freedom,
+// non-termination, determinism, reachability with min/max).
+//
+// # Compilation
+//
+// Compile prepares a lang.Checked model once: every global variable (arrays
+// flattened row-major) and every buffered channel (a count and its
+// messages) gets slots in a variable vector; every process definition gets
+// an environment layout (parameters, then one slot per binder: index
+// variables and channel inputs); every expression and event block is
+// compiled to a Go closure over (variables, environment, block locals),
+// with constants folded and expressions that read only the environment
+// marked so they are evaluated when a term is built rather than per state.
+// The commonest shapes get one specialised closure instead of a tree of
+// them (fast.go): a*x + b over a variable x, an array element at such an
+// index (q[seg[i]*S + k] once i and k are known), a comparison of these
+// with a constant or of two variables, and an assignment of a constant or
+// such a shape to a variable or element; they report run-time errors
+// exactly as the generic closures do (a test compares the two on random
+// expressions).
+//
+// A process term is hash-consed: a prepared node with its environment (the
+// environment restricted to the slots the node reads, so dead bindings do
+// not split states), or an operator (sequence, choice, parallel, hiding,
+// atomic, interrupt) over term ids. References whose arguments do not read
+// variables are unfolded when a term is built; the others are unfolded with
+// the variables of the moment they move, as PAT does.
+//
+// For a term without a parallel composition at an active position, the
+// transitions are computed once and memoised as templates: guards still to
+// evaluate, a label (fixed, or with data that read variables), an event
+// block, and the target term id. A template's expressions are recompiled
+// for the term's environment, so parameters and index variables are
+// constants (seg[i] with i known reads one slot). Successor generation for
+// such a term is a loop over its templates: evaluate the guards, intern the
+// label, run the block on a copy of the variables. Terms with a nested
+// parallel composition are expanded by the same rules at run time.
+//
+// # States
+//
+// Process builds the system of an assertion operand. Its top level is
+// flattened: hiding over one parallel composition (nested compositions with
+// the same operator are merged) whose components are terms. A state is the
+// byte string [component term ids as uvarints][variable slots as zigzag
+// varints], where the slots are only those the system can write (live.go:
+// the variables assigned in the blocks of the definitions it reaches and
+// the buffers of its buffered channels; the others keep their initial
+// values, so an implementation's states do not carry its specification's
+// variables), interned in a hash set (store.go) that assigns dense uint32
+// ids in discovery order. Nearly every state of a process has the length
+// of its initial state (one byte per value), its width; up to 24 bytes,
+// those states live inline in the table: slots of [id+1][width bytes],
+// linear probing, the home slot (h32*slots)>>32 so that the slots stay
+// nearly sorted by hash and doubling the table (at a load of 1/2) is a
+// streaming pass, and an id -> hash index so that Get probes from the home for the
+// id. A lookup thus touches one place in memory; with the states in an
+// arena it touched two, the slot and then the record, one dependent cache
+// miss after the other. States of other lengths (and every state of a
+// wider process: a slot would cost its width at every load) go to a side
+// set: chunks of [id][length][bytes] records and a table of 26-bit
+// fingerprint + arena offset. Everything starts small, so a system of a
+// few hundred states costs kilobytes. The search is bound by the memory
+// latency of this set, so the checks expand states in batches
+// (Proc.SuccessorsBatch, 256 states) and intern all their successors
+// together: prefetch instructions (prefetch_amd64.s; elsewhere none) for
+// the home slots of the whole batch (for side states, then for the records
+// those slots point to), then the lookups, so that the cache misses
+// overlap. While the BFS has marked every state the system holds, a
+// target below that count is known seen, so the parent tree is read only
+// for new ids, which come in order; otherwise it touches the tree entries
+// of the batch's targets in one loop first, as it did before. Every
+// per-state array (the id index, the parent tree) grows by fixed blocks,
+// never by copying. Almost every term id and variable fits one byte, so
+// encode and decode take a one-byte path (the same bytes as the varints).
+//
+// No per-state Go maps, pointers or interfaces exist; the per-call scratch
+// (decoded state, instantiated edges, encodings) is pooled, so successor
+// generation does not allocate in steady state. Systems are safe for
+// concurrent use: the state set is guarded by a mutex, the term table is
+// append-only with lock-free reads, and memoised templates are published
+// atomically.
+//
+// The common case of a model's threads, an interleaving whose components
+// all have plain templates (prefix-like steps, none atomic or on a
+// channel), takes a direct path (Proc.expandPlain): each enabled template
+// is one successor; its block runs on the state's own variables while a
+// log records the writes, the successor's bytes are the state's bytes with
+// the moved component and the written slots patched, and the log undoes
+// the writes. It gives the successors, in the same order, and the same
+// run-time error as the general path below (a test compares them on every
+// library model and on random ones).
+//
+// The transitions of a state: every component's enabled edges are
+// instantiated, then combined: ||| never synchronises; || makes every
+// component whose alphabet holds a visible event (without a block) take part
+// in it; synchronous channel outputs and inputs in different components
+// hand over in one transition; an enabled step inside atomic{} has priority
+// over every other step (PAT 3.4.2). docs/semantics.md lists every rule and
+// decision.
+//
+// # Checks
+//
+// Every check is a breadth-first search that records a parent tree, so a
+// counterexample is a shortest trace, and the variables after each step
+// come from Describe. BFS also makes the parallel search exact: with
+// Options.Workers > 1, each level is expanded by several goroutines and the
+// results are merged in the frontier's order, so the visit order, the state
+// count, the verdict and the counterexample are those of the sequential
+// search. Divergence freedom explores first, then looks for a cycle of tau
+// steps by a depth-first search of the tau subgraph.
+//
+// A check answers Unknown when a limit (time, states, memory: Limits, via
+// internal/budget) is hit or the context is cancelled, with the statistics
+// so far. A run-time error of the model (index out of range, division by
+// zero, a value outside a declared range) stops the search: the result is
+// Unknown with Result.Err, a *RuntimeError carrying file:line:col, and the
+// trace to the state whose step failed.
+//
+// # Symmetry
+//
+// SymmetricProcess builds the system of N copies of a thread process,
+// ||| t:{0..N-1} @ P(t), that stores one state per orbit of the thread
+// renamings, when a typing of the threads' definitions proves that the
+// renamings are automorphisms (symmetry.go). Refinement, deadlock and
+// termination checks use it (the others look at cycles, nondeterminism or
+// conditions that may name a thread); their counterexamples are mapped back
+// to the unreduced system (Unreduce) and re-validated there.
+//
+// Export writes the reachable graph of a small system as Graphviz DOT or
+// Aldebaran (.aut), refusing graphs above a size limit.
+package csp
