@@ -16,7 +16,7 @@ import (
 // limit: no compile error, no run-time error, no panic.
 func TestLibraryModels(t *testing.T) {
 	var files []string
-	for _, g := range []string{"../models/lib/*.csp", "../models/testdata/*.csp", "../testdata/run/*.csp"} {
+	for _, g := range []string{"../models/lib/*.csp", "../models/testdata/*.csp", "../testdata/pipeline/*.csp"} {
 		f, _ := filepath.Glob(g)
 		files = append(files, f...)
 	}

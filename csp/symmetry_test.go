@@ -14,7 +14,7 @@ import (
 // symmetricProcs are the processes of the test models that findSymmetry
 // proves symmetric.
 func symmetricProcs(t *testing.T) (out []*Proc) {
-	for _, am := range assertedModels(t, "../models/testdata/*.csp", "../models/lib/*.csp", "../testdata/run/*.csp", "../testdata/sym/*.csp", "../testdata/lts/bench/*.csp") {
+	for _, am := range assertedModels(t, "../models/testdata/*.csp", "../models/lib/*.csp", "../testdata/pipeline/*.csp", "../testdata/sym/*.csp", "../testdata/lts/bench/*.csp") {
 		p, err := Compile(am.checked)
 		if err != nil {
 			t.Fatal(err)

@@ -26,5 +26,5 @@
 // line just above it; Expectations reads them. The expectations come from the
 // paper's Table 3 or from reasoning about the model's design, written next to
 // them; never from a tool's output. The package contains no checking logic:
-// the tests run the models through internal/run.
+// the tests run the models through the pipeline package.
 package models

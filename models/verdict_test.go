@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/quasar-verify/quasar/internal/run"
+	"github.com/quasar-verify/quasar/pipeline"
 	"github.com/quasar-verify/quasar/lts"
 )
 
@@ -71,7 +71,7 @@ func TestVerdicts(t *testing.T) {
 			for _, e := range Expectations(src) {
 				exp[e.Line] = e
 			}
-			rep, err := run.Source(context.Background(), f, src, run.Options{Limits: lts.Limits{Timeout: 60 * time.Second}})
+			rep, err := pipeline.Source(context.Background(), f, src, pipeline.Options{Limits: lts.Limits{Timeout: 60 * time.Second}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -110,7 +110,7 @@ func TestTrackedReduction(t *testing.T) {
 		{"segqueue-buggy2", map[string]int{"qf": 1, "seg": 2}},
 	} {
 		t.Run(in.String(), func(t *testing.T) {
-			results := map[int]map[string]*run.Assertion{}
+			results := map[int]map[string]*pipeline.Assertion{}
 			for _, track := range []int{0, 1} {
 				p := map[string]int{"track": track, "vals": 3 - track}
 				for k, v := range in.params {
@@ -120,11 +120,11 @@ func TestTrackedReduction(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				rep, err := run.Source(context.Background(), f, src, run.Options{Limits: lts.Limits{Timeout: 60 * time.Second}})
+				rep, err := pipeline.Source(context.Background(), f, src, pipeline.Options{Limits: lts.Limits{Timeout: 60 * time.Second}})
 				if err != nil {
 					t.Fatal(err)
 				}
-				results[track] = map[string]*run.Assertion{}
+				results[track] = map[string]*pipeline.Assertion{}
 				for _, a := range rep.Assertions {
 					if a.Text == "Impl() refines Queue()" || a.Text == "Impl() refines ClusterSpec()" {
 						results[track][a.Text] = a

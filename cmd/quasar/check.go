@@ -12,7 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/quasar-verify/quasar/internal/budget"
-	"github.com/quasar-verify/quasar/internal/run"
+	"github.com/quasar-verify/quasar/pipeline"
 	"github.com/quasar-verify/quasar/lts"
 	"github.com/quasar-verify/quasar/models"
 )
@@ -101,12 +101,12 @@ func runCheck(ctx context.Context, cmd *cobra.Command, st *streams, opts checkOp
 		ctx, cancel = withClockDeadline(ctx, time.Now().Add(limits.Timeout))
 		defer cancel()
 	}
-	ropt := run.Options{Limits: limits, Workers: opts.limits.workers, Mode: opts.mode.mode, Assert: opts.assert, NoSymmetry: !opts.symmetry}
+	ropt := pipeline.Options{Limits: limits, Workers: opts.limits.workers, Mode: opts.mode.mode, Assert: opts.assert, NoSymmetry: !opts.symmetry}
 	prog := startProgress(st.stderr)
 	if prog != nil {
 		ropt.Progress = prog.update
 	}
-	rep, err := run.Source(ctx, name, src, ropt)
+	rep, err := pipeline.Source(ctx, name, src, ropt)
 	prog.finish()
 	if err != nil {
 		return &exitError{exitBadInput, &sourceError{err, map[string][]byte{name: src}}}
@@ -192,7 +192,7 @@ func startProfiles(cpu, mem string) (stop func() error, err error) {
 // demoNote tells a first-time user what they just ran, and that the demo's
 // violation is intended: its verdicts are compared with the ones written in
 // the model (// expect: comments).
-func demoNote(w io.Writer, src []byte, rep *run.Report) {
+func demoNote(w io.Writer, src []byte, rep *pipeline.Report) {
 	fmt.Fprintln(w, "note: this is the built-in demo model; print it with: quasar models get demo")
 	want := map[int]lts.Verdict{}
 	for _, e := range models.Expectations(src) {

@@ -12,7 +12,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/quasar-verify/quasar/internal/budget"
-	"github.com/quasar-verify/quasar/internal/run"
+	"github.com/quasar-verify/quasar/pipeline"
 )
 
 // progressDelay is how long a run stays quiet before the progress line
@@ -37,7 +37,7 @@ type progress struct {
 	done  chan struct{}
 
 	mu    sync.Mutex
-	last  *run.Progress
+	last  *pipeline.Progress
 	width int // columns of the line shown, 0 if none
 }
 
@@ -53,8 +53,8 @@ func startProgress(w io.Writer) *progress {
 	return p
 }
 
-// update is run.Options.Progress: the search's latest figures.
-func (p *progress) update(s run.Progress) {
+// update is pipeline.Options.Progress: the search's latest figures.
+func (p *progress) update(s pipeline.Progress) {
 	p.mu.Lock()
 	p.last = &s
 	p.mu.Unlock()

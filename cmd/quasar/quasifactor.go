@@ -10,7 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/quasar-verify/quasar/internal/budget"
-	"github.com/quasar-verify/quasar/internal/run"
+	"github.com/quasar-verify/quasar/pipeline"
 	"github.com/quasar-verify/quasar/lts"
 )
 
@@ -70,9 +70,9 @@ func runQuasiFactor(ctx context.Context, cmd *cobra.Command, st *streams, opts q
 	if err != nil {
 		return &exitError{exitBadInput, err}
 	}
-	ropt := run.Options{Limits: limits, Workers: opts.limits.workers, Mode: opts.mode.mode, Assert: opts.assert, NoSymmetry: !opts.symmetry}
-	rep, err := run.FactorSource(ctx, name, src, opts.max, ropt)
-	var internal *run.InternalError
+	ropt := pipeline.Options{Limits: limits, Workers: opts.limits.workers, Mode: opts.mode.mode, Assert: opts.assert, NoSymmetry: !opts.symmetry}
+	rep, err := pipeline.FactorSource(ctx, name, src, opts.max, ropt)
+	var internal *pipeline.InternalError
 	switch {
 	case errors.As(err, &internal):
 		return &exitError{exitInternal, err}
@@ -96,7 +96,7 @@ func runQuasiFactor(ctx context.Context, cmd *cobra.Command, st *streams, opts q
 	return nil
 }
 
-func writeQuasiFactor(w io.Writer, rep *run.FactorReport) {
+func writeQuasiFactor(w io.Writer, rep *pipeline.FactorReport) {
 	where := fmt.Sprintf("%s:%d", rep.File, rep.Line)
 	switch rep.Verdict {
 	case lts.Valid:

@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/quasar-verify/quasar/internal/run"
+	"github.com/quasar-verify/quasar/pipeline"
 	"github.com/quasar-verify/quasar/models"
 )
 
@@ -23,12 +23,12 @@ func TestQuasiFactorStatsAsCheck(t *testing.T) {
 	if err := os.WriteFile(file, src, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	var fr run.FactorReport
+	var fr pipeline.FactorReport
 	jsonOut(t, &fr, "quasi-factor", "--json", "--workers", "1", file)
 	if fr.K != 1 {
 		t.Fatalf("least factor %d, want 1 (the demo's expectation)", fr.K)
 	}
-	var rep run.Report
+	var rep pipeline.Report
 	jsonOut(t, &rep, "check", "--json", "--workers", "1", "--assert", "quasi 1", file)
 	if len(rep.Assertions) != 1 {
 		t.Fatalf("%d assertions checked, want 1", len(rep.Assertions))

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/quasar-verify/quasar/internal/budget"
-	"github.com/quasar-verify/quasar/internal/run"
+	"github.com/quasar-verify/quasar/pipeline"
 	"github.com/quasar-verify/quasar/lts"
 )
 
@@ -20,13 +20,13 @@ import (
 //	queue.csp:12: valid   Impl() refines Spec()  (1234 states, 5678 transitions, 12ms, 3.1 MiB)
 //
 // sources holds the model's text, for the caret under a run-time error.
-func writeReport(w io.Writer, rep *run.Report, sources map[string][]byte) {
+func writeReport(w io.Writer, rep *pipeline.Report, sources map[string][]byte) {
 	for _, a := range rep.Assertions {
 		writeAssertion(w, rep.File, a, sources)
 	}
 }
 
-func writeAssertion(w io.Writer, file string, a *run.Assertion, sources map[string][]byte) {
+func writeAssertion(w io.Writer, file string, a *pipeline.Assertion, sources map[string][]byte) {
 	verdict := a.Verdict.String()
 	if a.Verdict == lts.Unknown && a.Reason != "" {
 		// A run-time error is printed in full below, with its source line.
@@ -53,7 +53,7 @@ func writeAssertion(w io.Writer, file string, a *run.Assertion, sources map[stri
 
 // formatStats is "1234 states, 5678 transitions, 12ms, 3.1 MiB"; a search
 // that stored one state per thread-symmetry class says so.
-func formatStats(s run.Stats) string {
+func formatStats(s pipeline.Stats) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%d states", s.States)
 	if s.Symmetry > 0 {
@@ -90,7 +90,7 @@ func formatSeconds(sec float64) string {
 //	  1  enq.1  Enq(1)  q[0]=1 tail=1
 //	  2  deq.2  Deq()   head=1
 //	the specification offers instead: deq.1
-func writeCounterexample(w io.Writer, c *run.Counterexample) {
+func writeCounterexample(w io.Writer, c *pipeline.Counterexample) {
 	trace := strings.Join(c.Trace, " ")
 	if trace == "" {
 		trace = "(the empty trace)"
@@ -127,7 +127,7 @@ func writeCounterexample(w io.Writer, c *run.Counterexample) {
 // writeJSON prints the report as one JSON document. The schema is part of
 // quasar's interface (docs/cli.md): it is written out here, field by field,
 // so that a change in an internal type cannot change it unnoticed.
-func writeJSON(w io.Writer, rep *run.Report) error {
+func writeJSON(w io.Writer, rep *pipeline.Report) error {
 	doc := jsonReport{File: rep.File, Assertions: []jsonAssertion{}}
 	for _, a := range rep.Assertions {
 		ja := jsonAssertion{
@@ -168,7 +168,7 @@ type jsonAssertion struct {
 	Verdict        lts.Verdict         `json:"verdict"`
 	Reason         string              `json:"reason,omitempty"`
 	Error          string              `json:"error,omitempty"`
-	Stats          run.Stats           `json:"stats"`
+	Stats          pipeline.Stats           `json:"stats"`
 	Counterexample *jsonCounterexample `json:"counterexample,omitempty"`
 	Value          *int64              `json:"value,omitempty"`
 }
@@ -195,7 +195,7 @@ type jsonBinding struct {
 // 4 if some check failed with an internal error, else 2 if some met a
 // run-time error of the model (bad input), else 1 if some assertion is
 // violated, else 3 if some verdict is unknown, else 0.
-func reportCode(rep *run.Report) int {
+func reportCode(rep *pipeline.Report) int {
 	rank := map[int]int{exitOK: 0, exitUnknown: 1, exitInvalid: 2, exitBadInput: 3, exitInternal: 4}
 	code := exitOK
 	for _, a := range rep.Assertions {
@@ -218,6 +218,6 @@ func reportCode(rep *run.Report) int {
 }
 
 // runStats converts the stats of an lts search to the report's.
-func runStats(s lts.Stats) run.Stats {
-	return run.Stats{States: s.States, Transitions: s.Transitions, Seconds: s.Seconds, PeakBytes: s.PeakBytes, Symmetry: s.Symmetry}
+func runStats(s lts.Stats) pipeline.Stats {
+	return pipeline.Stats{States: s.States, Transitions: s.Transitions, Seconds: s.Seconds, PeakBytes: s.PeakBytes, Symmetry: s.Symmetry}
 }

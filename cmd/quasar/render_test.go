@@ -7,24 +7,24 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/quasar-verify/quasar/internal/run"
+	"github.com/quasar-verify/quasar/pipeline"
 	"github.com/quasar-verify/quasar/lts"
 )
 
 // sampleReport exercises every part of the text and JSON renderings. Its
 // figures are made up: this tests the printing, not the checking.
-func sampleReport() *run.Report {
+func sampleReport() *pipeline.Report {
 	v := int64(3)
-	return &run.Report{
+	return &pipeline.Report{
 		File: "queue.csp",
-		Assertions: []*run.Assertion{
+		Assertions: []*pipeline.Assertion{
 			{Line: 10, Text: "Impl() refines Spec()", Kind: "refines", Verdict: lts.Valid,
-				Stats: run.Stats{States: 1503, Transitions: 3892, Seconds: 0.0091, PeakBytes: 2 << 20, Pairs: 1503, SpecStates: 7}},
+				Stats: pipeline.Stats{States: 1503, Transitions: 3892, Seconds: 0.0091, PeakBytes: 2 << 20, Pairs: 1503, SpecStates: 7}},
 			{Line: 12, Text: "Seg() refines Spec()", Kind: "refines", Verdict: lts.Invalid,
-				Stats: run.Stats{States: 210, Transitions: 388, Seconds: 1.23456},
-				Counterexample: &run.Counterexample{
+				Stats: pipeline.Stats{States: 210, Transitions: 388, Seconds: 1.23456},
+				Counterexample: &pipeline.Counterexample{
 					Trace: []string{"enq.1", "enq.2", "deq.2"},
-					Steps: []run.Step{
+					Steps: []pipeline.Step{
 						{Event: "enq.1", Who: "Thread(0)", Changed: []lts.Binding{{Name: "slot[0]", Value: "1"}, {Name: "filled", Value: "1"}}},
 						{Event: "enq.2", Who: "Thread(1)", Changed: []lts.Binding{{Name: "slot[1]", Value: "2"}, {Name: "filled", Value: "2"}}},
 						{Event: "", Who: "Thread(0)", Changed: []lts.Binding{{Name: "pick[0]", Value: "1"}}},
@@ -33,18 +33,18 @@ func sampleReport() *run.Report {
 					Offered: []string{"deq.1", "enq.1"},
 				}},
 			{Line: 14, Text: "Seg() refines<quasi 1> Spec()", Kind: "refines", Verdict: lts.Invalid,
-				Stats: run.Stats{States: 5, Transitions: 4, Seconds: 0.0000042},
-				Counterexample: &run.Counterexample{
+				Stats: pipeline.Stats{States: 5, Transitions: 4, Seconds: 0.0000042},
+				Counterexample: &pipeline.Counterexample{
 					Trace:       []string{},
 					Explanation: "the obligation deq.1 ran out of slack",
 				}},
 			{Line: 16, Text: "Big() deadlockfree", Kind: "deadlockfree", Verdict: lts.Unknown, Reason: "time limit 2s",
-				Stats: run.Stats{States: 1234567, Transitions: 7654321, Seconds: 2.0004, PeakBytes: 3 << 30}},
+				Stats: pipeline.Stats{States: 1234567, Transitions: 7654321, Seconds: 2.0004, PeakBytes: 3 << 30}},
 			{Line: 20, Text: "Q() deadlockfree", Kind: "deadlockfree", Verdict: lts.Unknown,
 				Reason: "run-time error: queue.csp:2:2: index 2 out of range", Error: "queue.csp:2:2: index 2 out of range",
-				Stats: run.Stats{States: 3, Transitions: 2, Seconds: 0.001}},
+				Stats: pipeline.Stats{States: 3, Transitions: 2, Seconds: 0.001}},
 			{Line: 18, Text: "P() reaches goal with max(x)", Kind: "reaches", Verdict: lts.Valid, Value: &v,
-				Stats: run.Stats{States: 9, Transitions: 12, Seconds: 0.5}},
+				Stats: pipeline.Stats{States: 9, Transitions: 12, Seconds: 0.5}},
 		},
 	}
 }
@@ -86,16 +86,16 @@ func TestRender(t *testing.T) {
 }
 
 func TestReportCode(t *testing.T) {
-	rep := func(vs ...lts.Verdict) *run.Report {
-		r := &run.Report{}
+	rep := func(vs ...lts.Verdict) *pipeline.Report {
+		r := &pipeline.Report{}
 		for _, v := range vs {
-			r.Assertions = append(r.Assertions, &run.Assertion{Verdict: v})
+			r.Assertions = append(r.Assertions, &pipeline.Assertion{Verdict: v})
 		}
 		return r
 	}
 	for _, tc := range []struct {
 		name string
-		rep  any // *run.Report or []*run.Assertion
+		rep  any // *pipeline.Report or []*pipeline.Assertion
 		want int
 	}{
 		{"none", rep(), exitOK},
@@ -103,15 +103,15 @@ func TestReportCode(t *testing.T) {
 		{"invalid", rep(lts.Valid, lts.Invalid), exitInvalid},
 		{"unknown", rep(lts.Unknown, lts.Valid), exitUnknown},
 		{"invalid beats unknown", rep(lts.Unknown, lts.Invalid, lts.Unknown), exitInvalid},
-		{"model error beats invalid", append(rep(lts.Invalid).Assertions, &run.Assertion{Verdict: lts.Unknown, Error: "m.csp:1:1: index out of range"}), exitBadInput},
+		{"model error beats invalid", append(rep(lts.Invalid).Assertions, &pipeline.Assertion{Verdict: lts.Unknown, Error: "m.csp:1:1: index out of range"}), exitBadInput},
 		{"internal error beats all", append(rep(lts.Invalid).Assertions,
-			&run.Assertion{Verdict: lts.Unknown, Error: "internal error: boom"},
-			&run.Assertion{Verdict: lts.Unknown, Error: "m.csp:1:1: x"}), exitInternal},
+			&pipeline.Assertion{Verdict: lts.Unknown, Error: "internal error: boom"},
+			&pipeline.Assertion{Verdict: lts.Unknown, Error: "m.csp:1:1: x"}), exitInternal},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r, ok := tc.rep.(*run.Report)
+			r, ok := tc.rep.(*pipeline.Report)
 			if !ok {
-				r = &run.Report{Assertions: tc.rep.([]*run.Assertion)}
+				r = &pipeline.Report{Assertions: tc.rep.([]*pipeline.Assertion)}
 			}
 			if got := reportCode(r); got != tc.want {
 				t.Errorf("reportCode = %d, want %d", got, tc.want)

@@ -5,15 +5,15 @@ import (
 	"fmt"
 	"strconv"
 
-	"github.com/quasar-verify/quasar/internal/run"
+	"github.com/quasar-verify/quasar/pipeline"
 	"github.com/quasar-verify/quasar/lts"
 )
 
 // check runs assertion number index (1-based) of a model through the same
-// pipeline as `quasar check` (internal/run), with this many search workers,
+// pipeline as `quasar check` (package pipeline), with this many search workers,
 // from a collected heap.
 func check(ctx context.Context, name string, src []byte, index int, limits lts.Limits, workers int) (outcome, error) {
-	rep, err := run.Source(ctx, name, src, run.Options{Limits: limits, Workers: workers, Assert: strconv.Itoa(index), Collect: true})
+	rep, err := pipeline.Source(ctx, name, src, pipeline.Options{Limits: limits, Workers: workers, Assert: strconv.Itoa(index), Collect: true})
 	if err != nil {
 		return outcome{}, err
 	}

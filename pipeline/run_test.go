@@ -1,4 +1,4 @@
-package run
+package pipeline
 
 import (
 	"context"
@@ -17,13 +17,13 @@ import (
 	"github.com/quasar-verify/quasar/models"
 )
 
-// TestExpectations runs every model of testdata/run end to end and compares
+// TestExpectations runs every model of testdata/pipeline end to end and compares
 // each verdict with the `// expect:` comment of its assertion (taken from
 // docs/verdicts.md or worked out by hand, never from the tool).
 func TestExpectations(t *testing.T) {
-	files, err := filepath.Glob("../../testdata/run/*.csp")
+	files, err := filepath.Glob("../testdata/pipeline/*.csp")
 	if err != nil || len(files) == 0 {
-		t.Fatalf("no models in testdata/run: %v", err)
+		t.Fatalf("no models in testdata/pipeline: %v", err)
 	}
 	for _, f := range files {
 		t.Run(filepath.Base(f), func(t *testing.T) {
@@ -268,8 +268,8 @@ func TestProgress(t *testing.T) {
 // states. With symmetry, 4 workers must give what 1 gives, counterexample
 // included, and every verdict must be the one the model's comments expect.
 func TestSymmetryAgrees(t *testing.T) {
-	files, _ := filepath.Glob("../../models/testdata/*.csp")
-	three, _ := filepath.Glob("../../testdata/sym/*.csp") // three threads
+	files, _ := filepath.Glob("../models/testdata/*.csp")
+	three, _ := filepath.Glob("../testdata/sym/*.csp") // three threads
 	files = append(files, three...)
 	if len(files) == 0 {
 		t.Fatal("no model instances")

@@ -1,10 +1,13 @@
-// Package run checks the assertions of a model file: it parses and checks the
-// model (lang), compiles it (csp), builds the specification side (csp,
-// relax), runs the matching check (csp for single-process properties, refine
-// for refinement and quasi refinement) and collects one result per
-// assertion. The CLI, the model-library tests and the paper reproduction all
-// go through it, so a verdict means the same thing everywhere.
-package run
+// Package pipeline is the one way from a model file to verdicts: it parses
+// and checks the model (lang), compiles it (csp), resolves each assertion
+// from the checked AST into an implementation, a specification automaton and
+// a relaxation (csp, relax), runs the matching check (csp for single-process
+// properties, refine for refinement and quasi refinement), re-validates
+// every counterexample, and collects one result per assertion. The CLI, the
+// model-library tests, the paper reproduction and library users all go
+// through it, so a verdict means the same thing everywhere; no other package
+// loads a model for checking.
+package pipeline
 
 import (
 	"github.com/quasar-verify/quasar/lts"
