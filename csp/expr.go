@@ -111,6 +111,9 @@ type scope struct {
 	subst  map[*lang.Symbol]cexpr // macro parameters and unrolled index variables
 	nloc   *int                   // next free local slot
 	rec    *uint64                // if set, collects the env slots read
+	// effects reports an event block, where a block macro may assign
+	// global variables (elsewhere, in guards and event data, it may not).
+	effects bool
 }
 
 // plain is a copy of s that records nothing.
@@ -222,6 +225,9 @@ func (p *Program) expr(e lang.Expr, sc *scope) (cexpr, error) {
 		}
 		if len(def.Params) != len(e.Args) {
 			return cexpr{}, errAt(e, "macro %s takes %d arguments, found %d", e.Func.Name, len(def.Params), len(e.Args))
+		}
+		if def.Block != nil {
+			return p.blockMacroExpr(def, e, sc)
 		}
 		inner := sc
 		for i, prm := range def.Params {
@@ -648,6 +654,7 @@ func (p *Program) block(b *lang.Block, sc *scope) (execFn, error) {
 		inner.locals[k] = v
 	}
 	inner.nloc = &n
+	inner.effects = true
 	f, err := p.stmts(b.Stmts, &inner)
 	if err != nil {
 		return nil, err
@@ -835,6 +842,16 @@ func (p *Program) stmt(s lang.Stmt, sc *scope) (execFn, error) {
 			}
 		}, nil
 	case *lang.ExprStmt:
+		if call, ok := s.X.(*lang.CallExpr); ok {
+			if def := p.info.Macros[call.Func.Name]; def != nil && def.Block != nil && len(def.Params) == len(call.Args) {
+				// A block macro as a statement: run for its effects.
+				run, err := p.blockMacro(def, call, sc)
+				if err != nil {
+					return nil, err
+				}
+				return func(m *machine) { run(m) }, nil
+			}
+		}
 		c, err := p.expr(s.X, sc)
 		if err != nil {
 			return nil, err

@@ -20,8 +20,9 @@ import (
 // target of an assignment or increment in an event block of any node
 // reachable from the system's root (through references to definitions),
 // and the buffers of the buffered channels that such a node sends on or
-// receives from. Expressions have no side effects in the language, so there
-// is no other way to write a variable. A write outside these slots would be
+// receives from, and the globals that a macro with a statement block assigns
+// (it may be called from any event block). Other expressions have no side
+// effects, so there is no other way to write a variable. A write outside these slots would be
 // a bug of this analysis: the successor functions check every write they
 // log and report it as an internal error instead of dropping it.
 
@@ -30,6 +31,12 @@ import (
 // whole vector).
 func (p *Program) writtenSlots(root *pnode) []int {
 	written := make([]bool, p.nslots)
+	// A block macro may assign globals wherever an event block calls it:
+	// its writes count for every system (a few slots, in models that
+	// have such macros at all).
+	for _, def := range p.info.Macros {
+		p.blockWrites(def.Block, written)
+	}
 	seenDef := map[*procDef]bool{}
 	var node func(n *pnode)
 	node = func(n *pnode) {

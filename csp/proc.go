@@ -435,7 +435,7 @@ func (s *Proc) expandRaw(raw []byte, x *scratch) error {
 		m.vars = x.vars
 		es, err := p.templates(ct)
 		if err == errComplex {
-			es, err = p.build(ct, m)
+			es, err = p.build(ct, m, nil)
 		}
 		if err != nil {
 			return err

@@ -1,6 +1,8 @@
 package csp
 
 import (
+	"slices"
+
 	"github.com/quasar-verify/quasar/lang"
 	"github.com/quasar-verify/quasar/lts"
 )
@@ -89,7 +91,18 @@ type edge struct {
 }
 
 // templates returns the memoised templates of a simple term, or errComplex.
-func (p *Program) templates(t uint32) ([]edge, error) {
+func (p *Program) templates(t uint32) ([]edge, error) { return p.templatesOn(t, nil) }
+
+// templatesOn is templates with the chain of terms whose templates are
+// being computed (nil: none yet). A term that reaches itself there has
+// no event on the way, only guards whose values the templates do not
+// know (a guard known false cuts the edge, one known true is no guard):
+// PAT accepts such a recursion when the guards exclude each other, since
+// it unfolds a guarded process only when its guard holds. Such a term,
+// and one whose chain grows too deep, is complex: its transitions are
+// computed at run time (build with a machine), where the guards are
+// decided before the guarded process is unfolded.
+func (p *Program) templatesOn(t uint32, path *[]uint32) ([]edge, error) {
 	tm := p.term(t)
 	if ts := tm.edges.Load(); ts != nil {
 		return ts.es, nil
@@ -97,7 +110,15 @@ func (p *Program) templates(t uint32) ([]edge, error) {
 	if tm.cplx.Load() == 2 {
 		return nil, errComplex
 	}
-	es, err := p.build(t, nil)
+	if path == nil {
+		path = new([]uint32)
+	}
+	if len(*path) > maxUnfold || slices.Contains(*path, t) {
+		return nil, errComplex
+	}
+	*path = append(*path, t)
+	es, err := p.build(t, nil, path)
+	*path = (*path)[:len(*path)-1]
 	if err == errComplex {
 		tm.cplx.Store(2)
 		return nil, err
@@ -133,15 +154,25 @@ func plainEdges(es []edge) bool {
 
 // build computes the transitions of t: templates when m is nil (and
 // errComplex if that is impossible), or run-time edges when m is given.
-func (p *Program) build(t uint32, m *machine) ([]edge, error) {
+// path is the chain of terms being expanded (templatesOn); at run time a
+// term met again on it is a recursion without an event whose guards all
+// hold in this state: PAT's unfolding would not end either, so it is an
+// error of the model.
+func (p *Program) build(t uint32, m *machine, path *[]uint32) ([]edge, error) {
 	tm := p.term(t)
-	kid := func(k uint32) ([]edge, error) {
-		if m == nil {
-			return p.templates(k)
+	if path == nil {
+		path = new([]uint32)
+	}
+	if m != nil {
+		if err := p.enter(t, m, path); err != nil {
+			return nil, err
 		}
-		es, err := p.templates(k)
-		if err == errComplex {
-			return p.build(k, m)
+		defer func() { *path = (*path)[:len(*path)-1] }()
+	}
+	kid := func(k uint32) ([]edge, error) {
+		es, err := p.templatesOn(k, path)
+		if err == errComplex && m != nil {
+			return p.build(k, m, path)
 		}
 		return es, err
 	}
@@ -149,7 +180,7 @@ func (p *Program) build(t uint32, m *machine) ([]edge, error) {
 	case kStop, kSkip:
 		return nil, nil
 	case kNode:
-		return p.buildNode(tm, m)
+		return p.buildNode(tm, m, path)
 	case kSeq:
 		es, err := kid(tm.kids[0])
 		if err != nil {
@@ -246,7 +277,7 @@ func (p *Program) build(t uint32, m *machine) ([]edge, error) {
 		if m == nil {
 			return nil, errComplex
 		}
-		return p.buildPar(tm, m)
+		return p.buildPar(tm, m, path)
 	}
 	return nil, nil
 }
@@ -287,7 +318,7 @@ func (p *Program) applyWrap(t uint32, w wrap) (uint32, error) {
 	return t, nil
 }
 
-func (p *Program) buildNode(tm *term, m *machine) ([]edge, error) {
+func (p *Program) buildNode(tm *term, m *machine, path *[]uint32) ([]edge, error) {
 	n, env := tm.node, tm.env
 	sp := p.specialize(n, env)
 	switch n.kind {
@@ -332,11 +363,19 @@ func (p *Program) buildNode(tm *term, m *machine) ([]edge, error) {
 		}
 		return []edge{e}, nil
 	case pGuard:
+		if m != nil && sp.cond.dyn {
+			// At run time the guard is decided first, and the guarded
+			// process is unfolded only if it holds (as PAT does).
+			if ok, err := p.holds(sp.cond, env, m); err != nil || !ok {
+				return nil, err
+			}
+			sp.cond = constExpr(1)
+		}
 		body, err := p.norm(n.kids[0], env, 0)
 		if err != nil {
 			return nil, err
 		}
-		es, err := p.kidEdges(body, m)
+		es, err := p.kidEdges(body, m, path)
 		if err != nil {
 			return nil, err
 		}
@@ -365,12 +404,24 @@ func (p *Program) buildNode(tm *term, m *machine) ([]edge, error) {
 			return append(ga, gb...), nil
 		case lang.IfA:
 			var out []edge
+			taken := -1 // at run time, the branch the condition takes
+			if m != nil && sp.cond.dyn {
+				ok, err := p.holds(sp.cond, env, m)
+				if err != nil {
+					return nil, err
+				}
+				taken = boolIndex(!ok)
+				sp.cond = constExpr(1 - int64(taken))
+			}
 			for i, br := range []uint32{th, el} {
+				if taken >= 0 && i != taken {
+					continue
+				}
 				var es []edge
 				if br == termSkip {
 					// A branch that is Skip terminates by a silent step.
 					es = []edge{{kind: labTau, target: termSkip}}
-				} else if es, err = p.kidEdges(br, m); err != nil {
+				} else if es, err = p.kidEdges(br, m, path); err != nil {
 					return nil, err
 				}
 				g, err := p.guarded(es, sp.cond, env, i == 1)
@@ -381,10 +432,16 @@ func (p *Program) buildNode(tm *term, m *machine) ([]edge, error) {
 			}
 			return out, nil
 		default: // IfB: waits for the condition, then behaves as Then
+			if m != nil && sp.cond.dyn {
+				if ok, err := p.holds(sp.cond, env, m); err != nil || !ok {
+					return nil, err
+				}
+				sp.cond = constExpr(1)
+			}
 			var es []edge
 			if th == termSkip {
 				es = []edge{{kind: labTau, target: termSkip}}
-			} else if es, err = p.kidEdges(th, m); err != nil {
+			} else if es, err = p.kidEdges(th, m, path); err != nil {
 				return nil, err
 			}
 			return p.guarded(es, sp.cond, env, false)
@@ -459,17 +516,55 @@ func (p *Program) buildNode(tm *term, m *machine) ([]edge, error) {
 		if err != nil {
 			return nil, err
 		}
-		return p.kidEdges(t, m)
+		return p.kidEdges(t, m, path)
 	}
 	return nil, nil
 }
 
-func (p *Program) kidEdges(t uint32, m *machine) ([]edge, error) {
-	es, err := p.templates(t)
+func (p *Program) kidEdges(t uint32, m *machine, path *[]uint32) ([]edge, error) {
+	es, err := p.templatesOn(t, path)
 	if err == errComplex && m != nil {
-		return p.build(t, m)
+		return p.build(t, m, path)
 	}
 	return es, err
+}
+
+// enter pushes t on the run-time unfolding chain, or reports the
+// recursion without an event that meeting it again (or a chain too deep)
+// means.
+func (p *Program) enter(t uint32, m *machine, path *[]uint32) error {
+	if i := slices.Index(*path, t); i >= 0 || len(*path) > maxUnfold {
+		if i < 0 {
+			i = 0
+		}
+		pos := ""
+		for _, u := range (*path)[i:] {
+			if n := p.term(u).node; n != nil {
+				pos = n.src.Pos().String()
+				break
+			}
+		}
+		return &lts.RuntimeError{Pos: pos, Msg: "unguarded recursion: the process reaches itself without an event, and every guard on the way holds here"}
+	}
+	*path = append(*path, t)
+	return nil
+}
+
+// holds decides condition c with environment env in the state of m.
+func (p *Program) holds(c cexpr, env []int64, m *machine) (bool, error) {
+	mm := machine{vars: m.vars, env: env}
+	v := c.f(&mm)
+	if mm.err != nil {
+		return false, mm.err
+	}
+	return v != 0, nil
+}
+
+func boolIndex(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // guarded adds a condition (negated if neg) to every edge; a condition that
@@ -867,11 +962,11 @@ func (c *combiner) enumerate(first int32, ev lts.Event, others []int) {
 }
 
 // buildPar expands a nested parallel composition at run time.
-func (p *Program) buildPar(tm *term, m *machine) ([]edge, error) {
+func (p *Program) buildPar(tm *term, m *machine, path *[]uint32) ([]edge, error) {
 	var c combiner
 	for i, k := range tm.kids {
 		c.starts = append(c.starts, int32(len(c.flat)))
-		es, err := p.kidEdges(k, m)
+		es, err := p.kidEdges(k, m, path)
 		if err != nil {
 			return nil, err
 		}

@@ -1,0 +1,65 @@
+package pipeline
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/quasar-verify/quasar/lts"
+)
+
+// TestModelErrors: models that PAT cannot run either (its unfolding would
+// not end, or a value is missing) end in a positioned error of the
+// model, never a crash or a hang.
+func TestModelErrors(t *testing.T) {
+	cases := []struct{ name, src, want string }{
+		{"self", "P() = P();\n#assert P() deadlockfree;",
+			"m.csp:1:7: unguarded recursion"},
+		{"mutual", "P() = Q();\nQ() = P();\n#assert P() deadlockfree;",
+			"m.csp:1:7: unguarded recursion"},
+		{"growing", "P(i) = P(i+1);\n#assert P(0) deadlockfree;",
+			"m.csp:1:8: unguarded recursion"},
+		{"choice", "P() = Q() [] a -> P();\nQ() = P() [] b -> Q();\n#assert P() deadlockfree;",
+			"m.csp:1:7: unguarded recursion"},
+		// Both guards hold while x == 0: P unfolds Q, which unfolds P.
+		{"guards hold", "var x = 0;\nP() = [x == 0] Q() [] a -> P();\nQ() = [x == 0] P() [] b -> Q();\n#assert P() deadlockfree;",
+			"m.csp:2:7: unguarded recursion: the process reaches itself without an event, and every guard on the way holds here"},
+		// The guards exclude each other until set makes both hold.
+		{"guards hold later", "var x = 0;\nP() = [x >= 0] Q() [] set{x = 1} -> P();\nQ() = [x == 1] P() [] b -> Q();\n#assert P() deadlockfree;",
+			"m.csp:2:7: unguarded recursion"},
+		{"ifa", "var x = 0;\nP() = ifa (x == 0) { Q() } else { a -> P() };\nQ() = ifa (x == 0) { P() } else { b -> Q() };\n#assert P() deadlockfree;",
+			"m.csp:2:7: unguarded recursion"},
+		{"growing guard", "var x = 0;\nP(i) = [x == 0] P(i + 1) [] a -> P(i);\n#assert P(0) deadlockfree;",
+			"unguarded recursion"},
+		{"macro without value", "#define f(v) { var k = v; while (k > 0) { k = k - 1; } };\nP() = [call(f, 2) == 0] a -> P();\n#assert P() deadlockfree;",
+			"m.csp:2:8: macro f ends without a value"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			rep, err := Source(context.Background(), "m.csp", []byte(c.src), Options{})
+			if err != nil {
+				if !strings.Contains(err.Error(), c.want) {
+					t.Fatalf("error %q, want %q", err, c.want)
+				}
+				return
+			}
+			a := rep.Assertions[0]
+			if a.Verdict != lts.Unknown || !strings.Contains(a.Error, c.want) {
+				t.Fatalf("%v, error %q; want unknown with %q", a.Verdict, a.Error, c.want)
+			}
+			if strings.HasPrefix(a.Error, "internal error") {
+				t.Fatalf("an error of the model reported as internal: %s", a.Error)
+			}
+		})
+	}
+}
+
+// TestMacroAssignsInGuard: a block macro that assigns globals is refused
+// outside event blocks (a guard must not change the state).
+func TestMacroAssignsInGuard(t *testing.T) {
+	src := "var x = 0;\n#define f(d) { x = x + d; x };\nP() = [call(f, 1) > 0] a -> P();\n#assert P() deadlockfree;"
+	_, err := Source(context.Background(), "m.csp", []byte(src), Options{})
+	if err == nil || !strings.Contains(err.Error(), "m.csp:3:8: macro f assigns global variables") {
+		t.Fatalf("got %v", err)
+	}
+}
