@@ -315,46 +315,8 @@ func (d *dumper) proc(p Proc) {
 		d.open("ref " + x.Name.Name)
 		d.exprs(x.Args)
 		d.close()
-	case *PrefixProc:
-		d.open("prefix ")
-		if x.Event == nil {
-			d.w("_")
-		} else {
-			d.event(x.Event)
-		}
-		d.block(x.Block)
-		d.w(" ")
-		d.proc(x.Next)
-		d.close()
-	case *MultiPrefixProc:
-		d.open("multi")
-		d.events(x.Events)
-		d.w(" ")
-		d.proc(x.Next)
-		d.close()
-	case *ChanOutProc:
-		d.open("out " + x.Chan.Name)
-		if x.Index != nil {
-			d.w(" index=")
-			d.list(x.Index)
-		}
-		d.exprs(x.Values)
-		d.block(x.Block)
-		d.w(" ")
-		d.proc(x.Next)
-		d.close()
-	case *ChanInProc:
-		d.open("in " + x.Chan.Name)
-		if x.Index != nil {
-			d.w(" index=")
-			d.list(x.Index)
-		}
-		d.optExpr("guard", x.Guard)
-		d.exprs(x.Vars)
-		d.block(x.Block)
-		d.w(" ")
-		d.proc(x.Next)
-		d.close()
+	case *PrefixProc, *MultiPrefixProc, *ChanOutProc, *ChanInProc:
+		d.comm(p)
 	case *GuardProc:
 		d.open("guard ")
 		d.expr(x.Cond)
@@ -427,6 +389,53 @@ func (d *dumper) proc(p Proc) {
 		d.close()
 	default:
 		d.w(fmt.Sprintf("<%T>", p))
+	}
+}
+
+// comm dumps the prefixes: an event, several events, a channel output or
+// input, each followed by its continuation.
+func (d *dumper) comm(p Proc) {
+	switch x := p.(type) {
+	case *PrefixProc:
+		d.open("prefix ")
+		if x.Event == nil {
+			d.w("_")
+		} else {
+			d.event(x.Event)
+		}
+		d.block(x.Block)
+		d.w(" ")
+		d.proc(x.Next)
+		d.close()
+	case *MultiPrefixProc:
+		d.open("multi")
+		d.events(x.Events)
+		d.w(" ")
+		d.proc(x.Next)
+		d.close()
+	case *ChanOutProc:
+		d.open("out " + x.Chan.Name)
+		if x.Index != nil {
+			d.w(" index=")
+			d.list(x.Index)
+		}
+		d.exprs(x.Values)
+		d.block(x.Block)
+		d.w(" ")
+		d.proc(x.Next)
+		d.close()
+	case *ChanInProc:
+		d.open("in " + x.Chan.Name)
+		if x.Index != nil {
+			d.w(" index=")
+			d.list(x.Index)
+		}
+		d.optExpr("guard", x.Guard)
+		d.exprs(x.Vars)
+		d.block(x.Block)
+		d.w(" ")
+		d.proc(x.Next)
+		d.close()
 	}
 }
 

@@ -11,8 +11,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/quasar-verify/quasar/csp"
 	"github.com/quasar-verify/quasar/lts"
+	"github.com/quasar-verify/quasar/pipeline"
 )
 
 // ltsOptions are the inputs of "quasar lts".
@@ -57,17 +57,9 @@ and mCRL2; tau is "i"). The process is a name with integer arguments:
 				return &exitError{exitBadInput, err}
 			}
 			srcs := map[string][]byte{opts.file: src}
-			ch, err := checkSource(opts.file, src)
-			if err != nil {
-				return &exitError{exitBadInput, err}
-			}
-			prog, err := csp.Compile(ch)
+			sys, err := pipeline.Process(opts.file, src, name, procArgs)
 			if err != nil {
 				return &exitError{exitBadInput, &sourceError{err, srcs}}
-			}
-			sys, err := prog.ProcessByName(name, procArgs...)
-			if err != nil {
-				return &exitError{exitBadInput, err}
 			}
 			format := lts.DOT
 			if opts.aut {

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/quasar-verify/quasar/lang"
+	"github.com/quasar-verify/quasar/pipeline"
 )
 
 func newVetCmd(st *streams) *cobra.Command {
@@ -47,14 +48,11 @@ func vetFile(file string) error {
 // checkSource parses and checks a model; an error carries the source so that
 // the printer can show the offending line.
 func checkSource(file string, src []byte) (*lang.Checked, error) {
-	m, err := lang.Parse(file, src)
-	if err == nil {
-		var ch *lang.Checked
-		if ch, err = lang.Check(m); err == nil {
-			return ch, nil
-		}
+	ch, err := pipeline.Vet(file, src)
+	if err != nil {
+		return nil, &sourceError{err, map[string][]byte{file: src}}
 	}
-	return nil, &sourceError{err, map[string][]byte{file: src}}
+	return ch, nil
 }
 
 func newFmtCmd(st *streams) *cobra.Command {
