@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/quasar-verify/quasar/pipeline"
 	"github.com/quasar-verify/quasar/lts"
+	"github.com/quasar-verify/quasar/pipeline"
 )
 
 var only = flag.String("model", "", "TestVerdicts: check only this model (with -params)")

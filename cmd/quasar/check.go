@@ -12,9 +12,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/quasar-verify/quasar/internal/budget"
-	"github.com/quasar-verify/quasar/pipeline"
 	"github.com/quasar-verify/quasar/lts"
 	"github.com/quasar-verify/quasar/models"
+	"github.com/quasar-verify/quasar/pipeline"
 )
 
 // checkOptions are the inputs of "quasar check"; the zero value checks the

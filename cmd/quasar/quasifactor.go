@@ -10,8 +10,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/quasar-verify/quasar/internal/budget"
-	"github.com/quasar-verify/quasar/pipeline"
 	"github.com/quasar-verify/quasar/lts"
+	"github.com/quasar-verify/quasar/pipeline"
 )
 
 // quasiFactorOptions are the inputs of "quasar quasi-factor".

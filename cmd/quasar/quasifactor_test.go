@@ -8,8 +8,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/quasar-verify/quasar/pipeline"
 	"github.com/quasar-verify/quasar/models"
+	"github.com/quasar-verify/quasar/pipeline"
 )
 
 // quasi-factor's figures for the check at K are those check prints for the

@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/quasar-verify/quasar/internal/budget"
-	"github.com/quasar-verify/quasar/pipeline"
 	"github.com/quasar-verify/quasar/lts"
+	"github.com/quasar-verify/quasar/pipeline"
 )
 
 // writeReport prints one verdict line per assertion, each followed by its
@@ -168,7 +168,7 @@ type jsonAssertion struct {
 	Verdict        lts.Verdict         `json:"verdict"`
 	Reason         string              `json:"reason,omitempty"`
 	Error          string              `json:"error,omitempty"`
-	Stats          pipeline.Stats           `json:"stats"`
+	Stats          pipeline.Stats      `json:"stats"`
 	Counterexample *jsonCounterexample `json:"counterexample,omitempty"`
 	Value          *int64              `json:"value,omitempty"`
 }

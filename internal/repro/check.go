@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"strconv"
 
-	"github.com/quasar-verify/quasar/pipeline"
 	"github.com/quasar-verify/quasar/lts"
+	"github.com/quasar-verify/quasar/pipeline"
 )
 
 // check runs assertion number index (1-based) of a model through the same
