@@ -738,11 +738,20 @@ func (p *Program) termKey(t uint32, b []byte) []byte {
 	b = append(b, byte(tm.kind), tm.op)
 	if n := tm.node; n != nil {
 		// The source position, not n.id: nodes are numbered in an order
-		// that depends on map iteration.
+		// that depends on map iteration. Not the main file's name either:
+		// the order of views decides which pairs a refinement check's
+		// antichains keep, and a model's figures must not change when the
+		// file is renamed (an included file keeps its name as written).
 		b = append(b, byte(n.kind))
 		b = append(b, n.def.name...)
+		b = append(b, 0)
 		if n.src != nil {
-			b = append(b, n.src.Pos().String()...)
+			pos := n.src.Pos()
+			if pos.File != p.c.Model.File {
+				b = append(b, pos.File...)
+			}
+			b = append(b, ':')
+			b = strconv.AppendInt(b, int64(pos.Offset), 10)
 		}
 		for _, v := range tm.env {
 			b = append(b, ',')

@@ -160,3 +160,41 @@ func TestSymmetryDeterministic(t *testing.T) {
 		prev = out
 	}
 }
+
+// TestSymmetryFileNameFree: the representatives, and so the order of a
+// search and the pairs a refinement check's antichains keep, do not depend
+// on the model's file name (a user who renames a file gets the same
+// figures).
+func TestSymmetryFileNameFree(t *testing.T) {
+	src, err := os.ReadFile("../models/testdata/linqueue.csp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var prev []string
+	for _, name := range []string{"a.csp", "x.csp", "ccc.csp", "some/dir/seg_q2_s4.csp", "<stdin>"} {
+		m, err := lang.Parse(name, src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := lang.Check(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := Compile(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		red, why, err := p.SymmetricProcess(&lang.RefProc{Name: &lang.Ident{Name: "Impl"}})
+		if err != nil || red.Symmetry() == 0 {
+			t.Fatalf("Impl: %v %s", err, why)
+		}
+		var out []string
+		for _, s := range reachable(t, red, 100000) {
+			out = append(out, fmt.Sprint(red.Describe(s)))
+		}
+		if prev != nil && !slices.Equal(out, prev) {
+			t.Fatalf("as %s: other representatives or another order than as a.csp", name)
+		}
+		prev = out
+	}
+}
