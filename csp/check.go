@@ -3,10 +3,10 @@ package csp
 import (
 	"context"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/quasar-verify/quasar/internal/budget"
+	"github.com/quasar-verify/quasar/internal/frontier"
 	"github.com/quasar-verify/quasar/lang"
 	"github.com/quasar-verify/quasar/lts"
 )
@@ -145,20 +145,20 @@ func (x *bfs) link(s lts.State) link { return x.tree[s>>treeBits][s&(treeBlock-1
 func (x *bfs) run(visit visitor) {
 	init := x.sys.Initial()
 	x.mark(init, init, lts.Tau)
-	frontier := []lts.State{init}
+	level := []lts.State{init}
 	if x.opt.Workers > 1 {
-		x.runParallel(frontier, visit)
+		x.runParallel(level, visit)
 		return
 	}
 	var buf []lts.Transition
 	var next []lts.State
-	if bs, ok := x.sys.(batcher); ok {
-		x.runBatched(bs, frontier, visit)
+	if bs, ok := x.sys.(frontier.Batcher); ok {
+		x.runBatched(bs, level, visit)
 		return
 	}
-	for len(frontier) > 0 {
+	for len(level) > 0 {
 		next = next[:0]
-		for i, s := range frontier {
+		for i, s := range level {
 			if i&255 == 0 {
 				if r := x.poll(); r != "" {
 					x.reason = r
@@ -184,30 +184,25 @@ func (x *bfs) run(visit visitor) {
 		if len(next) > 0 {
 			x.depth++
 		}
-		frontier, next = next, frontier
+		level, next = next, level
 	}
 }
 
-// batcher is implemented by systems that expand several states at once
-// (*Proc does, to overlap the cache misses of its state set).
-type batcher interface {
-	SuccessorsBatch(ts []lts.State, buf []lts.Transition, counts []int) ([]lts.Transition, []int, error)
-}
-
-// runBatched is run for a batcher: the same visit order, in batches.
-func (x *bfs) runBatched(bs batcher, frontier []lts.State, visit visitor) {
+// runBatched is run for a frontier.Batcher (*Proc is one, to overlap the
+// cache misses of its state set): the same visit order, in batches.
+func (x *bfs) runBatched(bs frontier.Batcher, level []lts.State, visit visitor) {
 	var buf []lts.Transition
 	var counts []int
 	var next []lts.State
 	sized, _ := bs.(lts.Sized)
-	for len(frontier) > 0 {
+	for len(level) > 0 {
 		next = next[:0]
-		for lo := 0; lo < len(frontier); lo += batchSize {
+		for lo := 0; lo < len(level); lo += frontier.BatchSize {
 			if r := x.poll(); r != "" {
 				x.reason = r
 				return
 			}
-			hi := min(lo+batchSize, len(frontier))
+			hi := min(lo+frontier.BatchSize, len(level))
 			// If the search has marked as many states as the system
 			// holds, it has marked exactly the ids below that count (a
 			// Sized system's ids are dense): the targets below it (most
@@ -221,13 +216,13 @@ func (x *bfs) runBatched(bs batcher, frontier []lts.State, visit visitor) {
 				}
 			}
 			var err error
-			buf, counts, err = bs.SuccessorsBatch(frontier[lo:hi], buf[:0], counts[:0])
+			buf, counts, err = bs.SuccessorsBatch(level[lo:hi], buf[:0], counts[:0])
 			if known == 0 {
 				x.warm(buf)
 			}
 			off := 0
 			for k, n := range counts {
-				s := frontier[lo+k]
+				s := level[lo+k]
 				ts := buf[off : off+n]
 				off += n
 				x.trans += int64(n)
@@ -244,102 +239,38 @@ func (x *bfs) runBatched(bs batcher, frontier []lts.State, visit visitor) {
 				}
 			}
 			if err != nil {
-				x.err, x.errAt = err, frontier[lo+len(counts)]
+				x.err, x.errAt = err, level[lo+len(counts)]
 				return
 			}
 		}
 		if len(next) > 0 {
 			x.depth++
 		}
-		frontier, next = next, frontier
+		level, next = next, level
 	}
 }
 
-// runParallel expands each level with several workers, then merges in the
-// frontier's order, which makes the visit order, the parent tree and hence
-// the counterexamples identical to the sequential search.
-func (x *bfs) runParallel(frontier []lts.State, visit visitor) {
-	w := x.opt.Workers
-	// Each worker appends the transitions of its states to its own buffer,
-	// reused across levels; span i locates the transitions of frontier[i].
-	type span struct {
-		worker, lo, hi int
-	}
-	bufs := make([][]lts.Transition, w)
-	errs := make([]error, w)
-	errAt := make([]int, w)
-	var spans []span
+// runParallel expands each level with several workers (internal/frontier),
+// then merges in the level's order, which makes the visit order, the
+// parent tree and hence the counterexamples identical to the sequential
+// search.
+func (x *bfs) runParallel(level []lts.State, visit visitor) {
+	exp := frontier.New(x.opt.Workers)
 	var next []lts.State
-	for len(frontier) > 0 {
+	for len(level) > 0 {
 		if r := x.poll(); r != "" {
 			x.reason = r
 			return
 		}
-		if cap(spans) < len(frontier) {
-			spans = make([]span, len(frontier))
-		}
-		spans = spans[:len(frontier)]
-		var wg sync.WaitGroup
-		chunk := (len(frontier) + w - 1) / w
-		for k := 0; k < w; k++ {
-			lo, hi := k*chunk, min((k+1)*chunk, len(frontier))
-			bufs[k], errs[k] = bufs[k][:0], nil
-			if lo >= hi {
-				continue
-			}
-			wg.Add(1)
-			go func(k, lo, hi int) {
-				defer wg.Done()
-				buf := bufs[k]
-				bs, batched := x.sys.(batcher)
-				var counts []int
-				for i := lo; i < hi; {
-					if batched {
-						j := min(i+batchSize, hi)
-						start := len(buf)
-						var err error
-						buf, counts, err = bs.SuccessorsBatch(frontier[i:j], buf, counts[:0])
-						for q, n := range counts {
-							spans[i+q] = span{k, start, start + n}
-							start += n
-						}
-						if err != nil {
-							errs[k], errAt[k] = err, i+len(counts)
-							break
-						}
-						i = j
-						continue
-					}
-					start := len(buf)
-					var err error
-					buf, err = x.sys.Successors(frontier[i], buf)
-					if err != nil {
-						errs[k], errAt[k] = err, i
-						break
-					}
-					spans[i] = span{k, start, len(buf)}
-					i++
-				}
-				bufs[k] = buf
-			}(k, lo, hi)
-		}
-		wg.Wait()
-		// The first error in frontier order is the one the sequential
-		// search would meet (states before it are visited first).
-		firstErr := -1
-		for k := 0; k < w; k++ {
-			if errs[k] != nil && (firstErr < 0 || errAt[k] < errAt[firstErr]) {
-				firstErr = k
-			}
-		}
+		exp.Start(x.sys, level)
+		errAt, err := exp.Wait()
 		next = next[:0]
-		for i, s := range frontier {
-			if firstErr >= 0 && i == errAt[firstErr] {
-				x.err, x.errAt = errs[firstErr], s
+		for i, s := range level {
+			if i == errAt {
+				x.err, x.errAt = err, s
 				return
 			}
-			sp := spans[i]
-			ts := bufs[sp.worker][sp.lo:sp.hi]
+			ts := exp.Result(i)
 			x.trans += int64(len(ts))
 			if visit(s, ts) {
 				return
@@ -357,7 +288,7 @@ func (x *bfs) runParallel(frontier []lts.State, visit visitor) {
 		if len(next) > 0 {
 			x.depth++
 		}
-		frontier, next = next, frontier[:0]
+		level, next = next, level[:0]
 	}
 }
 

@@ -934,10 +934,6 @@ func (p *Program) termString(t uint32, depth int) string {
 	return "(" + strings.Join(parts, sep) + ")"
 }
 
-// batchSize is the number of states SuccessorsBatch expands before it
-// interns all their successors at once.
-const batchSize = 256
-
 // SuccessorsBatch appends the transitions of every state of ts to buf, in
 // order, and the number of transitions of each to counts: the same result
 // as calling Successors on each, but the successors of the whole batch are

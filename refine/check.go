@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/quasar-verify/quasar/internal/budget"
+	"github.com/quasar-verify/quasar/internal/frontier"
 	"github.com/quasar-verify/quasar/internal/intern"
 	"github.com/quasar-verify/quasar/lts"
 )
@@ -68,7 +69,7 @@ func Check(ctx context.Context, impl lts.System, spec lts.Automaton, opt Options
 		pairs: intern.NewPairs(1 << 12),
 	}
 	if opt.Workers >= 2 {
-		s.exp = [2]*expander{newExpander(opt.Workers), newExpander(opt.Workers)}
+		s.exp = [2]*frontier.Expander{frontier.New(opt.Workers), frontier.New(opt.Workers)}
 	}
 	// A relaxed spec may spend seconds expanding one state: it polls the
 	// limits too, and an error it returns after a limit fired ends the
@@ -130,7 +131,8 @@ type search struct {
 	maxDepth    int
 	countdown   int
 
-	exp [2]*expander // nil: sequential
+	exp   [2]*frontier.Expander // nil: sequential
+	batch [2][]lts.State        // the impl states each expander expands
 }
 
 // parallelLevel is the smallest level (at its start) that the workers
@@ -292,13 +294,13 @@ func (s *search) levelBatched(bs batcher) (*Result, error) {
 // walked; everything else happens here, in queue order, so the search is
 // the same as the sequential one.
 func (s *search) levelParallel() (res *Result, err error) {
-	batch := s.exp[0].workers * 256
+	batch := s.exp[0].Workers * 256
 	c := 0            // the expander holding the batch [i, j)
 	inflight := false // the other expander is prefetching [j, next)
 	next := 0
 	defer func() {
 		if inflight {
-			s.exp[1-c].wait() // leave no worker running
+			s.exp[1-c].Wait() // leave no worker running
 		}
 	}()
 	for i := 0; i < len(s.cur); {
@@ -307,12 +309,12 @@ func (s *search) levelParallel() (res *Result, err error) {
 			c, j, inflight = 1-c, next, false
 		} else {
 			j = min(len(s.cur), i+batch)
-			s.exp[c].start(s.impl, s.cur[i:j])
+			s.startBatch(c, i, j)
 		}
-		s.exp[c].wait()
+		errAt, err := s.exp[c].Wait()
 		// Prefetch the pairs already queued after this batch.
 		if next = min(len(s.cur), j+batch); next > j {
-			s.exp[1-c].start(s.impl, s.cur[j:next])
+			s.startBatch(1-c, j, next)
 			inflight = true
 		}
 		for k := i; k < j; k++ {
@@ -322,17 +324,27 @@ func (s *search) levelParallel() (res *Result, err error) {
 				}
 			}
 			it := s.cur[k]
-			trs, err := s.exp[c].result(k - i)
-			if err != nil {
+			if k-i == errAt {
 				return nil, s.traceError(it.id, lts.Tau, err)
 			}
-			if res, err := s.expand(it, trs); res != nil || err != nil {
+			if res, err := s.expand(it, s.exp[c].Result(k-i)); res != nil || err != nil {
 				return res, err
 			}
 		}
 		i = j
 	}
 	return nil, nil
+}
+
+// startBatch starts expander c on the impl states of the queued pairs
+// s.cur[i:j].
+func (s *search) startBatch(c, i, j int) {
+	b := s.batch[c][:0]
+	for _, it := range s.cur[i:j] {
+		b = append(b, it.s)
+	}
+	s.batch[c] = b
+	s.exp[c].Start(s.impl, b)
 }
 
 // expand handles the transitions of one pair: Algorithm 1's next(impl, spec)
