@@ -342,6 +342,7 @@ func Trace(sys lts.System, states []lts.State, events []lts.Event) []Step {
 }
 
 func (x *bfs) finish(r *Result) *Result {
+	x.b.Close()
 	r.Stats = lts.Stats{States: x.seen, Transitions: x.trans, Seconds: x.b.Seconds(), PeakBytes: x.b.Peak(), Depth: x.depth}
 	if p, ok := x.sys.(*Proc); ok {
 		r.Stats.Symmetry = p.Symmetry()

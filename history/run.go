@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/quasar-verify/quasar/internal/budget"
 	"github.com/quasar-verify/quasar/lts"
 )
 
@@ -119,8 +120,8 @@ func check(ctx context.Context, all []Op, m Model, opt Options) (res *Result, er
 	}
 
 	start := time.Now()
-	lim := newLimits(ctx, opt.Limits)
-	defer lim.close()
+	lim := budget.New(ctx, opt.Limits.Timeout, opt.Limits.MaxStates, opt.Limits.MaxBytes)
+	defer lim.Close()
 	results := make([]PartitionResult, len(parts))
 	cancelled := make([]bool, len(parts))
 	workers := opt.Workers
@@ -193,7 +194,7 @@ func check(ctx context.Context, all []Op, m Model, opt Options) (res *Result, er
 		res.Witness = results[0].Witness
 	}
 	res.Stats.Seconds = time.Since(start).Seconds()
-	res.Stats.PeakBytes = lim.peak()
+	res.Stats.PeakBytes = lim.Peak()
 	return res, nil
 }
 

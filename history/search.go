@@ -2,101 +2,12 @@ package history
 
 import (
 	"cmp"
-	"context"
 	"slices"
-	"strconv"
 	"sync"
 	"sync/atomic"
-	"time"
-
-	"github.com/quasar-verify/quasar/lts"
 
 	"github.com/quasar-verify/quasar/internal/budget"
 )
-
-// limiter is the budget of a search (internal/budget, possibly shared
-// between partitions under a lock).
-type limiter interface {
-	Exceeded(states int) string
-}
-
-// checkLimits is the limiter of a check, safe for concurrent use. It polls
-// the context and the clock itself and uses internal/budget (which samples
-// the heap) only when a memory limit is set, so small checks pay nothing.
-type checkLimits struct {
-	ctx       context.Context
-	deadline  time.Time
-	timeout   time.Duration
-	maxStates int
-	mu        sync.Mutex
-	mem       *budget.Budget // nil without a memory limit
-	// halt is set when the deadline passes or ctx is done, by a timer
-	// and a context callback, so that searches can look at it at every
-	// step: polling the clock every pollEvery steps overshoots when steps
-	// are slow (a quasi search over a large heap).
-	halt  atomic.Bool
-	stops []func() bool
-}
-
-func newLimits(ctx context.Context, l lts.Limits) *checkLimits {
-	c := &checkLimits{ctx: ctx, maxStates: l.MaxStates, timeout: l.Timeout}
-	if l.Timeout > 0 {
-		c.deadline = time.Now().Add(l.Timeout)
-		c.stops = append(c.stops, time.AfterFunc(l.Timeout, func() { c.halt.Store(true) }).Stop)
-	}
-	if ctx != nil && ctx.Done() != nil {
-		c.stops = append(c.stops, context.AfterFunc(ctx, func() { c.halt.Store(true) }))
-	}
-	if l.MaxBytes > 0 {
-		c.mem = budget.New(context.Background(), 0, 0, l.MaxBytes) // only the memory check: ctx and time are polled above
-	}
-	return c
-}
-
-// close releases the timer and the context callback.
-func (c *checkLimits) close() {
-	for _, stop := range c.stops {
-		stop()
-	}
-}
-
-// halted is the flag set once the deadline passes or the context is done.
-func (c *checkLimits) halted() *atomic.Bool { return &c.halt }
-
-func (c *checkLimits) Exceeded(states int) string {
-	if c.ctx != nil {
-		select {
-		case <-c.ctx.Done():
-			if c.ctx.Err() == context.DeadlineExceeded {
-				return "time limit"
-			}
-			return "cancelled"
-		default:
-		}
-	}
-	if c.maxStates > 0 && states >= c.maxStates {
-		return "state limit " + strconv.Itoa(c.maxStates)
-	}
-	if !c.deadline.IsZero() && time.Now().After(c.deadline) {
-		return "time limit " + c.timeout.String()
-	}
-	if c.mem != nil {
-		c.mu.Lock()
-		defer c.mu.Unlock()
-		return c.mem.Exceeded(0)
-	}
-	return ""
-}
-
-// peak is the heap peak sampled, 0 without a memory limit.
-func (c *checkLimits) peak() int64 {
-	if c.mem == nil {
-		return 0
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.mem.Peak()
-}
 
 // Finisher is implemented by machines with accepting states (quasi checks in
 // complete mode): a linearization is accepted only if it ends in one.
@@ -115,8 +26,8 @@ type search struct {
 	pruneAfter stepPruner
 	ops        []Op // local indices 0..n-1
 	n          int
-	bud        limiter
-	halt       *atomic.Bool // set when the limiter's deadline passes (nil: none)
+	bud        *budget.Budget // nil: no limits (shared by the partitions of a check)
+	halt       *atomic.Bool   // bud's flag: set when its deadline passes (nil: none)
 	rs         runState
 	steps      int64
 
@@ -154,11 +65,11 @@ type frame struct {
 	k     int32 // index of the successor taken
 }
 
-func newSearch(m Machine, ops []Op, bud limiter) *search {
+func newSearch(m Machine, ops []Op, bud *budget.Budget) *search {
 	n := len(ops)
 	s := &search{m: m, ops: ops, n: n, bud: bud, blocked: -1}
-	if h, ok := bud.(interface{ halted() *atomic.Bool }); ok {
-		s.halt = h.halted()
+	if bud != nil {
+		s.halt = bud.Halted()
 	}
 	s.fin, _ = m.(Finisher)
 	s.prune, _ = m.(Pruner)

@@ -68,6 +68,7 @@ func Check(ctx context.Context, impl lts.System, spec lts.Automaton, opt Options
 		bud:   budget.New(ctx, opt.Limits.Timeout, opt.Limits.MaxStates, opt.Limits.MaxBytes),
 		pairs: intern.NewPairs(1 << 12),
 	}
+	defer s.bud.Close()
 	if opt.Workers >= 2 {
 		s.exp = [2]*frontier.Expander{frontier.New(opt.Workers), frontier.New(opt.Workers)}
 	}

@@ -1,17 +1,27 @@
 // Package budget enforces the limits of a search: cancellation, wall time,
-// stored states and heap memory. Searches call Exceeded every few thousand
-// steps; it is cheap (a context poll, a clock read, and a runtime/metrics
-// sample at most every 50 ms).
+// stored states and heap memory. It is the one limits mechanism of every
+// search (csp's exploration, refine's product search and the relaxed
+// specification it drives, history's partitions): each polls Exceeded
+// every few thousand steps, which is cheap (an atomic load, and a
+// runtime/metrics sample at most every 50 ms).
+//
+// Cancellation and the deadline also set a flag (Halted) from a timer and
+// a context callback, so that a search whose single steps can be slow
+// (a quasi search over a large heap) can look at it at every step instead
+// of overshooting between polls.
 package budget
 
 import (
 	"context"
 	"runtime/metrics"
 	"strconv"
+	"sync"
+	"sync/atomic"
 	"time"
 )
 
-// Budget tracks one search. The zero Limits mean "no limit".
+// Budget tracks one search; it is safe for concurrent use (partitions of a
+// history check share one). The zero limits mean "no limit".
 type Budget struct {
 	ctx       context.Context
 	start     time.Time
@@ -19,12 +29,16 @@ type Budget struct {
 	maxStates int
 	maxBytes  int64
 
+	halt  atomic.Bool
+	stops []func() bool
+
+	mu         sync.Mutex // guards the heap sample
 	lastSample time.Time
 	peak       int64
 	sample     []metrics.Sample
 }
 
-// New starts the clock of a search.
+// New starts the clock of a search. Close releases its timer.
 func New(ctx context.Context, timeout time.Duration, maxStates int, maxBytes int64) *Budget {
 	b := &Budget{
 		ctx: ctx, start: time.Now(), maxStates: maxStates, maxBytes: maxBytes,
@@ -32,10 +46,26 @@ func New(ctx context.Context, timeout time.Duration, maxStates int, maxBytes int
 	}
 	if timeout > 0 {
 		b.deadline = b.start.Add(timeout)
+		b.stops = append(b.stops, time.AfterFunc(timeout, func() { b.halt.Store(true) }).Stop)
+	}
+	if ctx != nil && ctx.Done() != nil {
+		b.stops = append(b.stops, context.AfterFunc(ctx, func() { b.halt.Store(true) }))
 	}
 	b.readHeap()
 	return b
 }
+
+// Close releases the timer and the context callback.
+func (b *Budget) Close() {
+	for _, stop := range b.stops {
+		stop()
+	}
+	b.stops = nil
+}
+
+// Halted is set once the deadline passes or the context is done; Exceeded
+// then says which.
+func (b *Budget) Halted() *atomic.Bool { return &b.halt }
 
 // Exceeded reports a reason ("cancelled", "time limit 2s", "state limit 1000",
 // "memory limit 1.0 GiB") when the search must stop, or "".
@@ -54,9 +84,11 @@ func (b *Budget) Exceeded(states int) string {
 		return "state limit " + itoa(int64(b.maxStates))
 	}
 	now := time.Now()
-	if !b.deadline.IsZero() && now.After(b.deadline) {
+	if !b.deadline.IsZero() && (b.halt.Load() || now.After(b.deadline)) {
 		return "time limit " + b.deadline.Sub(b.start).String()
 	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
 	if now.Sub(b.lastSample) > 50*time.Millisecond {
 		b.lastSample = now
 		h := b.readHeap()
@@ -72,10 +104,13 @@ func (b *Budget) Seconds() float64 { return time.Since(b.start).Seconds() }
 
 // Peak is the highest heap size sampled.
 func (b *Budget) Peak() int64 {
+	b.mu.Lock()
+	defer b.mu.Unlock()
 	b.readHeap()
 	return b.peak
 }
 
+// readHeap samples the heap; b.mu is held (or b is not shared yet).
 func (b *Budget) readHeap() int64 {
 	metrics.Read(b.sample)
 	var h int64

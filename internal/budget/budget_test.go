@@ -38,3 +38,59 @@ func TestFormatBytes(t *testing.T) {
 		}
 	}
 }
+
+// TestHalted: the deadline and cancellation set the flag without a poll,
+// and Exceeded then names the limit; Close stops the timer.
+func TestHalted(t *testing.T) {
+	b := New(context.Background(), 20*time.Millisecond, 0, 0)
+	defer b.Close()
+	for deadline := time.Now().Add(5 * time.Second); !b.Halted().Load(); {
+		if time.Now().After(deadline) {
+			t.Fatal("the deadline did not set the flag")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	if r := b.Exceeded(0); !strings.HasPrefix(r, "time limit") {
+		t.Errorf("after the deadline: %q", r)
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	c := New(ctx, 0, 0, 0)
+	defer c.Close()
+	cancel()
+	for deadline := time.Now().Add(5 * time.Second); !c.Halted().Load(); {
+		if time.Now().After(deadline) {
+			t.Fatal("cancellation did not set the flag")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	if r := c.Exceeded(0); r != "cancelled" {
+		t.Errorf("after cancel: %q", r)
+	}
+
+	d := New(context.Background(), time.Hour, 0, 0)
+	d.Close()
+	if d.Halted().Load() || d.Exceeded(0) != "" {
+		t.Error("a closed budget within its deadline reports a limit")
+	}
+}
+
+// TestConcurrent: partitions of a history check share one budget (run
+// with -race).
+func TestConcurrent(t *testing.T) {
+	b := New(context.Background(), time.Hour, 1000, 1<<40)
+	defer b.Close()
+	done := make(chan bool)
+	for w := range 4 {
+		go func() {
+			for i := range 2000 {
+				b.Exceeded(i * w)
+				b.Peak()
+			}
+			done <- true
+		}()
+	}
+	for range 4 {
+		<-done
+	}
+}
