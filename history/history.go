@@ -178,16 +178,11 @@ func (v Value) String() string {
 	case BoolKind:
 		return strconv.FormatBool(v.n != 0)
 	case ListKind:
-		var sb strings.Builder
-		sb.WriteByte('[')
+		elems := make([]string, len(v.l))
 		for i, e := range v.l {
-			if i > 0 {
-				sb.WriteString(", ")
-			}
-			sb.WriteString(e.String())
+			elems[i] = e.String()
 		}
-		sb.WriteByte(']')
-		return sb.String()
+		return "[" + strings.Join(elems, ", ") + "]"
 	}
 	return "?"
 }

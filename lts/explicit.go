@@ -1,7 +1,5 @@
 package lts
 
-import "sort"
-
 // Explicit is a System (and, if it has no tau edges, an Automaton) given by
 // its edges. It is used in tests and for exported graphs.
 type Explicit struct {
@@ -63,13 +61,5 @@ func (x *Explicit) Enabled(s State, buf []Event) ([]Event, error) {
 			buf = append(buf, t.Event)
 		}
 	}
-	added := buf[n:]
-	sort.Slice(added, func(i, j int) bool { return added[i] < added[j] })
-	out := buf[:n]
-	for i, e := range added {
-		if i == 0 || e != added[i-1] {
-			out = append(out, e)
-		}
-	}
-	return out, nil
+	return dedup(buf, n), nil
 }

@@ -184,14 +184,7 @@ func (c Config) String() string {
 			if len(cl.Patterns) == 1 {
 				sb.WriteString(cl.Patterns[0].String())
 			} else {
-				sb.WriteString("{")
-				for j, p := range cl.Patterns {
-					if j > 0 {
-						sb.WriteString(", ")
-					}
-					sb.WriteString(p.String())
-				}
-				sb.WriteString("}")
+				sb.WriteString("{" + joinPatterns(cl.Patterns) + "}")
 			}
 			sb.WriteString(": ")
 			sb.WriteString(strconv.Itoa(cl.Bound))
@@ -199,14 +192,7 @@ func (c Config) String() string {
 		sb.WriteString("}")
 	}
 	if len(c.Barriers) > 0 {
-		sb.WriteString(" barrier {")
-		for i, p := range c.Barriers {
-			if i > 0 {
-				sb.WriteString(", ")
-			}
-			sb.WriteString(p.String())
-		}
-		sb.WriteString("}")
+		sb.WriteString(" barrier {" + joinPatterns(c.Barriers) + "}")
 	}
 	if c.Mode == Window {
 		sb.WriteString(" window")
@@ -450,4 +436,13 @@ func (p *cfgParser) set() ([]lts.Pattern, error) {
 		}
 		return out, nil
 	}
+}
+
+// joinPatterns renders patterns separated by ", ".
+func joinPatterns(ps []lts.Pattern) string {
+	out := make([]string, len(ps))
+	for i, p := range ps {
+		out[i] = p.String()
+	}
+	return strings.Join(out, ", ")
 }
