@@ -149,13 +149,13 @@ type AssertDecl struct {
 	Span
 	Left  Proc
 	Kind  AssertKind
-	Right Proc // for the refines kinds
+	Right Proc // for the refines kinds and linearizes
 
 	Goal    *Ident // reaches: the proposition's name
 	Opt     OptKind
 	OptExpr Expr // reaches ... with min(e) / max(e)
 
-	Quasi *QuasiSpec // for KindQuasi
+	Quasi *QuasiSpec // for KindQuasi, and KindLinearizes when relaxed
 	LTL   string     // for KindLTL: the formula's source text, parsed later
 }
 
@@ -168,15 +168,16 @@ const (
 	KindNonTerminating
 	KindDeterministic
 	KindReaches
-	KindRefines   // refines (traces)
-	KindRefinesF  // refines<F> (stable failures)
-	KindRefinesFD // refines<FD> (failures-divergences)
-	KindQuasi     // refines<quasi ...>
-	KindLTL       // |= formula
+	KindRefines    // refines (traces)
+	KindRefinesF   // refines<F> (stable failures)
+	KindRefinesFD  // refines<FD> (failures-divergences)
+	KindQuasi      // refines<quasi ...>
+	KindLTL        // |= formula
+	KindLinearizes // linearizes[<quasi ...>] (invocation/response models)
 )
 
 var kindNames = [...]string{"deadlockfree", "divergencefree", "nonterminating", "deterministic",
-	"reaches", "refines", "refines<F>", "refines<FD>", "refines<quasi>", "|="}
+	"reaches", "refines", "refines<F>", "refines<FD>", "refines<quasi>", "|=", "linearizes"}
 
 func (k AssertKind) String() string {
 	if int(k) < len(kindNames) {

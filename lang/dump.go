@@ -185,6 +185,13 @@ func (d *dumper) decl(n Decl) {
 			d.quasi(x.Quasi)
 			d.w(" ")
 			d.proc(x.Right)
+		case KindLinearizes:
+			if x.Quasi != nil {
+				d.w(" ")
+				d.quasi(x.Quasi)
+			}
+			d.w(" ")
+			d.proc(x.Right)
 		case KindLTL:
 			d.w(" ", strconv.Quote(x.LTL))
 		}

@@ -153,6 +153,12 @@ func (p *printer) decl(d Decl) {
 			p.w(" ", x.Kind.String(), " ", procString(x.Right, 9))
 		case KindQuasi:
 			p.w(" refines<", quasiString(x.Quasi), "> ", procString(x.Right, 9))
+		case KindLinearizes:
+			if x.Quasi != nil {
+				p.w(" linearizes<", quasiString(x.Quasi), "> ", procString(x.Right, 9))
+			} else {
+				p.w(" linearizes ", procString(x.Right, 9))
+			}
 		case KindLTL:
 			p.w(" |= ", x.LTL)
 		}

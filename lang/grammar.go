@@ -111,6 +111,9 @@ type assertion struct {
 	Model   string      `parser:"  ( '<' ( @( 'FD' | 'F' )"`
 	Quasi   *quasiSpec  `parser:"        | @@ ) '>' )?"`
 	Right   *procRef    `parser:"  @@"`
+	Lin     bool        `parser:"| @'linearizes'"`
+	LinQ    *quasiSpec  `parser:"  ( '<' @@ '>' )?"`
+	LinR    *procRef    `parser:"  @@"`
 	LTL     *ltlText    `parser:"| '|=' @@ ) ';'"`
 }
 

@@ -144,6 +144,12 @@ func (l *lowerer) assertion(a *assertion) *AssertDecl {
 			out.Quasi = l.quasi(a.Quasi)
 		}
 		out.Right = l.procRef(a.Right)
+	case a.Lin:
+		out.Kind = KindLinearizes
+		if a.LinQ != nil {
+			out.Quasi = l.quasi(a.LinQ)
+		}
+		out.Right = l.procRef(a.LinR)
 	case a.LTL != nil:
 		out.Kind = KindLTL
 		sp := l.span(a.LTL.Pos, a.LTL.EndPos)

@@ -45,6 +45,7 @@ var keywords = map[string]bool{
 	"call": true, "new": true, "xor": true,
 	"refines": true, "deadlockfree": true, "divergencefree": true,
 	"nonterminating": true, "deterministic": true, "reaches": true,
+	"linearizes": true,
 }
 
 // directives are the known `#word` tokens.

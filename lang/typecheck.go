@@ -840,6 +840,11 @@ func (c *checker) assertion(a *AssertDecl) {
 	case KindQuasi:
 		check(a.Right)
 		c.quasi(a.Quasi)
+	case KindLinearizes:
+		check(a.Right)
+		if a.Quasi != nil {
+			c.quasi(a.Quasi)
+		}
 	}
 }
 

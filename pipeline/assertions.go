@@ -13,6 +13,7 @@ import (
 
 	"github.com/quasar-verify/quasar/csp"
 	"github.com/quasar-verify/quasar/lang"
+	"github.com/quasar-verify/quasar/linearize"
 	"github.com/quasar-verify/quasar/lts"
 	"github.com/quasar-verify/quasar/refine"
 	"github.com/quasar-verify/quasar/relax"
@@ -153,6 +154,10 @@ func kindName(a *lang.AssertDecl) string {
 		return "refines_fd"
 	case lang.KindLTL:
 		return "ltl"
+	case lang.KindLinearizes:
+		if a.Quasi != nil {
+			return "linearizes_quasi"
+		}
 	}
 	return a.Kind.String()
 }
@@ -172,12 +177,22 @@ func checkOne(ctx context.Context, prog *csp.Program, info *lang.Info, a *lang.A
 	var err error
 	switch a.Kind {
 	case lang.KindRefines:
-		err = checkRefines(ctx, prog, info, a, res, opt, nil)
+		err = checkRefines(ctx, prog, a, res, opt, nil)
 	case lang.KindQuasi:
 		var cfg relax.Config
 		if cfg, err = quasiConfig(prog.Events(), info, a.Quasi, opt.Mode); err == nil {
-			err = checkRefines(ctx, prog, info, a, res, opt, &cfg)
+			err = checkRefines(ctx, prog, a, res, opt, &cfg)
 		}
+	case lang.KindLinearizes:
+		var cfg *relax.Config
+		if a.Quasi != nil {
+			var c relax.Config
+			if c, err = quasiConfig(prog.Events(), info, a.Quasi, opt.Mode); err != nil {
+				break
+			}
+			cfg = &c
+		}
+		err = checkRefines(ctx, prog, a, res, opt, cfg)
 	case lang.KindRefinesF, lang.KindRefinesFD, lang.KindLTL:
 		res.Verdict = lts.Unknown
 		res.Reason = fmt.Sprintf("%s assertions are not supported yet", a.Kind)
@@ -236,8 +251,11 @@ func fromLTS(r *csp.Result, res *Assertion) {
 }
 
 // checkRefines runs `Left refines Right`, relaxed by cfg if not nil, and
-// re-validates a quasi counterexample against the definition.
-func checkRefines(ctx context.Context, prog *csp.Program, info *lang.Info, a *lang.AssertDecl, res *Assertion, opt Options, cfg *relax.Config) error {
+// re-validates a quasi counterexample against the definition. For
+// `linearizes` the specification is first wrapped into the linearizable
+// behaviours of its operations (package linearize), and a counterexample
+// is re-validated as a history by the history engine.
+func checkRefines(ctx context.Context, prog *csp.Program, a *lang.AssertDecl, res *Assertion, opt Options, cfg *relax.Config) error {
 	impl, specSys, err := refinementSides(prog, a, opt.NoSymmetry)
 	if err != nil {
 		return err
@@ -251,6 +269,10 @@ func checkRefines(ctx context.Context, prog *csp.Program, info *lang.Info, a *la
 		}
 		defer relaxed.Close()
 		spec = relaxed
+	}
+	lin := a.Kind == lang.KindLinearizes
+	if lin {
+		spec = linearize.New(spec, linearize.DefaultNaming)
 	}
 	ropt := refine.Options{Limits: opt.Limits, Workers: opt.Workers}
 	if opt.Progress != nil {
@@ -285,6 +307,15 @@ func checkRefines(ctx context.Context, prog *csp.Program, info *lang.Info, a *la
 		prev, from = st.Vars, st.State
 	}
 	res.Counterexample = ce
+	if lin {
+		lines, why, err := validateLinearizes(ctx, base, cfg, ce.Trace)
+		if err != nil {
+			res.Counterexample = nil
+			return err
+		}
+		ce.History, ce.Explanation = lines, why
+		return nil
+	}
 	if cfg != nil {
 		if err := validateQuasi(base, relaxed, *cfg, ce); err != nil {
 			res.Counterexample = nil

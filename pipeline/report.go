@@ -97,6 +97,7 @@ type Counterexample struct {
 	Steps       []Step   `json:"steps"`                 // every step, tau included
 	Offered     []string `json:"offered,omitempty"`     // refinement: what the spec could do instead
 	Explanation string   `json:"explanation,omitempty"` // quasi: the unjustified event or the obligation that ran out
+	History     []string `json:"history,omitempty"`     // linearizes: the operations of the trace, one per line
 }
 
 // Step is one transition of a counterexample.

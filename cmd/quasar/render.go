@@ -119,6 +119,12 @@ func writeCounterexample(w io.Writer, c *pipeline.Counterexample) {
 	if len(c.Offered) > 0 {
 		fmt.Fprintf(w, "  the specification offers instead: %s\n", strings.Join(c.Offered, " "))
 	}
+	if len(c.History) > 0 {
+		fmt.Fprintln(w, "  its history, which the history engine also finds violating:")
+		for i, l := range c.History {
+			fmt.Fprintf(w, "    %d  %s\n", i+1, l)
+		}
+	}
 	if c.Explanation != "" {
 		fmt.Fprintf(w, "  %s\n", c.Explanation)
 	}
@@ -135,7 +141,7 @@ func writeJSON(w io.Writer, rep *pipeline.Report) error {
 			Stats: a.Stats, Value: a.Value,
 		}
 		if c := a.Counterexample; c != nil {
-			jc := &jsonCounterexample{Trace: c.Trace, Steps: []jsonStep{}, Offered: c.Offered, Explanation: c.Explanation}
+			jc := &jsonCounterexample{Trace: c.Trace, Steps: []jsonStep{}, Offered: c.Offered, Explanation: c.Explanation, History: c.History}
 			if jc.Trace == nil {
 				jc.Trace = []string{}
 			}
@@ -178,6 +184,7 @@ type jsonCounterexample struct {
 	Steps       []jsonStep `json:"steps"`
 	Offered     []string   `json:"offered,omitempty"`
 	Explanation string     `json:"explanation,omitempty"`
+	History     []string   `json:"history,omitempty"`
 }
 
 type jsonStep struct {

@@ -1,0 +1,380 @@
+// Package linearize derives, from a sequential specification over
+// operation events, the most general linearizable behaviour of an object
+// used by several threads, as an automaton over invocation and response
+// events. Checking that an implementation's traces refine it is checking
+// that every history the implementation produces is linearizable (or,
+// with a relaxed specification, quasi-linearizable): no hand-written
+// wrapper (SpecIR in the model library) is needed.
+//
+// # Events
+//
+// The implementation shows each call of an operation OP by thread T with
+// arguments ARGS as the invocation event OP_inv.T.ARGS and its return with
+// results RES as the response event OP_res.T.RES; the specification
+// performs the operation as the single event OP.ARGS.RES. So enq_inv.1.5 …
+// enq_res.1 is enq.5, and deq_inv.0 … deq_res.0.5 is deq.5 (deq_res.0.0,
+// an empty queue's answer in the library's models, is deq.0). Naming gives
+// other suffixes.
+//
+// # The automaton
+//
+// A state is the specification's state and, per thread, one of idle,
+// called(OP, ARGS) or done(OP, RES): called before the operation took
+// effect, done after it did with results RES. An invocation of an idle
+// thread makes it called. A response OP_res.T.RES is possible when T is
+// done(OP, RES), or after a sequence of linearization steps: each takes a
+// called thread, performs OP.ARGS.R on the specification for some R it
+// allows, and makes the thread done(OP, R). Only steps before the response
+// are taken, and only those the response needs (T's own, last, and any
+// others before it): a step of another thread taken later commutes with
+// the response, so the set of traces is the same as with linearization
+// steps taken at any moment (Herlihy and Wing's definition: each operation
+// takes effect at one point between its call and return). Invocations
+// commute with linearization steps of other threads and take none.
+//
+// A thread that invokes while its previous call is pending, or responds
+// while idle or to another operation than it called, does not produce a
+// well-formed history: that is a model error, not a violation.
+package linearize
+
+import (
+	"encoding/binary"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/quasar-verify/quasar/lts"
+)
+
+// Naming is how invocation and response events are named: OP+Inv and
+// OP+Res, the thread the first datum.
+type Naming struct {
+	Inv, Res string
+}
+
+// DefaultNaming is OP_inv.T.ARGS and OP_res.T.RES.
+var DefaultNaming = Naming{Inv: "_inv", Res: "_res"}
+
+// maxThreads bounds thread ids (the first datum of an event).
+const maxThreads = 64
+
+// Wrapper is the automaton of the linearizable behaviours of a specification.
+// It is not safe for concurrent use (refine.Check uses its specification
+// from one goroutine).
+type Wrapper struct {
+	spec   lts.Automaton
+	naming Naming
+	table  *lts.EventTable
+
+	// states: id -> state; index: key -> id.
+	states []wstate
+	index  map[string]lts.State
+	kinds  map[lts.Event]evKind // memoised classification of events
+	ops    map[string]int       // op name -> its number in state keys
+	memo   map[uint64][]lts.State
+	key    []byte
+	en     []lts.Event
+}
+
+// thread statuses
+const (
+	idle = iota
+	called
+	done
+)
+
+// status is one thread's part of a state.
+type status struct {
+	kind int8
+	op   string
+	data []int // called: the arguments; done: the results
+}
+
+type wstate struct {
+	spec    lts.State
+	threads []status // by thread id; missing ids are idle
+}
+
+// evKind classifies an event of the implementation.
+type evKind struct {
+	inv, res bool
+	op       string
+	thread   int
+	data     []int
+	err      error
+}
+
+// New wraps spec (an automaton over OP.ARGS.RES events; its event table is
+// the one the implementation's events are interned in).
+func New(spec lts.Automaton, naming Naming) *Wrapper {
+	if naming.Inv == "" || naming.Res == "" {
+		naming = DefaultNaming
+	}
+	return &Wrapper{
+		spec: spec, naming: naming, table: spec.Events(),
+		index: map[string]lts.State{}, kinds: map[lts.Event]evKind{},
+		ops: map[string]int{}, memo: map[uint64][]lts.State{},
+	}
+}
+
+// Events is the shared event table.
+func (w *Wrapper) Events() *lts.EventTable { return w.table }
+
+// Start appends the initial states: every specification start, all idle.
+func (w *Wrapper) Start(buf []lts.State) []lts.State {
+	for _, s := range w.spec.Start(nil) {
+		buf = append(buf, w.intern(wstate{spec: s}))
+	}
+	return buf
+}
+
+// Step appends the states after the invocation or response e. Results are
+// memoised: the refinement search asks for the same step of a state from
+// many macrostates.
+func (w *Wrapper) Step(s lts.State, e lts.Event, buf []lts.State) ([]lts.State, error) {
+	key := uint64(s)<<32 | uint64(e)
+	if out, ok := w.memo[key]; ok {
+		return append(buf, out...), nil
+	}
+	n := len(buf)
+	buf, err := w.step(s, e, buf)
+	if err == nil {
+		w.memo[key] = slices.Clone(buf[n:])
+	}
+	return buf, err
+}
+
+func (w *Wrapper) step(s lts.State, e lts.Event, buf []lts.State) ([]lts.State, error) {
+	k := w.kind(e)
+	if k.err != nil {
+		return buf, k.err
+	}
+	st := w.states[s]
+	cur := st.thread(k.thread)
+	if k.inv {
+		if cur.kind != idle {
+			return buf, fmt.Errorf("thread %d invokes %s while its %s is pending: the model's history is not well formed", k.thread, w.table.Name(e), cur.op)
+		}
+		return append(buf, w.intern(st.with(k.thread, status{kind: called, op: k.op, data: k.data}))), nil
+	}
+	switch {
+	case cur.kind == idle:
+		return buf, fmt.Errorf("thread %d responds %s without a pending call", k.thread, w.table.Name(e))
+	case cur.op != k.op:
+		return buf, fmt.Errorf("thread %d responds %s to a call of %s", k.thread, w.table.Name(e), cur.op)
+	}
+	n := len(buf)
+	var err error
+	buf, err = w.respond(st, k, buf)
+	if err != nil {
+		return buf[:n], err
+	}
+	tail := buf[n:]
+	slices.Sort(tail)
+	return append(buf[:n], slices.Compact(tail)...), nil
+}
+
+// respond appends the states after thread k.thread's response with
+// results k.data: after linearization steps of other called threads (any
+// subset, any order) and then its own, unless it is done already.
+func (w *Wrapper) respond(st wstate, k evKind, buf []lts.State) ([]lts.State, error) {
+	cur := st.thread(k.thread)
+	if cur.kind == done {
+		if slices.Equal(cur.data, k.data) {
+			buf = append(buf, w.intern(st.with(k.thread, status{})))
+		}
+		return buf, nil
+	}
+	// Its own linearization step, now.
+	outs, err := w.linearize(st, k.thread)
+	if err != nil {
+		return buf, err
+	}
+	for _, o := range outs {
+		if t := o.thread(k.thread); slices.Equal(t.data, k.data) {
+			buf = append(buf, w.intern(o.with(k.thread, status{})))
+		}
+	}
+	// Or another called thread's first.
+	for i, t := range st.threads {
+		if i == k.thread || t.kind != called {
+			continue
+		}
+		outs, err := w.linearize(st, i)
+		if err != nil {
+			return buf, err
+		}
+		for _, o := range outs {
+			if buf, err = w.respond(o, k, buf); err != nil {
+				return buf, err
+			}
+		}
+	}
+	return buf, nil
+}
+
+// linearize returns the states after thread i's (called) operation takes
+// effect, one per result the specification allows and successor state.
+func (w *Wrapper) linearize(st wstate, i int) ([]wstate, error) {
+	t := st.thread(i)
+	var err error
+	w.en, err = w.spec.Enabled(st.spec, w.en[:0])
+	if err != nil {
+		return nil, err
+	}
+	en := slices.Clone(w.en)
+	var out []wstate
+	for _, e := range en {
+		if w.table.Base(e) != t.op {
+			continue
+		}
+		data := w.table.Data(e)
+		if len(data) < len(t.data) || !slices.Equal(data[:len(t.data)], t.data) {
+			continue
+		}
+		next, err := w.spec.Step(st.spec, e, nil)
+		if err != nil {
+			return nil, err
+		}
+		res := slices.Clone(data[len(t.data):])
+		for _, sp := range next {
+			o := st.with(i, status{kind: done, op: t.op, data: res})
+			o.spec = sp
+			out = append(out, o)
+		}
+	}
+	return out, nil
+}
+
+// Enabled appends the invocations and responses possible from s: the
+// invocations of idle threads among the events interned so far (the
+// implementation's), and the responses some linearization allows.
+func (w *Wrapper) Enabled(s lts.State, buf []lts.Event) ([]lts.Event, error) {
+	n := len(buf)
+	st := w.states[s]
+	for e := lts.Event(1); int(e) < w.table.Len(); e++ {
+		k := w.kind(e)
+		if k.err != nil || !(k.inv || k.res) {
+			continue
+		}
+		cur := st.thread(k.thread)
+		if k.inv && cur.kind == idle {
+			buf = append(buf, e)
+		}
+		if k.res && cur.kind != idle && cur.op == k.op {
+			next, err := w.respond(st, k, nil)
+			if err != nil {
+				return buf, err
+			}
+			if len(next) > 0 {
+				buf = append(buf, e)
+			}
+		}
+	}
+	tail := buf[n:]
+	slices.Sort(tail)
+	return append(buf[:n], slices.Compact(tail)...), nil
+}
+
+// Describe shows a state: the specification's, and each busy thread.
+func (w *Wrapper) Describe(s lts.State) string {
+	st := w.states[s]
+	var parts []string
+	if d, ok := w.spec.(interface{ Describe(lts.State) string }); ok {
+		parts = append(parts, "spec "+d.Describe(st.spec))
+	}
+	for i, t := range st.threads {
+		switch t.kind {
+		case called:
+			parts = append(parts, fmt.Sprintf("t%d called %s", i, eventName(t.op, t.data)))
+		case done:
+			parts = append(parts, fmt.Sprintf("t%d done %s", i, eventName(t.op, t.data)))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// kind classifies e (memoised).
+func (w *Wrapper) kind(e lts.Event) evKind {
+	if k, ok := w.kinds[e]; ok {
+		return k
+	}
+	k := w.classify(e)
+	w.kinds[e] = k
+	return k
+}
+
+func (w *Wrapper) classify(e lts.Event) evKind {
+	base, data := w.table.Base(e), w.table.Data(e)
+	var k evKind
+	switch {
+	case strings.HasSuffix(base, w.naming.Inv) && len(base) > len(w.naming.Inv):
+		k.inv, k.op = true, strings.TrimSuffix(base, w.naming.Inv)
+	case strings.HasSuffix(base, w.naming.Res) && len(base) > len(w.naming.Res):
+		k.res, k.op = true, strings.TrimSuffix(base, w.naming.Res)
+	default:
+		k.err = fmt.Errorf("event %s is neither an invocation (OP%s.THREAD.ARGS) nor a response (OP%s.THREAD.RESULTS): hide it, or name it so", w.table.Name(e), w.naming.Inv, w.naming.Res)
+		return k
+	}
+	if len(data) == 0 || data[0] < 0 || data[0] >= maxThreads {
+		k.err = fmt.Errorf("event %s: the first datum must be the thread, 0..%d", w.table.Name(e), maxThreads-1)
+		return k
+	}
+	k.thread, k.data = data[0], slices.Clone(data[1:])
+	return k
+}
+
+func (st wstate) thread(i int) status {
+	if i < len(st.threads) {
+		return st.threads[i]
+	}
+	return status{}
+}
+
+// with returns st with thread i's status replaced (st is not modified).
+func (st wstate) with(i int, t status) wstate {
+	n := max(len(st.threads), i+1)
+	ts := make([]status, n)
+	copy(ts, st.threads)
+	ts[i] = t
+	// Trailing idle threads are dropped: one key per state.
+	for len(ts) > 0 && ts[len(ts)-1].kind == idle {
+		ts = ts[:len(ts)-1]
+	}
+	return wstate{spec: st.spec, threads: ts}
+}
+
+// intern returns the id of st, adding it if new.
+func (w *Wrapper) intern(st wstate) lts.State {
+	k := binary.AppendUvarint(w.key[:0], uint64(st.spec))
+	for _, t := range st.threads {
+		op, ok := w.ops[t.op]
+		if !ok {
+			op = len(w.ops)
+			w.ops[t.op] = op
+		}
+		k = append(k, byte(t.kind))
+		k = binary.AppendUvarint(k, uint64(op))
+		k = binary.AppendUvarint(k, uint64(len(t.data)))
+		for _, d := range t.data {
+			k = binary.AppendVarint(k, int64(d))
+		}
+	}
+	w.key = k
+	if id, ok := w.index[string(k)]; ok {
+		return id
+	}
+	id := lts.State(len(w.states))
+	w.states = append(w.states, st)
+	w.index[string(k)] = id
+	return id
+}
+
+func eventName(op string, data []int) string {
+	var sb strings.Builder
+	sb.WriteString(op)
+	for _, d := range data {
+		fmt.Fprintf(&sb, ".%d", d)
+	}
+	return sb.String()
+}
