@@ -33,7 +33,8 @@ type System interface {
 }
 
 // Terminator is implemented by systems that distinguish successful
-// termination (after Skip) from deadlock.
+// termination (after Skip) from deadlock. A terminated state has no
+// transitions.
 type Terminator interface {
 	Terminated(s State) bool
 }

@@ -193,7 +193,11 @@ func checkOne(ctx context.Context, prog *csp.Program, info *lang.Info, a *lang.A
 			cfg = &c
 		}
 		err = checkRefines(ctx, prog, a, res, opt, cfg)
-	case lang.KindRefinesF, lang.KindRefinesFD, lang.KindLTL:
+	case lang.KindRefinesF:
+		err = checkFailures(ctx, prog, a, res, opt, refine.StableFailures)
+	case lang.KindRefinesFD:
+		err = checkFailures(ctx, prog, a, res, opt, refine.FailuresDivergences)
+	case lang.KindLTL:
 		res.Verdict = lts.Unknown
 		res.Reason = fmt.Sprintf("%s assertions are not supported yet", a.Kind)
 	default:
@@ -293,23 +297,7 @@ func checkRefines(ctx context.Context, prog *csp.Program, a *lang.AssertDecl, re
 	if r.Counterexample == nil {
 		return nil
 	}
-	ce := &Counterexample{Trace: r.Counterexample.Trace, Offered: r.Counterexample.Offered}
-	if u := impl.Unreduced(); u != nil {
-		impl = u // the path's states are the unreduced system's
-	}
-	prev, from := r.Counterexample.Initial, impl.Initial()
-	for _, st := range r.Counterexample.Path {
-		vars := varsOnly(st.Vars)
-		var who string
-		if ev, ok := prog.Events().Lookup(st.Event); ok {
-			who = impl.Who(from, ev, st.State)
-		}
-		if who == "" {
-			who = changedNames(splitControlOnly(prev), splitControlOnly(st.Vars))
-		}
-		ce.Steps = append(ce.Steps, Step{Event: st.Event, Who: who, Changed: lts.Changed(varsOnly(prev), vars)})
-		prev, from = st.Vars, st.State
-	}
+	ce := pathSteps(prog, impl, r.Counterexample)
 	res.Counterexample = ce
 	if lin {
 		lines, why, err := validateLinearizes(ctx, base, cfg, ce.Trace)
@@ -327,6 +315,29 @@ func checkRefines(ctx context.Context, prog *csp.Program, a *lang.AssertDecl, re
 		}
 	}
 	return nil
+}
+
+// pathSteps converts the implementation path of a refinement
+// counterexample into steps that say who moved and what changed.
+func pathSteps(prog *csp.Program, impl *csp.Proc, rc *refine.Counterexample) *Counterexample {
+	ce := &Counterexample{Trace: rc.Trace, Offered: rc.Offered}
+	if u := impl.Unreduced(); u != nil {
+		impl = u // the path's states are the unreduced system's
+	}
+	prev, from := rc.Initial, impl.Initial()
+	for _, st := range rc.Path {
+		vars := varsOnly(st.Vars)
+		var who string
+		if ev, ok := prog.Events().Lookup(st.Event); ok {
+			who = impl.Who(from, ev, st.State)
+		}
+		if who == "" {
+			who = changedNames(splitControlOnly(prev), splitControlOnly(st.Vars))
+		}
+		ce.Steps = append(ce.Steps, Step{Event: st.Event, Who: who, Changed: lts.Changed(varsOnly(prev), vars)})
+		prev, from = st.Vars, st.State
+	}
+	return ce
 }
 
 // refinementSides builds the implementation (reduced by thread symmetry

@@ -42,6 +42,42 @@ func TestDiningDeadlock(t *testing.T) {
 	}
 }
 
+// TestDiningFailures: the counterexamples of the refinement template's
+// failing <F> and <FD> assertions are the ones reasoned in its comments: the
+// deadlock (a refusal of eat.0 by a state that offers nothing) and
+// philosopher 1's hidden meal loop (a divergence), both after the empty
+// trace.
+func TestDiningFailures(t *testing.T) {
+	src, err := os.ReadFile("../testdata/pipeline/pat_dining.csp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for sel, kind := range map[string]string{"Implementation() refines <F>": "refusal", "Implementation() refines <FD>": "divergence"} {
+		rep, err := Source(context.Background(), "pat_dining.csp", src, Options{Assert: sel})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := rep.Assertions[0].Counterexample
+		if c == nil || c.Kind != kind || len(c.Trace) != 0 {
+			t.Fatalf("%s: %+v, want a %s after the empty trace", sel, c, kind)
+		}
+		if kind == "refusal" && (!slices.Equal(c.Refused, []string{"eat.0"}) || len(c.Acceptances) != 1) {
+			t.Errorf("%s: refuses %v, acceptances %v; want eat.0 refused, {eat.0} accepted", sel, c.Refused, c.Acceptances)
+		}
+		if kind == "refusal" {
+			// Both first forks, taken in some order, end in the deadlock.
+			var evs []string
+			for _, s := range c.Steps {
+				evs = append(evs, s.Event)
+			}
+			slices.Sort(evs)
+			if !slices.Equal(evs, []string{"tau", "tau"}) {
+				t.Errorf("%s: path %v, want the two hidden first forks", sel, evs)
+			}
+		}
+	}
+}
+
 // TestReachesWitness: a valid `reaches` shows its witness, a shortest trace
 // to a goal state (as PAT does), and no counterexample; an unreachable goal
 // shows neither.

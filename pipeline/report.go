@@ -99,6 +99,13 @@ type Counterexample struct {
 	Offered     []string `json:"offered,omitempty"`     // refinement: what the spec could do instead
 	Explanation string   `json:"explanation,omitempty"` // quasi: the unjustified event or the obligation that ran out
 	History     []string `json:"history,omitempty"`     // linearizes: the operations of the trace, one per line
+	// refines <F> / <FD>: the kind of violation ("trace", "refusal",
+	// "divergence"); for a refusal, the events the implementation refuses
+	// and the specification's minimal acceptances (it offers every event
+	// of one of them).
+	Kind        string     `json:"kind,omitempty"`
+	Refused     []string   `json:"refused,omitempty"`
+	Acceptances [][]string `json:"acceptances,omitempty"`
 }
 
 // Step is one transition of a counterexample.

@@ -83,3 +83,68 @@ func BenchmarkModel(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkFailures checks stable-failures and failures-divergences
+// refinement of a library model by itself (valid by definition; the
+// product pairs every impl state with the normal-form node of its traces)
+// and on the explicit counters graph (a million states, against a
+// deterministic spec), and reports product pairs per second. (The library's
+// own refinement assertions fail in F at once: a thread in the middle of an
+// operation refuses what the sequential specification offers.)
+func BenchmarkFailures(b *testing.B) {
+	for _, bc := range []struct {
+		name, model string
+		params      map[string]int
+	}{
+		{"segqueue-seg3-self", "segqueue", map[string]int{"qf": 1, "seg": 3}},
+		{"segqueue-seg4-vals3-self", "segqueue", map[string]int{"qf": 1, "seg": 4, "vals": 3}},
+	} {
+		for _, model := range []Model{StableFailures, FailuresDivergences} {
+			b.Run(bc.name+"/"+model.String(), func(b *testing.B) {
+				prog, a := libraryAssertion(b, bc.model, bc.params, "Impl() refines ClusterSpec()")
+				benchFailures(b, func() (lts.System, lts.System) {
+					impl, err := prog.Process(a.Left)
+					if err != nil {
+						b.Fatal(err)
+					}
+					spec, err := prog.Process(a.Left)
+					if err != nil {
+						b.Fatal(err)
+					}
+					return impl, spec
+				}, model)
+			})
+		}
+	}
+	for _, model := range []Model{StableFailures, FailuresDivergences} {
+		b.Run("counters-1024/"+model.String(), func(b *testing.B) {
+			tab := lts.NewEventTable()
+			impl, spec := counters(tab, 1024), modSpec(tab, 7, false)
+			benchFailures(b, func() (lts.System, lts.System) { return impl, spec }, model)
+		})
+	}
+}
+
+func benchFailures(b *testing.B, sides func() (lts.System, lts.System), model Model) {
+	b.ReportAllocs()
+	var pairs int64
+	var secs float64
+	cpu0 := cpuSeconds()
+	for b.Loop() {
+		impl, spec := sides()
+		res, err := CheckFailures(context.Background(), impl, spec, model, Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if res.Verdict != lts.Valid {
+			b.Fatalf("verdict %v: %+v", res.Verdict, res.Counterexample)
+		}
+		pairs += res.Stats.Pairs
+		secs += res.Stats.Seconds
+		b.ReportMetric(float64(res.Stats.Pairs), "pairs")
+	}
+	b.ReportMetric(float64(pairs)/secs, "pairs/s")
+	if cpu := cpuSeconds() - cpu0; cpu > 0 {
+		b.ReportMetric(float64(pairs)/cpu, "pairs/cpu-s")
+	}
+}

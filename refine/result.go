@@ -58,8 +58,27 @@ type Counterexample struct {
 	// implementation is not an lts.Describer).
 	Initial []lts.Binding `json:"initial,omitempty"`
 	// Path is the implementation path that performs t·e, tau steps
-	// included; its last step is e.
+	// included; its last step is e. For a refusal it ends in the stable
+	// state that refuses; for a divergence its last Cycle steps are the
+	// tau cycle.
 	Path []Step `json:"path"`
+
+	// Failures checks (CheckFailures) only. Kind is KindTrace, KindRefusal
+	// or KindDivergence. For a trace violation t·e is as above (e may be
+	// TickName: the implementation terminates, the specification cannot).
+	// For the others Trace is t and Event is empty.
+	Kind string `json:"kind,omitempty"`
+	// Refusal: ImplOffers are the events the stable implementation state
+	// offers (TickName if it terminated; empty if it deadlocks);
+	// Acceptances are the specification's minimal acceptances after t (it
+	// offers all events of at least one of them); Refused are the events of
+	// those the implementation refuses.
+	ImplOffers  []string   `json:"impl_offers,omitempty"`
+	Acceptances [][]string `json:"acceptances,omitempty"`
+	Refused     []string   `json:"refused,omitempty"`
+	// Cycle is the number of tau steps at the end of Path that lead from
+	// the state reached by t back to itself (a divergence).
+	Cycle int `json:"cycle,omitempty"`
 }
 
 // Step is one transition of a counterexample path.

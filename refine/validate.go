@@ -66,33 +66,8 @@ func buildCounterexample(impl lts.System, spec lts.Automaton, steps []pathStep) 
 		return nil, fmt.Errorf("refine: internal error: counterexample fails re-validation: %w", err)
 	}
 
-	cex := &Counterexample{Event: tab.Name(trace[len(trace)-1])}
-	for _, e := range trace {
-		cex.Trace = append(cex.Trace, tab.Name(e))
-	}
-	cex.Offered = []string{}
-	for _, e := range offered {
-		cex.Offered = append(cex.Offered, tab.Name(e))
-	}
-	// Event ids follow the order in which events were first met, which
-	// depends on the number of workers: sort by name.
-	slices.Sort(cex.Offered)
-	desc, _ := impl.(lts.Describer)
-	var prev []lts.Binding
-	if desc != nil {
-		prev = desc.Describe(impl.Initial())
-		cex.Initial = prev
-	}
-	for _, st := range steps {
-		step := Step{Event: tab.Name(st.ev), Visible: st.ev != lts.Tau, State: st.s}
-		if desc != nil {
-			step.Vars = desc.Describe(st.s)
-			step.Changed = lts.Changed(prev, step.Vars)
-			prev = step.Vars
-		}
-		cex.Path = append(cex.Path, step)
-	}
-	return cex, nil
+	cex := &Counterexample{Event: tab.Name(trace[len(trace)-1]), Offered: sortedNames(tab, offered)}
+	return describePath(impl, cex, trace, steps), nil
 }
 
 // unreducer is implemented by systems that store one state per orbit of a

@@ -184,7 +184,10 @@ func jsonTrace(c *pipeline.Counterexample) *jsonCounterexample {
 	if c == nil {
 		return nil
 	}
-	jc := &jsonCounterexample{Trace: c.Trace, Steps: []jsonStep{}, Offered: c.Offered, Explanation: c.Explanation, History: c.History}
+	jc := &jsonCounterexample{
+		Trace: c.Trace, Steps: []jsonStep{}, Offered: c.Offered, Explanation: c.Explanation, History: c.History,
+		Kind: c.Kind, Refused: c.Refused, Acceptances: c.Acceptances,
+	}
 	if jc.Trace == nil {
 		jc.Trace = []string{}
 	}
@@ -222,6 +225,11 @@ type jsonCounterexample struct {
 	Offered     []string   `json:"offered,omitempty"`
 	Explanation string     `json:"explanation,omitempty"`
 	History     []string   `json:"history,omitempty"`
+	// refines <F> / <FD>: "trace", "refusal" or "divergence"; a refusal's
+	// refused events and the specification's minimal acceptances.
+	Kind        string     `json:"kind,omitempty"`
+	Refused     []string   `json:"refused,omitempty"`
+	Acceptances [][]string `json:"acceptances,omitempty"`
 }
 
 type jsonStep struct {

@@ -1,0 +1,324 @@
+package refine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/quasar-verify/quasar/internal/budget"
+	"github.com/quasar-verify/quasar/internal/intern"
+	"github.com/quasar-verify/quasar/lts"
+)
+
+// Model is the semantic model of a failures check.
+type Model int
+
+const (
+	// StableFailures is `refines <F>`: traces(Impl) ⊆ traces(Spec) and
+	// every stable failure of Impl is one of Spec.
+	StableFailures Model = iota + 1
+	// FailuresDivergences is `refines <FD>`: every divergence of Impl is
+	// one of Spec, and so is every failure, both closed under divergence
+	// (after a trace on which Spec may diverge, anything goes).
+	FailuresDivergences
+)
+
+func (m Model) String() string {
+	switch m {
+	case StableFailures:
+		return "F"
+	case FailuresDivergences:
+		return "FD"
+	}
+	return fmt.Sprintf("Model(%d)", int(m))
+}
+
+// Violation kinds of a failures counterexample.
+const (
+	KindTrace      = "trace"      // t·e is a trace of Impl, not of Spec
+	KindRefusal    = "refusal"    // after t Impl is stable and refuses what Spec cannot
+	KindDivergence = "divergence" // after t Impl can diverge and Spec cannot
+)
+
+// CheckFailures decides stable-failures or failures-divergences refinement
+// of spec by impl (see the package documentation, "Failures"). Both are
+// plain processes: the specification's stable states and tau cycles are
+// what its acceptances and divergences are made of. The search is
+// sequential (Options.Workers is ignored) and its counterexample is a
+// shortest one: a trace violation t·e counts |t|+1, a refusal or a
+// divergence after t counts |t|.
+func CheckFailures(ctx context.Context, impl, spec lts.System, model Model, opt Options) (res *Result, err error) {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	if impl == nil || spec == nil {
+		return nil, errors.New("refine: nil implementation or specification")
+	}
+	if impl.Events() != spec.Events() {
+		return nil, errors.New("refine: implementation and specification must share one event table")
+	}
+	if model != StableFailures && model != FailuresDivergences {
+		return nil, fmt.Errorf("refine: unknown model %v", model)
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			res, err = nil, fmt.Errorf("refine: internal error: %v", r)
+		}
+	}()
+	fd := model == FailuresDivergences
+	s := &fsearch{
+		impl:  impl,
+		model: model,
+		norm:  newFailNorm(spec, fd),
+		opt:   opt,
+		bud:   budget.New(ctx, opt.Limits.Timeout, opt.Limits.MaxStates, opt.Limits.MaxBytes),
+		pairs: intern.NewPairs(1 << 12),
+	}
+	s.term, _ = impl.(lts.Terminator)
+	s.orig = impl
+	if fd {
+		// The cycle search runs ahead of the breadth-first search along
+		// tau steps: with the successors memoised, each impl state is
+		// expanded once.
+		s.impl = newCachedSystem(impl, specCacheTransitions)
+		s.cyc = newTauCycles(s.impl)
+	}
+	defer s.bud.Close()
+	return s.run()
+}
+
+// fsearch is the product search of the failures checks: the level-by-level
+// 0-1 breadth-first search of Check (without antichains and batching) with
+// the refusal and divergence tests added at each pair.
+type fsearch struct {
+	impl  lts.System // FD: orig with its successors memoised
+	orig  lts.System // the implementation, for re-validation
+	term  lts.Terminator
+	cyc   *tauCycles // FD: the impl's tau cycles
+	model Model
+	norm  *failNorm
+	opt   Options
+	bud   *budget.Budget
+
+	pairs  *intern.Pairs
+	parent []uint32
+	via    []lts.Event
+	seen   []uint64
+	nimpl  int64
+
+	cur, next []item
+	pending   []pend
+	trs       []lts.Transition
+	acc       []lts.Event
+
+	transitions int64
+	depth       int
+	countdown   int
+	// found is the first trace violation of the current level: it is
+	// reported at the end of the level unless a refusal or divergence of
+	// the same level, one event shorter, turns up.
+	found *fviolation
+}
+
+// fviolation is a violation found by the search, before validation.
+type fviolation struct {
+	kind string
+	id   uint32    // the pair
+	ev   lts.Event // trace: the event (Tick for termination)
+	to   lts.State // trace: the impl state after ev (unused for Tick)
+}
+
+func (s *fsearch) run() (*Result, error) {
+	s.countdown = pollEvery
+	m, err := s.norm.start()
+	if err != nil {
+		return nil, &TraceError{Err: err}
+	}
+	s.add(s.impl.Initial(), m, noParent, lts.Tau, &s.cur)
+	for len(s.cur) > 0 {
+		for i := 0; i < len(s.cur); i++ {
+			if s.countdown--; s.countdown <= 0 {
+				if reason := s.poll(); reason != "" {
+					return s.unknown(reason), nil
+				}
+			}
+			v, err := s.visit(s.cur[i])
+			if err != nil {
+				return nil, err
+			}
+			if v != nil {
+				return s.report(v)
+			}
+		}
+		if s.found != nil {
+			return s.report(s.found)
+		}
+		for _, p := range s.pending {
+			s.add(p.s, p.m, p.parent, p.ev, &s.next)
+		}
+		s.pending = s.pending[:0]
+		s.cur, s.next = s.next, s.cur[:0]
+		s.depth++
+	}
+	return &Result{Verdict: lts.Valid, Stats: s.stats()}, nil
+}
+
+// visit checks one pair and queues its successors. It returns a refusal or
+// a divergence at once (nothing shorter is left); a trace violation waits in
+// s.found for the end of the level.
+func (s *fsearch) visit(it item) (*fviolation, error) {
+	node := &s.norm.info[it.m]
+	if s.cyc != nil && node.div {
+		return nil, nil // after a divergence of Spec, anything goes
+	}
+	trs, err := s.impl.Successors(it.s, s.trs[:0])
+	if err != nil {
+		return nil, s.traceError(it.id, lts.Tau, err)
+	}
+	s.trs = trs
+	if s.cyc != nil {
+		on, err := s.cyc.onCycle(it.s)
+		if err != nil {
+			return nil, s.traceError(it.id, lts.Tau, err)
+		}
+		if on {
+			return &fviolation{kind: KindDivergence, id: it.id}, nil
+		}
+	}
+	// Terminated states have no transitions (lts.Terminator), and asking
+	// is not free: a *csp.Proc decodes the state.
+	terminated := len(trs) == 0 && s.term != nil && s.term.Terminated(it.s)
+	if acc, stable := acceptance(trs, terminated, s.acc[:0]); stable {
+		s.acc = acc
+		if !hasAcceptance(node.accs, acc) {
+			return &fviolation{kind: KindRefusal, id: it.id}, nil
+		}
+	}
+	if terminated && !node.term {
+		s.noteTrace(it.id, Tick, it.s)
+	}
+	for _, tr := range trs {
+		s.transitions++
+		if tr.Event == lts.Tau {
+			s.add(tr.Target, it.m, it.id, lts.Tau, &s.cur)
+			continue
+		}
+		m, err := s.norm.step(it.m, tr.Event)
+		if err != nil {
+			return nil, s.traceError(it.id, tr.Event, err)
+		}
+		if m == empty {
+			s.noteTrace(it.id, tr.Event, tr.Target)
+			continue
+		}
+		if s.found == nil {
+			s.pending = append(s.pending, pend{parent: it.id, ev: tr.Event, s: tr.Target, m: m})
+		}
+	}
+	return nil, nil
+}
+
+// hasAcceptance reports whether a stable impl state offering acc has a failure
+// the specification node also has: some minimal acceptance of the node is
+// a subset of acc.
+func hasAcceptance(accs [][]lts.Event, acc []lts.Event) bool {
+	for _, a := range accs {
+		if subsetOf(a, acc) {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *fsearch) noteTrace(id uint32, ev lts.Event, to lts.State) {
+	if s.found == nil {
+		s.found = &fviolation{kind: KindTrace, id: id, ev: ev, to: to}
+	}
+}
+
+func (s *fsearch) add(st lts.State, m uint32, parent uint32, ev lts.Event, q *[]item) {
+	id, added := s.pairs.Intern(uint64(st)<<32 | uint64(m))
+	if !added {
+		return
+	}
+	s.parent = append(s.parent, parent)
+	s.via = append(s.via, ev)
+	w := int(st >> 6)
+	if w >= len(s.seen) {
+		s.seen = append(s.seen, make([]uint64, w+1-len(s.seen)+len(s.seen)/2)...)
+	}
+	if bit := uint64(1) << (st & 63); s.seen[w]&bit == 0 {
+		s.seen[w] |= bit
+		s.nimpl++
+	}
+	*q = append(*q, item{id: id, s: st, m: m})
+}
+
+func (s *fsearch) poll() string {
+	s.countdown = pollEvery
+	if reason := s.bud.Exceeded(s.pairs.Len()); reason != "" {
+		return reason
+	}
+	if s.opt.Progress != nil {
+		s.opt.Progress(s.stats())
+	}
+	return ""
+}
+
+func (s *fsearch) unknown(reason string) *Result {
+	return &Result{Verdict: lts.Unknown, Reason: reason, Stats: s.stats()}
+}
+
+func (s *fsearch) stats() Stats {
+	secs := s.bud.Seconds()
+	n := int64(s.pairs.Len())
+	st := Stats{
+		Stats:       lts.Stats{States: n, Transitions: s.transitions, Seconds: secs, PeakBytes: s.bud.Peak(), Depth: s.depth},
+		ImplStates:  s.nimpl,
+		Pairs:       n,
+		Macrostates: int64(s.norm.count()),
+	}
+	if secs > 0 {
+		st.PairsPerSecond = float64(n) / secs
+	}
+	return st
+}
+
+// path returns the steps from the initial pair to pair id (tau included).
+func (s *fsearch) path(id uint32) []pathStep {
+	var steps []pathStep
+	for ; s.parent[id] != noParent; id = s.parent[id] {
+		steps = append(steps, pathStep{ev: s.via[id], s: lts.State(s.pairs.Get(id) >> 32)})
+	}
+	for i, j := 0, len(steps)-1; i < j; i, j = i+1, j-1 {
+		steps[i], steps[j] = steps[j], steps[i]
+	}
+	return steps
+}
+
+func (s *fsearch) traceError(id uint32, ev lts.Event, err error) error {
+	tab := s.impl.Events()
+	var trace []string
+	for _, st := range s.path(id) {
+		if st.ev != lts.Tau {
+			trace = append(trace, tab.Name(st.ev))
+		}
+	}
+	if ev != lts.Tau {
+		trace = append(trace, tab.Name(ev))
+	}
+	return &TraceError{Err: err, Trace: trace}
+}
+
+// report builds and re-validates the counterexample of v.
+func (s *fsearch) report(v *fviolation) (*Result, error) {
+	steps := s.path(v.id)
+	if v.kind == KindTrace && v.ev != Tick {
+		steps = append(steps, pathStep{ev: v.ev, s: v.to})
+	}
+	cex, err := buildFailure(s.orig, s.norm.spec, s.model, v.kind, v.ev == Tick, steps)
+	if err != nil {
+		return nil, err
+	}
+	return &Result{Verdict: lts.Invalid, Stats: s.stats(), Counterexample: cex}, nil
+}
