@@ -54,9 +54,16 @@ func failureExplanation(c *refine.Counterexample) string {
 		for _, a := range c.Acceptances {
 			accs = append(accs, "{"+strings.Join(a, " ")+"}")
 		}
-		must := "the specification has no stable state here: it cannot refuse anything"
-		if len(accs) > 0 {
-			must = "the specification must offer all of one of " + strings.Join(accs, " or ")
+		must := "the specification has no stable state there, so it refuses nothing"
+		switch len(accs) {
+		case 0:
+		case 1:
+			must = "every stable state of the specification there offers at least " + accs[0]
+		default:
+			must = "every stable state of the specification there offers at least " + strings.Join(accs, " or ")
+		}
+		if len(c.Refused) == 0 {
+			return fmt.Sprintf("after the trace the implementation is stable and offers %s; %s", offers, must)
 		}
 		return fmt.Sprintf("after the trace the implementation is stable and offers %s, so it refuses %s; %s",
 			offers, strings.Join(c.Refused, " "), must)

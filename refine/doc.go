@@ -93,6 +93,34 @@
 // Run-time errors of the models (lts.RuntimeError from Successors or Step)
 // are errors, wrapped in a *TraceError with the trace that reached them.
 //
+// # Failures
+//
+// CheckFailures decides stable-failures (F) and failures-divergences (FD)
+// refinement (docs/refinement.md) with the same level-by-level 0-1
+// breadth-first search over (impl state, spec node) pairs, without
+// antichains, batching or workers. The specification is normalised from
+// the process itself (not through TauClosed): a node is the tau-closed set
+// of spec states reached by a trace, interned, with its minimal
+// acceptances (the offers of its stable states, Tick for termination,
+// minimised under inclusion) and, for FD, whether a state of it lies on a
+// tau cycle. At each pair: a divergent node (FD) allows everything below
+// it; an impl state on a tau cycle (FD) is a divergence; a stable impl
+// state whose offer contains none of the node's minimal acceptances is a
+// refusal; a visible event (or Tick) the node cannot follow is a trace
+// violation. Tau cycles are found by an on-demand iterative Tarjan over
+// the tau edges (diverge.go), remembered per state; the successors of the
+// spec, and for FD of the impl, are memoised (cachedSystem) because the
+// closures and the cycle search ask for them again.
+//
+// A refusal or divergence after t has length |t| and a trace violation
+// t·e length |t|+1, so a trace violation found while expanding level k is
+// held until the level ends, in case a refusal or divergence of the same
+// level turns up. Counterexamples are re-validated from the definitions
+// by fresh set simulations (fvalidate.go). The random-graph test compares
+// every verdict and counterexample length with an oracle that enumerates
+// the failures (t, X) for every refusal set X and the divergences of both
+// sides explicitly.
+//
 // # Factors
 //
 // MinFactor searches K = 0, 1, ... for the smallest factor whose spec
