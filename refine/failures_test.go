@@ -290,3 +290,22 @@ func TestFailuresRefusalReport(t *testing.T) {
 		t.Fatalf("refusal report %+v", c)
 	}
 }
+
+// TestFailuresLimits: a state limit or a cancelled context ends the search
+// unknown, with the statistics so far.
+func TestFailuresLimits(t *testing.T) {
+	tab := lts.NewEventTable()
+	impl, spec := counters(tab, 200), modSpec(tab, 7, false)
+	for _, model := range []Model{StableFailures, FailuresDivergences} {
+		res, err := CheckFailures(context.Background(), impl, spec, model, Options{Limits: lts.Limits{MaxStates: 10000}})
+		if err != nil || res.Verdict != lts.Unknown || res.Stats.Pairs < 10000 || res.Reason == "" {
+			t.Errorf("%v with a state limit: %+v, %v", model, res, err)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		res, err = CheckFailures(ctx, impl, spec, model, Options{})
+		if err != nil || res.Verdict != lts.Unknown {
+			t.Errorf("%v cancelled: %+v, %v", model, res, err)
+		}
+	}
+}
