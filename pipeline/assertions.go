@@ -168,7 +168,7 @@ func checkOne(ctx context.Context, prog *csp.Program, info *lang.Info, a *lang.A
 	start := time.Now()
 	defer func() {
 		if r := recover(); r != nil {
-			res.Verdict, res.Error = lts.Unknown, fmt.Sprintf("internal error: %v", r)
+			res.Verdict, res.Error, res.Internal = lts.Unknown, fmt.Sprintf("internal error: %v", r), true
 		}
 		// The time of an assertion is all of its work: building the
 		// systems, the search, and re-validating a counterexample.
@@ -218,6 +218,10 @@ func checkOne(ctx context.Context, prog *csp.Program, info *lang.Info, a *lang.A
 	}
 	if err != nil {
 		res.Verdict, res.Error = lts.Unknown, err.Error()
+		// A counterexample that fails re-validation, a panic caught below:
+		// every package says "internal error" (never for bad input).
+		var rte *lts.RuntimeError
+		res.Internal = !errors.As(err, &rte) && strings.Contains(res.Error, "internal error")
 	}
 }
 

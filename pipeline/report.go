@@ -62,9 +62,10 @@ type Assertion struct {
 	Reason         string          `json:"reason,omitempty"`
 	Stats          Stats           `json:"stats"`
 	Counterexample *Counterexample `json:"counterexample,omitempty"`
-	Witness        *Counterexample `json:"witness,omitempty"` // reaches: a shortest trace to the goal (with min/max: to the optimum)
-	Value          *int64          `json:"value,omitempty"`   // reaches ... with min/max
-	Error          string          `json:"error,omitempty"`   // a run-time error of the model, or an internal error
+	Witness        *Counterexample `json:"witness,omitempty"`  // reaches: a shortest trace to the goal (with min/max: to the optimum)
+	Value          *int64          `json:"value,omitempty"`    // reaches ... with min/max
+	Error          string          `json:"error,omitempty"`    // a run-time error of the model, or an internal error
+	Internal       bool            `json:"internal,omitempty"` // Error is a bug of quasar, not of the model
 }
 
 // Stats are the figures of one check.

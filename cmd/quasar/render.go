@@ -71,6 +71,9 @@ func writeAssertion(w io.Writer, file string, a *pipeline.Assertion, sources map
 		msg := strings.TrimRight(formatError(errors.New(a.Error), sources), "\n")
 		msg = strings.TrimPrefix(msg, "quasar: ")
 		fmt.Fprintf(w, "  error: %s\n", strings.ReplaceAll(msg, "\n", "\n  "))
+		if a.Internal {
+			fmt.Fprintln(w, "  this is a bug of quasar, not of the model; please report it with the model and the command line")
+		}
 	}
 	if a.Counterexample != nil {
 		writeTrace(w, "counterexample", a.Counterexample)
@@ -168,7 +171,7 @@ func writeJSON(w io.Writer, rep *pipeline.Report) error {
 	for _, a := range rep.Assertions {
 		ja := jsonAssertion{
 			Line: a.Line, Text: a.Text, Kind: a.Kind, Verdict: a.Verdict, Reason: a.Reason, Error: a.Error,
-			Stats: a.Stats, Value: a.Value,
+			Internal: a.Internal, Stats: a.Stats, Value: a.Value,
 		}
 		ja.Counterexample, ja.Witness = jsonTrace(a.Counterexample), jsonTrace(a.Witness)
 		doc.Assertions = append(doc.Assertions, ja)
@@ -213,6 +216,7 @@ type jsonAssertion struct {
 	Verdict        lts.Verdict         `json:"verdict"`
 	Reason         string              `json:"reason,omitempty"`
 	Error          string              `json:"error,omitempty"`
+	Internal       bool                `json:"internal,omitempty"` // the error is a bug of quasar (exit code 4)
 	Stats          pipeline.Stats      `json:"stats"`
 	Counterexample *jsonCounterexample `json:"counterexample,omitempty"`
 	Witness        *jsonCounterexample `json:"witness,omitempty"` // reaches: a shortest trace to the goal
@@ -253,7 +257,7 @@ func reportCode(rep *pipeline.Report) int {
 	for _, a := range rep.Assertions {
 		c := exitOK
 		switch {
-		case strings.HasPrefix(a.Error, "internal error"):
+		case a.Internal || strings.HasPrefix(a.Error, "internal error"):
 			c = exitInternal
 		case a.Error != "":
 			c = exitBadInput

@@ -104,6 +104,8 @@ func TestReportCode(t *testing.T) {
 		{"unknown", rep(lts.Unknown, lts.Valid), exitUnknown},
 		{"invalid beats unknown", rep(lts.Unknown, lts.Invalid, lts.Unknown), exitInvalid},
 		{"model error beats invalid", append(rep(lts.Invalid).Assertions, &pipeline.Assertion{Verdict: lts.Unknown, Error: "m.csp:1:1: index out of range"}), exitBadInput},
+		{"a package's internal error", append(rep(lts.Valid).Assertions,
+			&pipeline.Assertion{Verdict: lts.Unknown, Error: "refine: internal error: counterexample fails re-validation", Internal: true}), exitInternal},
 		{"internal error beats all", append(rep(lts.Invalid).Assertions,
 			&pipeline.Assertion{Verdict: lts.Unknown, Error: "internal error: boom"},
 			&pipeline.Assertion{Verdict: lts.Unknown, Error: "m.csp:1:1: x"}), exitInternal},

@@ -134,13 +134,19 @@ func execute(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	})
 }
 
-// protect runs f and turns a panic into an internal error: a message with
-// the stack on stderr and exit code 4.
+// protect runs f and turns a panic into an internal error: one line on
+// stderr (the stack goes to a file it names, not to the terminal) and exit
+// code 4.
 func protect(stderr io.Writer, f func() int) (code int) {
 	defer func() {
 		if r := recover(); r != nil {
-			fmt.Fprintf(stderr, "quasar: internal error: %v\n%s", r, debug.Stack())
-			fmt.Fprintln(stderr, "quasar: this is a bug; please report it with the command line and input")
+			where := ""
+			if file, err := os.CreateTemp("", "quasar-crash-*.txt"); err == nil {
+				fmt.Fprintf(file, "quasar %s: internal error: %v\n\n%s", strings.Join(os.Args[1:], " "), r, debug.Stack())
+				file.Close()
+				where = " (stack in " + file.Name() + ")"
+			}
+			fmt.Fprintf(stderr, "quasar: internal error: %v; this is a bug, please report it with the command line and input%s\n", r, where)
 			code = exitInternal
 		}
 	}()

@@ -13,7 +13,7 @@ func TestProtect(t *testing.T) {
 	if code != exitInternal {
 		t.Errorf("code %d, want %d", code, exitInternal)
 	}
-	if !strings.HasPrefix(stderr.String(), "quasar: internal error: boom\n") {
+	if out := stderr.String(); !strings.HasPrefix(out, "quasar: internal error: boom; this is a bug") || strings.Count(out, "\n") != 1 {
 		t.Errorf("stderr %q", stderr.String())
 	}
 	if code := protect(&stderr, func() int { return 3 }); code != 3 {
