@@ -8,7 +8,8 @@ import (
 )
 
 // ModelByName returns a built-in model: "register", "cas-register" (alias
-// "etcd"), "kv", "queue", "stack", "pqueue", "set".
+// "etcd"), "kv", "queue", "stack", "pqueue", "set", "mutex",
+// "multi-register".
 func ModelByName(name string) (Model, error) {
 	switch name {
 	case "register":
@@ -25,13 +26,17 @@ func ModelByName(name string) (Model, error) {
 		return PriorityQueue(), nil
 	case "set":
 		return Set(), nil
+	case "mutex":
+		return Mutex(), nil
+	case "multi-register":
+		return MultiRegister(Nil()), nil
 	}
-	return nil, fmt.Errorf("unknown model %q (want register, cas-register, kv, queue, stack, pqueue or set)", name)
+	return nil, fmt.Errorf("unknown model %q (want register, cas-register, kv, queue, stack, pqueue, set, mutex or multi-register)", name)
 }
 
 // ModelNames lists the built-in models.
 func ModelNames() []string {
-	return []string{"register", "cas-register", "kv", "queue", "stack", "pqueue", "set"}
+	return []string{"register", "cas-register", "kv", "queue", "stack", "pqueue", "set", "mutex", "multi-register"}
 }
 
 func opError(o *Op, format string, args ...any) error {

@@ -271,7 +271,7 @@ func historyModel(name string) (history.Model, error) {
 	}
 	m, err := history.ModelByName(name)
 	if err != nil {
-		return nil, fmt.Errorf("unknown model %q (want queue, stack, pqueue, set, register, cas or kv)", name)
+		return nil, fmt.Errorf("unknown model %q (want queue, stack, pqueue, set, register, cas, kv, mutex or multi-register)", name)
 	}
 	return m, nil
 }
@@ -291,8 +291,11 @@ func registerWith(m history.Model, init string, knossos bool) (history.Model, er
 		return history.RegisterWith(o), nil
 	case "cas-register":
 		return history.CASRegisterWith(o), nil
+	case "multi-register":
+		// Knossos's nil reads are always legal in its multi-register.
+		return history.MultiRegister(o.Init), nil
 	}
-	return nil, fmt.Errorf("--init and --knossos are for the register models (register, cas), not %s", m.Name())
+	return nil, fmt.Errorf("--init and --knossos are for the register models (register, cas, multi-register), not %s", m.Name())
 }
 
 // guessModel picks the model from the operation names when they leave no
@@ -303,6 +306,7 @@ func guessModel(h *history.History) (string, error) {
 		"push": "stack", "pop": "stack",
 		"read": "cas", "write": "cas", "cas": "cas",
 		"get": "kv", "put": "kv", "append": "kv",
+		"acquire": "mutex", "release": "mutex", "txn": "multi-register",
 	}
 	found := ""
 	for _, o := range h.Ops {
