@@ -6,7 +6,6 @@ import (
 	"fmt"
 
 	"github.com/quasar-verify/quasar/internal/budget"
-	"github.com/quasar-verify/quasar/internal/intern"
 	"github.com/quasar-verify/quasar/lts"
 )
 
@@ -72,7 +71,7 @@ func CheckFailures(ctx context.Context, impl, spec lts.System, model Model, opt 
 		norm:  newFailNorm(spec, fd),
 		opt:   opt,
 		bud:   budget.New(ctx, opt.Limits.Timeout, opt.Limits.MaxStates, opt.Limits.MaxBytes),
-		pairs: intern.NewPairs(1 << 12),
+		trail: newTrail(impl.Events()),
 	}
 	s.term, _ = impl.(lts.Terminator)
 	s.orig = impl
@@ -100,11 +99,9 @@ type fsearch struct {
 	opt   Options
 	bud   *budget.Budget
 
-	pairs  *intern.Pairs
-	parent []uint32
-	via    []lts.Event
-	seen   []uint64
-	nimpl  int64
+	trail
+	seen  []uint64
+	nimpl int64
 
 	cur, next []item
 	pending   []pend
@@ -237,12 +234,10 @@ func (s *fsearch) noteTrace(id uint32, ev lts.Event, to lts.State) {
 }
 
 func (s *fsearch) add(st lts.State, m uint32, parent uint32, ev lts.Event, q *[]item) {
-	id, added := s.pairs.Intern(uint64(st)<<32 | uint64(m))
+	id, added := s.store(st, m, parent, ev)
 	if !added {
 		return
 	}
-	s.parent = append(s.parent, parent)
-	s.via = append(s.via, ev)
 	w := int(st >> 6)
 	if w >= len(s.seen) {
 		s.seen = append(s.seen, make([]uint64, w+1-len(s.seen)+len(s.seen)/2)...)
@@ -282,32 +277,6 @@ func (s *fsearch) stats() Stats {
 		st.PairsPerSecond = float64(n) / secs
 	}
 	return st
-}
-
-// path returns the steps from the initial pair to pair id (tau included).
-func (s *fsearch) path(id uint32) []pathStep {
-	var steps []pathStep
-	for ; s.parent[id] != noParent; id = s.parent[id] {
-		steps = append(steps, pathStep{ev: s.via[id], s: lts.State(s.pairs.Get(id) >> 32)})
-	}
-	for i, j := 0, len(steps)-1; i < j; i, j = i+1, j-1 {
-		steps[i], steps[j] = steps[j], steps[i]
-	}
-	return steps
-}
-
-func (s *fsearch) traceError(id uint32, ev lts.Event, err error) error {
-	tab := s.impl.Events()
-	var trace []string
-	for _, st := range s.path(id) {
-		if st.ev != lts.Tau {
-			trace = append(trace, tab.Name(st.ev))
-		}
-	}
-	if ev != lts.Tau {
-		trace = append(trace, tab.Name(ev))
-	}
-	return &TraceError{Err: err, Trace: trace}
 }
 
 // report builds and re-validates the counterexample of v.

@@ -7,7 +7,6 @@ import (
 
 	"github.com/quasar-verify/quasar/internal/budget"
 	"github.com/quasar-verify/quasar/internal/frontier"
-	"github.com/quasar-verify/quasar/internal/intern"
 	"github.com/quasar-verify/quasar/lts"
 )
 
@@ -66,7 +65,7 @@ func Check(ctx context.Context, impl lts.System, spec lts.Automaton, opt Options
 		norm:  newNormaliser(spec),
 		opt:   opt,
 		bud:   budget.New(ctx, opt.Limits.Timeout, opt.Limits.MaxStates, opt.Limits.MaxBytes),
-		pairs: intern.NewPairs(1 << 12),
+		trail: newTrail(impl.Events()),
 	}
 	defer s.bud.Close()
 	if opt.Workers >= 2 {
@@ -107,9 +106,7 @@ type search struct {
 	// stopped is the limit the spec's interrupt poll saw (see Check).
 	stopped string
 
-	pairs  *intern.Pairs // (impl state, macrostate) packed in 64 bits -> pair id
-	parent []uint32      // parent[id]: the pair id id was first reached from
-	via    []lts.Event   // via[id]: the impl event of that step (Tau for internal)
+	trail
 
 	// Antichains: for each impl state, the macrostates stored with it,
 	// minus those that a later, smaller one made redundant.
@@ -385,12 +382,10 @@ func (s *search) add(st lts.State, m uint32, parent uint32, ev lts.Event, q *[]i
 			return
 		}
 	}
-	id, added := s.pairs.Intern(key)
+	id, added := s.store(st, m, parent, ev)
 	if !added {
 		return
 	}
-	s.parent = append(s.parent, parent)
-	s.via = append(s.via, ev)
 	s.markImpl(st)
 	if anti {
 		s.remember(st, m)
@@ -486,37 +481,6 @@ func (s *search) stats() Stats {
 		st.PairsPerSecond = float64(n) / secs
 	}
 	return st
-}
-
-// implState is the impl state of pair id.
-func (s *search) implState(id uint32) lts.State {
-	return lts.State(s.pairs.Get(id) >> 32)
-}
-
-// path returns the steps from the initial pair to pair id (tau included).
-func (s *search) path(id uint32) []pathStep {
-	var steps []pathStep
-	for ; s.parent[id] != noParent; id = s.parent[id] {
-		steps = append(steps, pathStep{ev: s.via[id], s: s.implState(id)})
-	}
-	for i, j := 0, len(steps)-1; i < j; i, j = i+1, j-1 {
-		steps[i], steps[j] = steps[j], steps[i]
-	}
-	return steps
-}
-
-func (s *search) traceError(id uint32, ev lts.Event, err error) error {
-	tab := s.impl.Events()
-	var trace []string
-	for _, st := range s.path(id) {
-		if st.ev != lts.Tau {
-			trace = append(trace, tab.Name(st.ev))
-		}
-	}
-	if ev != lts.Tau {
-		trace = append(trace, tab.Name(ev))
-	}
-	return &TraceError{Err: err, Trace: trace}
 }
 
 // violation builds, re-validates and reports the counterexample ending
