@@ -70,9 +70,9 @@ func CheckFailures(ctx context.Context, impl, spec lts.System, model Model, opt 
 		model: model,
 		norm:  newFailNorm(spec, fd),
 		opt:   opt,
-		bud:   budget.New(ctx, opt.Limits.Timeout, opt.Limits.MaxStates, opt.Limits.MaxBytes),
-		trail: newTrail(impl.Events()),
+		trail: newTrail(impl.Events(), budget.New(ctx, opt.Limits.Timeout, opt.Limits.MaxStates, opt.Limits.MaxBytes), opt),
 	}
+	s.specStates = s.norm.count
 	s.term, _ = impl.(lts.Terminator)
 	s.orig = impl
 	if fd {
@@ -97,20 +97,15 @@ type fsearch struct {
 	model Model
 	norm  *failNorm
 	opt   Options
-	bud   *budget.Budget
 
 	trail
-	seen  []uint64
-	nimpl int64
 
 	cur, next []item
 	pending   []pend
 	trs       []lts.Transition
 	acc       []lts.Event
 
-	transitions int64
-	depth       int
-	countdown   int
+	depth int
 	// found is the first trace violation of the current level: it is
 	// reported at the end of the level unless a refusal or divergence of
 	// the same level, one event shorter, turns up.
@@ -133,6 +128,7 @@ func (s *fsearch) run() (*Result, error) {
 	}
 	s.add(s.impl.Initial(), m, noParent, lts.Tau, &s.cur)
 	for len(s.cur) > 0 {
+		s.maxDepth = s.depth
 		for i := 0; i < len(s.cur); i++ {
 			if s.countdown--; s.countdown <= 0 {
 				if reason := s.poll(); reason != "" {
@@ -238,45 +234,8 @@ func (s *fsearch) add(st lts.State, m uint32, parent uint32, ev lts.Event, q *[]
 	if !added {
 		return
 	}
-	w := int(st >> 6)
-	if w >= len(s.seen) {
-		s.seen = append(s.seen, make([]uint64, w+1-len(s.seen)+len(s.seen)/2)...)
-	}
-	if bit := uint64(1) << (st & 63); s.seen[w]&bit == 0 {
-		s.seen[w] |= bit
-		s.nimpl++
-	}
+	s.markImpl(st)
 	*q = append(*q, item{id: id, s: st, m: m})
-}
-
-func (s *fsearch) poll() string {
-	s.countdown = pollEvery
-	if reason := s.bud.Exceeded(s.pairs.Len()); reason != "" {
-		return reason
-	}
-	if s.opt.Progress != nil {
-		s.opt.Progress(s.stats())
-	}
-	return ""
-}
-
-func (s *fsearch) unknown(reason string) *Result {
-	return &Result{Verdict: lts.Unknown, Reason: reason, Stats: s.stats()}
-}
-
-func (s *fsearch) stats() Stats {
-	secs := s.bud.Seconds()
-	n := int64(s.pairs.Len())
-	st := Stats{
-		Stats:       lts.Stats{States: n, Transitions: s.transitions, Seconds: secs, PeakBytes: s.bud.Peak(), Depth: s.depth},
-		ImplStates:  s.nimpl,
-		Pairs:       n,
-		Macrostates: int64(s.norm.count()),
-	}
-	if secs > 0 {
-		st.PairsPerSecond = float64(n) / secs
-	}
-	return st
 }
 
 // report builds and re-validates the counterexample of v.

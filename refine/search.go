@@ -64,9 +64,9 @@ func Check(ctx context.Context, impl lts.System, spec lts.Automaton, opt Options
 		impl:  impl,
 		norm:  newNormaliser(spec),
 		opt:   opt,
-		bud:   budget.New(ctx, opt.Limits.Timeout, opt.Limits.MaxStates, opt.Limits.MaxBytes),
-		trail: newTrail(impl.Events()),
+		trail: newTrail(impl.Events(), budget.New(ctx, opt.Limits.Timeout, opt.Limits.MaxStates, opt.Limits.MaxBytes), opt),
 	}
+	s.specStates = s.norm.count
 	defer s.bud.Close()
 	if opt.Workers >= 2 {
 		s.exp = [2]*frontier.Expander{frontier.New(opt.Workers), frontier.New(opt.Workers)}
@@ -102,7 +102,6 @@ type search struct {
 	impl lts.System
 	norm *normaliser
 	opt  Options
-	bud  *budget.Budget
 	// stopped is the limit the spec's interrupt poll saw (see Check).
 	stopped string
 
@@ -114,9 +113,6 @@ type search struct {
 	maxSize []uint32 // largest macrostate size in the list
 	nodes   []antiNode
 
-	implSeen  []uint64 // bitset of impl states reached
-	implCount int64
-
 	cur, next []item // the level being expanded (grows by tau steps), the next level
 	pending   []pend
 	trs       []lts.Transition
@@ -124,10 +120,7 @@ type search struct {
 	counts    []int       // levelBatched: transitions per state of a batch
 	keys      []uint64    // prefetchPending's keys
 
-	transitions int64
-	depth       int // trace length of the current level
-	maxDepth    int
-	countdown   int
+	depth int // trace length of the current level
 
 	exp   [2]*frontier.Expander // nil: sequential
 	batch [2][]lts.State        // the impl states each expander expands
@@ -393,18 +386,6 @@ func (s *search) add(st lts.State, m uint32, parent uint32, ev lts.Event, q *[]i
 	*q = append(*q, item{id: id, s: st, m: m})
 }
 
-func (s *search) markImpl(st lts.State) {
-	w := int(st >> 6)
-	if w >= len(s.implSeen) {
-		s.implSeen = append(s.implSeen, make([]uint64, w+1-len(s.implSeen)+len(s.implSeen)/2)...)
-	}
-	bit := uint64(1) << (st & 63)
-	if s.implSeen[w]&bit == 0 {
-		s.implSeen[w] |= bit
-		s.implCount++
-	}
-}
-
 // dominated reports whether a pair (st, M') with M' a subset of m is
 // stored (and still listed).
 func (s *search) dominated(st lts.State, m uint32) bool {
@@ -445,42 +426,6 @@ func (s *search) remember(st lts.State, m uint32) {
 	}
 	s.nodes = append(s.nodes, antiNode{m: m, next: s.head[st]})
 	s.head[st] = uint32(len(s.nodes))
-}
-
-func (s *search) poll() string {
-	s.countdown = pollEvery
-	if reason := s.bud.Exceeded(s.pairs.Len()); reason != "" {
-		return reason
-	}
-	if s.opt.Progress != nil {
-		s.opt.Progress(s.stats())
-	}
-	return ""
-}
-
-func (s *search) unknown(reason string) *Result {
-	return &Result{Verdict: lts.Unknown, Reason: reason, Stats: s.stats()}
-}
-
-func (s *search) stats() Stats {
-	secs := s.bud.Seconds()
-	n := int64(s.pairs.Len())
-	st := Stats{
-		Stats: lts.Stats{
-			States:      n,
-			Transitions: s.transitions,
-			Seconds:     secs,
-			PeakBytes:   s.bud.Peak(),
-			Depth:       s.maxDepth,
-		},
-		ImplStates:  s.implCount,
-		Pairs:       n,
-		Macrostates: int64(s.norm.count()),
-	}
-	if secs > 0 {
-		st.PairsPerSecond = float64(n) / secs
-	}
-	return st
 }
 
 // violation builds, re-validates and reports the counterexample ending

@@ -1,6 +1,7 @@
 package refine
 
 import (
+	"github.com/quasar-verify/quasar/internal/budget"
 	"github.com/quasar-verify/quasar/internal/intern"
 	"github.com/quasar-verify/quasar/lts"
 )
@@ -14,10 +15,20 @@ type trail struct {
 	pairs  *intern.Pairs // (impl state, macrostate) packed in 64 bits -> pair id
 	parent []uint32      // parent[id]: the pair id id was first reached from
 	via    []lts.Event   // via[id]: the impl event of that step (Tau for internal)
+
+	bud        *budget.Budget
+	progress   func(Stats)
+	specStates func() int // the spec macrostates (nodes) so far
+	countdown  int        // pairs until the next poll
+
+	implSeen    []uint64 // bitset of impl states reached
+	implCount   int64
+	transitions int64
+	maxDepth    int // trace length of the deepest level reached
 }
 
-func newTrail(tab *lts.EventTable) trail {
-	return trail{tab: tab, pairs: intern.NewPairs(1 << 12)}
+func newTrail(tab *lts.EventTable, bud *budget.Budget, opt Options) trail {
+	return trail{tab: tab, pairs: intern.NewPairs(1 << 12), bud: bud, progress: opt.Progress, countdown: pollEvery}
 }
 
 // store interns the pair (st, m) reached from parent by ev; added is false
@@ -34,6 +45,56 @@ func (t *trail) store(st lts.State, m uint32, parent uint32, ev lts.Event) (id u
 // implState is the impl state of pair id.
 func (t *trail) implState(id uint32) lts.State {
 	return lts.State(t.pairs.Get(id) >> 32)
+}
+
+// markImpl counts st among the impl states reached.
+func (t *trail) markImpl(st lts.State) {
+	w := int(st >> 6)
+	if w >= len(t.implSeen) {
+		t.implSeen = append(t.implSeen, make([]uint64, w+1-len(t.implSeen)+len(t.implSeen)/2)...)
+	}
+	if bit := uint64(1) << (st & 63); t.implSeen[w]&bit == 0 {
+		t.implSeen[w] |= bit
+		t.implCount++
+	}
+}
+
+// poll checks the limits (and reports progress) every pollEvery pairs; it
+// returns the limit hit, if any.
+func (t *trail) poll() string {
+	t.countdown = pollEvery
+	if reason := t.bud.Exceeded(t.pairs.Len()); reason != "" {
+		return reason
+	}
+	if t.progress != nil {
+		t.progress(t.stats())
+	}
+	return ""
+}
+
+func (t *trail) unknown(reason string) *Result {
+	return &Result{Verdict: lts.Unknown, Reason: reason, Stats: t.stats()}
+}
+
+func (t *trail) stats() Stats {
+	secs := t.bud.Seconds()
+	n := int64(t.pairs.Len())
+	st := Stats{
+		Stats: lts.Stats{
+			States:      n,
+			Transitions: t.transitions,
+			Seconds:     secs,
+			PeakBytes:   t.bud.Peak(),
+			Depth:       t.maxDepth,
+		},
+		ImplStates:  t.implCount,
+		Pairs:       n,
+		Macrostates: int64(t.specStates()),
+	}
+	if secs > 0 {
+		st.PairsPerSecond = float64(n) / secs
+	}
+	return st
 }
 
 // path returns the steps from the initial pair to pair id (tau included).
