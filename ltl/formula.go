@@ -57,8 +57,9 @@ type AtomRef struct {
 // Parsed is a parsed formula with its atoms (each distinct name once, in
 // order of first appearance).
 type Parsed struct {
-	Root  *Formula
-	Atoms []AtomRef
+	Root   *Formula
+	Atoms  []AtomRef
+	Source string // the text parsed
 }
 
 // String prints f fully parenthesised, with atoms named by names.

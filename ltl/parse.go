@@ -83,7 +83,7 @@ func Parse(file string, line, col int, src string) (*Parsed, error) {
 	if t := p.peek(); t.kind != tEOF {
 		return nil, p.errorf(t.off, "expected an operator or the end of the formula, found %s", t.describe())
 	}
-	return &Parsed{Root: f, Atoms: p.atoms}, nil
+	return &Parsed{Root: f, Atoms: p.atoms, Source: src}, nil
 }
 
 type parser struct {
@@ -98,19 +98,22 @@ type parser struct {
 }
 
 // position renders the file position of a byte offset of the formula.
-func (p *parser) position(off int) string {
-	line, col := p.line, p.col
-	for _, r := range p.src[:min(off, len(p.src))] {
+func (p *parser) position(off int) string { return Position(p.file, p.line, p.col, p.src, off) }
+
+// Position renders "file:line:col" of byte offset off of a formula src
+// whose first character is at line:col of file ("offset n" if line is 0).
+func Position(file string, line, col int, src string, off int) string {
+	if line == 0 {
+		return fmt.Sprintf("offset %d", off)
+	}
+	for _, r := range src[:max(0, min(off, len(src)))] {
 		if r == '\n' {
 			line, col = line+1, 1
 			continue
 		}
 		col++
 	}
-	if p.file == "" && p.line == 0 {
-		return fmt.Sprintf("offset %d", off)
-	}
-	return fmt.Sprintf("%s:%d:%d", p.file, line, col)
+	return fmt.Sprintf("%s:%d:%d", file, line, col)
 }
 
 func (p *parser) errorf(off int, format string, args ...any) error {

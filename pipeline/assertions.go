@@ -193,7 +193,9 @@ func checkOne(ctx context.Context, prog *csp.Program, info *lang.Info, a *lang.A
 			cfg = &c
 		}
 		err = checkRefines(ctx, prog, a, res, opt, cfg)
-	case lang.KindRefinesF, lang.KindRefinesFD, lang.KindLTL:
+	case lang.KindLTL:
+		err = checkLTL(ctx, prog, info, a, res, opt)
+	case lang.KindRefinesF, lang.KindRefinesFD:
 		res.Verdict = lts.Unknown
 		res.Reason = fmt.Sprintf("%s assertions are not supported yet", a.Kind)
 	default:
