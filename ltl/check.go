@@ -132,7 +132,7 @@ func Check(ctx context.Context, sys lts.System, p *Parsed, atoms []Atom, opt Opt
 	defer s.bud.Close()
 	res = &Result{Verdict: lts.Valid, AutomatonStates: len(b.States)}
 	lasso, reason, err := s.run()
-	res.Stats = lts.Stats{States: int64(len(s.keys)), Transitions: s.transitions, Seconds: s.bud.Seconds(), PeakBytes: s.bud.Peak(), Depth: s.maxDepth}
+	res.Stats = lts.Stats{States: int64(s.ids.Len()), Transitions: s.transitions, Seconds: s.bud.Seconds(), PeakBytes: s.bud.Peak(), Depth: s.maxDepth}
 	if err != nil {
 		return nil, err
 	}

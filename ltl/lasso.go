@@ -13,10 +13,10 @@ import (
 // satisfies the fairness assumption.
 func (s *search) lasso(g *sccGraph, root uint32, d []int) *Lasso {
 	var prefix []Step
-	for id := root; s.par[id] != noParent; id = s.par[id] {
-		from, _ := s.pair(s.par[id])
+	for id := root; s.info[id].par != noParent; id = s.info[id].par {
+		from, _ := s.pair(s.info[id].par)
 		to, _ := s.pair(id)
-		prefix = append(prefix, Step{From: from, Event: s.parEv[id], To: to})
+		prefix = append(prefix, Step{From: from, Event: s.info[id].parEv, To: to})
 	}
 	slices.Reverse(prefix)
 	all := make([]bool, len(g.ids))

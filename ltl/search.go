@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/quasar-verify/quasar/internal/budget"
+	"github.com/quasar-verify/quasar/internal/intern"
 	"github.com/quasar-verify/quasar/lts"
 )
 
@@ -21,9 +22,16 @@ type edge struct {
 
 // frame is a product state on the DFS stack with its successors.
 type frame struct {
-	id   uint32
-	succ []edge
-	next int
+	id            uint32
+	lo, next, end int // its successors: edges[lo:end], the next to follow
+}
+
+// pinfo is what the search keeps per product pair.
+type pinfo struct {
+	index, low uint32 // Tarjan: DFS number (0 = not visited) and lowlink
+	par        uint32 // DFS tree: parent pair
+	parEv      lts.Event
+	onStk      bool
 }
 
 // search is the product of a system with a Büchi automaton, explored
@@ -43,13 +51,8 @@ type search struct {
 	evKnown  []bool
 	termMask uint64 // the event atoms the Terminate step satisfies
 
-	ids   map[uint64]uint32 // (system state, automaton state) -> id
-	keys  []uint64
-	index []uint32 // Tarjan: DFS number, 0 = not visited
-	low   []uint32
-	onStk []bool
-	par   []uint32 // DFS tree: parent pair
-	parEv []lts.Event
+	ids  *intern.Pairs // (system state, automaton state) -> id
+	info []pinfo       // per pair
 
 	stack       []uint32 // Tarjan's stack
 	count       uint32
@@ -63,7 +66,7 @@ func newSearch(ctx context.Context, sys lts.System, b *Buchi, atoms []Atom, opt 
 	s := &search{
 		sys: sys, table: sys.Events(), b: b, atoms: atoms, opt: opt,
 		bud: budget.New(ctx, opt.Limits.Timeout, opt.Limits.MaxStates, opt.Limits.MaxBytes),
-		ids: map[uint64]uint32{},
+		ids: intern.NewPairs(1 << 10),
 	}
 	s.term, _ = sys.(lts.Terminator)
 	s.pos, s.neg = make([]uint64, len(b.States)), make([]uint64, len(b.States))
@@ -151,23 +154,16 @@ func (s *search) sysSucc(st lts.State) ([]lts.Transition, error) {
 
 // id returns the id of the pair (st, q), storing it if new.
 func (s *search) id(st lts.State, q int) uint32 {
-	k := uint64(st)<<32 | uint64(q)
-	if id, ok := s.ids[k]; ok {
+	id, added := s.ids.Intern(uint64(st)<<32 | uint64(q))
+	if !added {
 		return id
 	}
-	id := uint32(len(s.keys))
-	s.ids[k] = id
-	s.keys = append(s.keys, k)
-	s.index = append(s.index, 0)
-	s.low = append(s.low, 0)
-	s.onStk = append(s.onStk, false)
-	s.par = append(s.par, noParent)
-	s.parEv = append(s.parEv, 0)
+	s.info = append(s.info, pinfo{par: noParent})
 	return id
 }
 
 func (s *search) pair(id uint32) (lts.State, int) {
-	k := s.keys[id]
+	k := s.ids.Get(id)
 	return lts.State(k >> 32), int(uint32(k))
 }
 
@@ -201,13 +197,13 @@ func (s *search) successors(id uint32, out []edge) ([]edge, error) {
 // accepting lasso, or the reason a limit stopped it, or a model error.
 func (s *search) run() (*Lasso, string, error) {
 	init := s.sys.Initial()
-	var pool [][]edge
+	var edges []edge
 	for _, q := range s.b.Init {
 		root := s.id(init, q)
-		if s.index[root] != 0 {
+		if s.info[root].index != 0 {
 			continue
 		}
-		l, reason, err := s.dfs(root, &pool)
+		l, reason, err := s.dfs(root, &edges)
 		if l != nil || reason != "" || err != nil {
 			return l, reason, err
 		}
@@ -217,21 +213,20 @@ func (s *search) run() (*Lasso, string, error) {
 
 // dfs is Tarjan's algorithm from root, iterative. Each completed SCC is
 // analysed at once (analyse); the first fair accepting one ends the search.
-func (s *search) dfs(root uint32, pool *[][]edge) (*Lasso, string, error) {
+// The successors of the pairs on the DFS stack are kept in one stack of
+// edges, each frame's contiguous.
+func (s *search) dfs(root uint32, edges *[]edge) (*Lasso, string, error) {
 	var frames []frame
 	push := func(id uint32) error {
 		s.count++
-		s.index[id], s.low[id] = s.count, s.count
+		s.info[id].index, s.info[id].low = s.count, s.count
 		s.stack = append(s.stack, id)
-		s.onStk[id] = true
-		d := len(frames)
-		if d >= len(*pool) {
-			*pool = append(*pool, nil)
-		}
-		succ, err := s.successors(id, (*pool)[d][:0])
-		(*pool)[d] = succ
-		s.transitions += int64(len(succ))
-		frames = append(frames, frame{id: id, succ: succ})
+		s.info[id].onStk = true
+		lo := len(*edges)
+		var err error
+		*edges, err = s.successors(id, *edges)
+		s.transitions += int64(len(*edges) - lo)
+		frames = append(frames, frame{id: id, lo: lo, next: lo, end: len(*edges)})
 		s.maxDepth = max(s.maxDepth, len(frames))
 		return err
 	}
@@ -240,35 +235,43 @@ func (s *search) dfs(root uint32, pool *[][]edge) (*Lasso, string, error) {
 	}
 	for len(frames) > 0 {
 		f := &frames[len(frames)-1]
-		if f.next < len(f.succ) {
-			e := f.succ[f.next]
+		if f.next < f.end {
+			e := (*edges)[f.next]
 			f.next++
 			w := e.to
-			if s.index[w] == 0 {
-				s.par[w], s.parEv[w] = f.id, e.ev
+			if s.info[w].index == 0 {
+				s.info[w].par, s.info[w].parEv = f.id, e.ev
 				if s.expanded++; s.expanded%pollEvery == 0 {
-					if r := s.bud.Exceeded(len(s.keys)); r != "" {
+					if r := s.bud.Exceeded(s.ids.Len()); r != "" {
 						return nil, r, nil
 					}
 				}
 				if err := push(w); err != nil {
 					return nil, "", err
 				}
-			} else if s.onStk[w] {
-				s.low[f.id] = min(s.low[f.id], s.index[w])
+			} else if s.info[w].onStk {
+				s.info[f.id].low = min(s.info[f.id].low, s.info[w].index)
 			}
 			continue
 		}
-		id := f.id
+		id, succ := f.id, (*edges)[f.lo:f.end]
 		frames = frames[:len(frames)-1]
+		*edges = (*edges)[:f.lo]
 		if len(frames) > 0 {
 			p := frames[len(frames)-1].id
-			s.low[p] = min(s.low[p], s.low[id])
+			s.info[p].low = min(s.info[p].low, s.info[id].low)
 		}
-		if s.low[id] != s.index[id] {
+		if s.info[id].low != s.info[id].index {
 			continue
 		}
 		// id is the root of an SCC: pop it.
+		if s.stack[len(s.stack)-1] == id && !hasEdgeTo(succ, id) {
+			// A single pair without a self-loop: no cycle (the usual
+			// case, decided without building the SCC).
+			s.stack = s.stack[:len(s.stack)-1]
+			s.info[id].onStk = false
+			continue
+		}
 		i := len(s.stack) - 1
 		for s.stack[i] != id {
 			i--
@@ -276,7 +279,7 @@ func (s *search) dfs(root uint32, pool *[][]edge) (*Lasso, string, error) {
 		members := append([]uint32(nil), s.stack[i:]...)
 		s.stack = s.stack[:i]
 		for _, m := range members {
-			s.onStk[m] = false
+			s.info[m].onStk = false
 		}
 		l, err := s.analyse(id, members)
 		if l != nil || err != nil {
@@ -284,4 +287,13 @@ func (s *search) dfs(root uint32, pool *[][]edge) (*Lasso, string, error) {
 		}
 	}
 	return nil, "", nil
+}
+
+func hasEdgeTo(succ []edge, id uint32) bool {
+	for _, e := range succ {
+		if e.to == id {
+			return true
+		}
+	}
+	return false
 }
