@@ -120,8 +120,8 @@ func Check(ctx context.Context, sys lts.System, p *Parsed, atoms []Atom, opt Opt
 	if len(atoms) != len(p.Atoms) {
 		return nil, fmt.Errorf("ltl: %d atoms resolved for a formula with %d", len(atoms), len(p.Atoms))
 	}
-	if len(atoms) > 64 {
-		return nil, errors.New("ltl: more than 64 distinct atoms in the formula")
+	if len(atoms) > 63 {
+		return nil, errors.New("ltl: more than 63 distinct atoms in the formula")
 	}
 	neg := &Formula{Op: OpNot, L: p.Root}
 	b, err := Translate(neg)

@@ -14,6 +14,9 @@ const pollEvery = 4096
 
 const noParent = ^uint32(0)
 
+// known marks a computed entry of the proposition cache.
+const known = uint64(1) << 63
+
 // edge is a product transition: the system event and the target pair.
 type edge struct {
 	ev lts.Event
@@ -50,6 +53,9 @@ type search struct {
 	evMask   []uint64 // per event id: the event atoms it satisfies
 	evKnown  []bool
 	termMask uint64 // the event atoms the Terminate step satisfies
+	// propCache[s] is the proposition mask of system state s with bit 63
+	// set, or 0 if not computed yet (system states are dense ids).
+	propCache []uint64
 
 	ids  *intern.Pairs // (system state, automaton state) -> id
 	info []pinfo       // per pair
@@ -118,6 +124,9 @@ func (s *search) propMask(st lts.State) (uint64, error) {
 	if s.props == 0 {
 		return 0, nil
 	}
+	if int(st) < len(s.propCache) && s.propCache[st] != 0 {
+		return s.propCache[st] &^ known, nil
+	}
 	var m uint64
 	for i, a := range s.atoms {
 		if a.Prop == nil {
@@ -130,6 +139,12 @@ func (s *search) propMask(st lts.State) (uint64, error) {
 		if ok {
 			m |= 1 << i
 		}
+	}
+	if int(st) < 1<<28 { // a cache of at most 2 GiB
+		for int(st) >= len(s.propCache) {
+			s.propCache = append(s.propCache, make([]uint64, max(1024, len(s.propCache)))...)
+		}
+		s.propCache[st] = m | known
 	}
 	return m, nil
 }
