@@ -54,8 +54,8 @@ func ParseFairness(s string) (Fairness, error) {
 }
 
 // The implicit steps of a run that cannot go on: a deadlocked state loops
-// on Deadlock, a terminated state (after Skip) on Terminate. Neither is an
-// event of the model's table.
+// on Deadlock; a terminated state (after Skip) does Terminate once and
+// then loops on Deadlock. Neither is an event of the model's table.
 const (
 	Deadlock  lts.Event = ^lts.Event(0)
 	Terminate lts.Event = ^lts.Event(0) - 1
@@ -66,7 +66,7 @@ const (
 const TerminateName = "terminate"
 
 // Atom is a resolved atom. With Prop nil it is an event atom: it holds at a
-// step whose event is named Name (and at the implicit step of a
+// step whose event is named Name (and at the termination step of a
 // terminated state if Name is "terminate"). Otherwise it is a proposition
 // on the state the step leaves.
 type Atom struct {
@@ -82,7 +82,8 @@ type Options struct {
 }
 
 // Step is one step of a lasso: From -Event-> To. Event may be Deadlock
-// or Terminate (then To == From).
+// or Terminate (then To == From; after Terminate the run stays in From
+// and only Deadlock steps follow).
 type Step struct {
 	From  lts.State
 	Event lts.Event

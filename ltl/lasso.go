@@ -14,8 +14,8 @@ import (
 func (s *search) lasso(g *sccGraph, root uint32, d []int) *Lasso {
 	var prefix []Step
 	for id := root; s.info[id].par != noParent; id = s.info[id].par {
-		from, _ := s.pair(s.info[id].par)
-		to, _ := s.pair(id)
+		from, _, _ := s.pair(s.info[id].par)
+		to, _, _ := s.pair(id)
 		prefix = append(prefix, Step{From: from, Event: s.info[id].parEv, To: to})
 	}
 	slices.Reverse(prefix)

@@ -92,7 +92,9 @@ func TestSteps(t *testing.T) {
 		want lts.Verdict
 	}{
 		{skip, "a && X terminate", lts.Valid},
-		{skip, "X [] terminate", lts.Valid},
+		// Skip terminates once, then behaves as Stop.
+		{skip, "X terminate && X X [] !terminate", lts.Valid},
+		{skip, "<>[] terminate", lts.Invalid},
 		{stop, "X [] !terminate && X [] !a", lts.Valid},
 		{stop, "<> terminate", lts.Invalid},
 		{hidden, "[]<> a", lts.Valid},

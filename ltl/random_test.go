@@ -85,14 +85,15 @@ func genFormula(r *rand.Rand, ops int) string {
 // fair, or nil. It shares only Holds with the checker.
 func oracleLasso(c *randomCase, fair Fairness, maxLen int) []Step {
 	var path []Step
+	var flags []bool // flags[i]: path[i] starts after the termination step
 	var found []Step
-	var rec func(s lts.State)
-	rec = func(s lts.State) {
+	var rec func(s lts.State, after bool)
+	rec = func(s lts.State, after bool) {
 		if found != nil {
 			return
 		}
 		for k := range path {
-			if path[k].From == s && oracleAccepts(c, path, k, fair) {
+			if path[k].From == s && flags[k] == after && oracleAccepts(c, path, k, fair) {
 				found = append([]Step(nil), path...)
 				return
 			}
@@ -102,19 +103,20 @@ func oracleLasso(c *randomCase, fair Fairness, maxLen int) []Step {
 		}
 		edges := c.sys.Edges[s]
 		if len(edges) == 0 {
+			// Skip terminates once, then behaves as Stop.
 			ev := Deadlock
-			if c.sys.Final[s] {
+			if c.sys.Final[s] && !after {
 				ev = Terminate
 			}
 			edges = []lts.Transition{{Event: ev, Target: s}}
 		}
 		for _, e := range edges {
-			path = append(path, Step{s, e.Event, e.Target})
-			rec(e.Target)
-			path = path[:len(path)-1]
+			path, flags = append(path, Step{s, e.Event, e.Target}), append(flags, after)
+			rec(e.Target, after || e.Event == Terminate)
+			path, flags = path[:len(path)-1], flags[:len(flags)-1]
 		}
 	}
-	rec(c.sys.Init)
+	rec(c.sys.Init, false)
 	return found
 }
 

@@ -31,7 +31,7 @@ type lstep struct{ u, k int }
 func (s *search) analyse(root uint32, members []uint32) (*Lasso, error) {
 	var acc uint64
 	for _, m := range members {
-		_, q := s.pair(m)
+		_, q, _ := s.pair(m)
 		acc |= s.b.States[q].Acc
 	}
 	if acc != s.b.AllAcc() {
@@ -59,7 +59,7 @@ func (s *search) explicit(members []uint32) (*sccGraph, error) {
 	g := &sccGraph{ids: members}
 	for i, m := range members {
 		local[m] = i
-		st, q := s.pair(m)
+		st, q, _ := s.pair(m)
 		g.st = append(g.st, st)
 		g.acc = append(g.acc, s.b.States[q].Acc)
 	}
@@ -76,8 +76,8 @@ func (s *search) explicit(members []uint32) (*sccGraph, error) {
 			}
 		}
 		g.adj = append(g.adj, out)
-		st, _ := s.pair(m)
-		ts, err := s.sysSucc(st)
+		st, _, after := s.pair(m)
+		ts, err := s.sysSucc(st, after)
 		if err != nil {
 			return nil, err
 		}

@@ -14,6 +14,10 @@ const pollEvery = 4096
 
 const noParent = ^uint32(0)
 
+// afterTerm marks, in the automaton half of a pair's key, the state after
+// the termination step of a terminated system state.
+const afterTerm = 1 << 31
+
 // known marks a computed entry of the proposition cache.
 const known = uint64(1) << 63
 
@@ -149,9 +153,16 @@ func (s *search) propMask(st lts.State) (uint64, error) {
 	return m, nil
 }
 
-// sysSucc returns the transitions of st, with the implicit loop of a
-// state that has none. The result aliases s.buf.
-func (s *search) sysSucc(st lts.State) ([]lts.Transition, error) {
+// sysSucc returns the transitions of st, or its implicit steps if it has
+// none: a deadlocked state loops on Deadlock; a terminated state (after
+// Skip) does Terminate once, to itself marked "after termination", which
+// then deadlocks (PAT: Skip terminates, then behaves as Stop). The result
+// aliases s.buf.
+func (s *search) sysSucc(st lts.State, after bool) ([]lts.Transition, error) {
+	if after {
+		s.buf = append(s.buf[:0], lts.Transition{Event: Deadlock, Target: st})
+		return s.buf, nil
+	}
 	ts, err := s.sys.Successors(st, s.buf[:0])
 	s.buf = ts
 	if err != nil {
@@ -177,21 +188,23 @@ func (s *search) id(st lts.State, q int) uint32 {
 	return id
 }
 
-func (s *search) pair(id uint32) (lts.State, int) {
+// pair returns the system state and the automaton state of a pair, and
+// whether it is the state after the termination step.
+func (s *search) pair(id uint32) (lts.State, int, bool) {
 	k := s.ids.Get(id)
-	return lts.State(k >> 32), int(uint32(k))
+	return lts.State(k >> 32), int(uint32(k) &^ afterTerm), uint32(k)&afterTerm != 0
 }
 
 // successors appends the product transitions of id to out: a system step
 // whose letter (the state's propositions and the step's event) satisfies
 // the automaton state's label, to every automaton successor.
 func (s *search) successors(id uint32, out []edge) ([]edge, error) {
-	st, q := s.pair(id)
+	st, q, after := s.pair(id)
 	pm, err := s.propMask(st)
 	if err != nil {
 		return out, err
 	}
-	ts, err := s.sysSucc(st)
+	ts, err := s.sysSucc(st, after)
 	if err != nil {
 		return out, err
 	}
@@ -201,8 +214,12 @@ func (s *search) successors(id uint32, out []edge) ([]edge, error) {
 		if pos&^letter != 0 || neg&letter != 0 {
 			continue
 		}
+		flag := 0
+		if after || t.Event == Terminate {
+			flag = afterTerm
+		}
 		for _, q2 := range succ {
-			out = append(out, edge{t.Event, s.id(t.Target, q2)})
+			out = append(out, edge{t.Event, s.id(t.Target, q2|flag)})
 		}
 	}
 	return out, nil

@@ -26,7 +26,11 @@ func Validate(sys lts.System, p *Parsed, atoms []Atom, l *Lasso, fairness Fairne
 	term, _ := sys.(lts.Terminator)
 	t := sys.Events()
 	w := make([][]bool, len(steps))
+	after, afterAtCycle := false, false // past the termination step
 	for i, st := range steps {
+		if i == len(l.Prefix) {
+			afterAtCycle = after
+		}
 		if i > 0 && steps[i-1].To != st.From {
 			return fmt.Errorf("step %d starts in state %d, not where step %d ended", i+1, st.From, i)
 		}
@@ -34,9 +38,10 @@ func Validate(sys lts.System, p *Parsed, atoms []Atom, l *Lasso, fairness Fairne
 		if err != nil {
 			return err
 		}
-		if err := realStep(ts, st, term); err != nil {
+		if err := realStep(ts, st, term, after); err != nil {
 			return fmt.Errorf("step %d: %v", i+1, err)
 		}
+		after = after || st.Event == Terminate
 		w[i] = make([]bool, len(atoms))
 		for a, at := range atoms {
 			if at.Prop != nil {
@@ -54,16 +59,21 @@ func Validate(sys lts.System, p *Parsed, atoms []Atom, l *Lasso, fairness Fairne
 			}
 		}
 	}
+	if after != afterAtCycle {
+		return errors.New("the cycle contains the termination step, which happens once")
+	}
 	if !Holds(&Formula{Op: OpNot, L: p.Root}, w, len(l.Prefix)) {
 		return errors.New("the formula holds on the lasso")
 	}
 	return fairCycle(sys, l.Cycle, fairness)
 }
 
-func realStep(ts []lts.Transition, st Step, term lts.Terminator) error {
+// realStep checks a step: a transition of the system, or the implicit
+// step of a state without any (after: the termination step was taken).
+func realStep(ts []lts.Transition, st Step, term lts.Terminator, after bool) error {
 	if len(ts) == 0 {
 		want := Deadlock
-		if term != nil && term.Terminated(st.From) {
+		if term != nil && term.Terminated(st.From) && !after {
 			want = Terminate
 		}
 		if st.Event != want || st.To != st.From {

@@ -131,8 +131,11 @@ func lassoCounterexample(sys *csp.Proc, l *ltl.Lasso) *Counterexample {
 		switch st.Event {
 		case ltl.Deadlock:
 			name = "(deadlock)"
+			if sys.Terminated(st.From) {
+				name = "(terminated)"
+			}
 		case ltl.Terminate:
-			name = "(terminated)"
+			name = ltl.TerminateName
 		default:
 			name = t.Name(st.Event)
 			who = sys.Who(st.From, st.Event, st.To)
