@@ -99,3 +99,22 @@ func TestLTLCounterexample(t *testing.T) {
 		t.Errorf("weak: %v %q", a.Verdict, a.Reason)
 	}
 }
+
+// TestLTLLimits: a state limit gives unknown with the figures so far; a bad
+// fairness is an error of the assertion.
+func TestLTLLimits(t *testing.T) {
+	rep, err := Source(context.Background(), "counters.csp", []byte(counters), Options{Limits: lts.Limits{MaxStates: 50000}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := rep.Assertions[0]; a.Verdict != lts.Unknown || !strings.HasPrefix(a.Reason, "state limit") || a.Stats.Pairs < 50000 {
+		t.Errorf("%v %q %+v", a.Verdict, a.Reason, a.Stats)
+	}
+	rep, err = Source(context.Background(), "counters.csp", []byte(counters), Options{Fair: "sometimes"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := rep.Assertions[0]; a.Verdict != lts.Unknown || !strings.Contains(a.Error, "unknown fairness") {
+		t.Errorf("%v %q", a.Verdict, a.Error)
+	}
+}
