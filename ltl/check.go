@@ -79,6 +79,9 @@ type Atom struct {
 type Options struct {
 	Limits   lts.Limits
 	Fairness Fairness
+	// Progress, if set, is called from the search about every 100 ms with
+	// the figures so far.
+	Progress func(lts.Stats)
 }
 
 // Step is one step of a lasso: From -Event-> To. Event may be Deadlock

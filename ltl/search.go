@@ -69,6 +69,7 @@ type search struct {
 	transitions int64
 	maxDepth    int
 	expanded    int
+	lastReport  float64 // seconds, of the last Progress call
 	buf         []lts.Transition
 }
 
@@ -274,7 +275,7 @@ func (s *search) dfs(root uint32, edges *[]edge) (*Lasso, string, error) {
 			if s.info[w].index == 0 {
 				s.info[w].par, s.info[w].parEv = f.id, e.ev
 				if s.expanded++; s.expanded%pollEvery == 0 {
-					if r := s.bud.Exceeded(s.ids.Len()); r != "" {
+					if r := s.poll(len(frames)); r != "" {
 						return nil, r, nil
 					}
 				}
@@ -328,4 +329,19 @@ func hasEdgeTo(succ []edge, id uint32) bool {
 		}
 	}
 	return false
+}
+
+// poll checks the limits and reports progress; it returns why the search
+// must stop, or "".
+func (s *search) poll(depth int) string {
+	if r := s.bud.Exceeded(s.ids.Len()); r != "" {
+		return r
+	}
+	if s.opt.Progress != nil {
+		if now := s.bud.Seconds(); now-s.lastReport >= 0.1 {
+			s.lastReport = now
+			s.opt.Progress(lts.Stats{States: int64(s.ids.Len()), Transitions: s.transitions, Seconds: now, PeakBytes: s.bud.Peak(), Depth: depth})
+		}
+	}
+	return ""
 }

@@ -35,7 +35,13 @@ func checkLTL(ctx context.Context, prog *csp.Program, info *lang.Info, a *lang.A
 	if err != nil {
 		return err
 	}
-	r, err := ltl.Check(ctx, sys, f, atoms, ltl.Options{Limits: opt.Limits, Fairness: fair})
+	lopt := ltl.Options{Limits: opt.Limits, Fairness: fair}
+	if opt.Progress != nil {
+		lopt.Progress = func(st lts.Stats) {
+			opt.Progress(Progress{Assertion: res.Text, States: st.States, Depth: st.Depth, Bytes: st.PeakBytes, Seconds: st.Seconds})
+		}
+	}
+	r, err := ltl.Check(ctx, sys, f, atoms, lopt)
 	if err != nil {
 		return err
 	}
