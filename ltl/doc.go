@@ -76,11 +76,13 @@
 //
 // # Counterexamples
 //
-// A counterexample is a lasso: the DFS tree path to the SCC's root, a
-// path to the fair accepting part, and a cycle through it that visits a
+// A counterexample is a lasso: a shortest path (breadth first over the
+// pairs the search visited) from an initial pair to the fair accepting
+// part, and a cycle through it, made of shortest paths, that visits a
 // state of every acceptance set and, with fairness, an edge of every event
 // (transition) taken inside (under weak fairness more targets are added
-// until the cycle itself is weakly fair). It is not a shortest one.
+// until the cycle itself is weakly fair). The lasso as a whole is not
+// necessarily a shortest one.
 // Validate re-checks it independently of the search: each step is a
 // transition of the system (or the implicit loop), the cycle closes, the
 // negation holds on the lasso's word by a direct evaluator of LTL on

@@ -7,26 +7,15 @@ import (
 )
 
 // lasso builds the counterexample through the fair accepting part d of
-// the SCC g rooted at the product pair root: the DFS tree path from an
-// initial pair to root, a path inside the SCC to the first node of d, and
-// a cycle inside d from that node that meets every acceptance set and
-// satisfies the fairness assumption.
+// the SCC g rooted at the product pair root: a shortest path from an
+// initial pair to a node of d (breadth first over the pairs the search
+// visited; the DFS tree path if that fails), and a cycle inside d from
+// that node that meets every acceptance set and satisfies the fairness
+// assumption.
 func (s *search) lasso(g *sccGraph, root uint32, d []int) *Lasso {
-	var prefix []Step
-	for id := root; s.info[id].par != noParent; id = s.info[id].par {
-		from, _, _ := s.pair(s.info[id].par)
-		to, _, _ := s.pair(id)
-		prefix = append(prefix, Step{From: from, Event: s.info[id].parEv, To: to})
-	}
-	slices.Reverse(prefix)
-	all := make([]bool, len(g.ids))
-	for i := range all {
-		all[i] = true
-	}
-	r, _ := slices.BinarySearch(g.ids, root)
-	start := d[0]
-	for _, st := range bfs(g, all, r, start) {
-		prefix = append(prefix, g.step(st))
+	prefix, start, ok := s.shortestPrefix(g, d)
+	if !ok {
+		prefix, start = s.treePrefix(g, root, d)
 	}
 	inD := make([]bool, len(g.ids))
 	for _, u := range d {
@@ -47,6 +36,75 @@ func (s *search) lasso(g *sccGraph, root uint32, d []int) *Lasso {
 		l.Cycle = append(l.Cycle, g.step(st))
 	}
 	return l
+}
+
+// treePrefix is the DFS tree path from an initial pair to root, then a
+// path inside the SCC to the first node of d.
+func (s *search) treePrefix(g *sccGraph, root uint32, d []int) ([]Step, int) {
+	var prefix []Step
+	for id := root; s.info[id].par != noParent; id = s.info[id].par {
+		from, _, _ := s.pair(s.info[id].par)
+		to, _, _ := s.pair(id)
+		prefix = append(prefix, Step{From: from, Event: s.info[id].parEv, To: to})
+	}
+	slices.Reverse(prefix)
+	all := make([]bool, len(g.ids))
+	for i := range all {
+		all[i] = true
+	}
+	r, _ := slices.BinarySearch(g.ids, root)
+	for _, st := range bfs(g, all, r, d[0]) {
+		prefix = append(prefix, g.step(st))
+	}
+	return prefix, d[0]
+}
+
+// shortestPrefix is a shortest path, over the pairs the search visited,
+// from an initial pair to a node of d, and that node.
+func (s *search) shortestPrefix(g *sccGraph, d []int) ([]Step, int, bool) {
+	target := make(map[uint32]int, len(d))
+	for _, u := range d {
+		target[g.ids[u]] = u
+	}
+	type via struct {
+		par uint32
+		ev  lts.Event
+	}
+	seen := map[uint32]via{}
+	var queue []uint32
+	for _, id := range s.inits {
+		if _, ok := seen[id]; !ok {
+			seen[id] = via{par: noParent}
+			queue = append(queue, id)
+		}
+	}
+	var buf []edge
+	for len(queue) > 0 {
+		id := queue[0]
+		queue = queue[1:]
+		if u, ok := target[id]; ok {
+			var prefix []Step
+			for v := id; seen[v].par != noParent; v = seen[v].par {
+				from, _, _ := s.pair(seen[v].par)
+				to, _, _ := s.pair(v)
+				prefix = append(prefix, Step{From: from, Event: seen[v].ev, To: to})
+			}
+			slices.Reverse(prefix)
+			return prefix, u, true
+		}
+		var err error
+		if buf, err = s.successors(id, buf[:0]); err != nil {
+			return nil, 0, false
+		}
+		for _, e := range buf {
+			if _, ok := seen[e.to]; ok || s.info[e.to].index == 0 {
+				continue
+			}
+			seen[e.to] = via{id, e.ev}
+			queue = append(queue, e.to)
+		}
+	}
+	return nil, 0, false
 }
 
 func (g *sccGraph) step(st lstep) Step {

@@ -64,6 +64,7 @@ type search struct {
 	ids  *intern.Pairs // (system state, automaton state) -> id
 	info []pinfo       // per pair
 
+	inits       []uint32 // the initial pairs
 	stack       []uint32 // Tarjan's stack
 	count       uint32
 	transitions int64
@@ -233,6 +234,7 @@ func (s *search) run() (*Lasso, string, error) {
 	var edges []edge
 	for _, q := range s.b.Init {
 		root := s.id(init, q)
+		s.inits = append(s.inits, root)
 		if s.info[root].index != 0 {
 			continue
 		}
