@@ -49,12 +49,17 @@
 // pair (s, q) moves by a system step s -e-> s' whose letter (the
 // propositions of s and the event e) satisfies the label of q, to (s', q')
 // for every successor q'. Tarjan's algorithm explores it depth first
-// (iteratively; pairs are interned as 8-byte keys). When an SCC is
-// completed it is analysed at once (analyse), so a violation is reported
-// as soon as its SCC closes, without exploring the rest (Couvreur-style
-// on-the-fly emptiness, with the acceptance test at the root instead of
-// at each back edge). An SCC is accepting if it has an inner edge and
-// meets every acceptance set.
+// (iteratively; pairs are interned as 8-byte keys in intern.Pairs), with
+// Couvreur's root stack beside it: each partial SCC's root carries the
+// union of the acceptance sets of its pairs, and an edge back into the
+// stack merges the partial SCCs above its target. Without fairness a
+// merged partial SCC that meets every acceptance set contains an accepting
+// cycle, reported at once: a violation is found as soon as its cycle is
+// closed, not when its (possibly huge) SCC is complete (a reachable bad
+// state of a 10^6-state model is reported after a few thousand pairs).
+// With fairness the decision needs the whole SCC: each completed SCC is
+// analysed when Tarjan pops it (analyse). An SCC (or a partial one) is
+// accepting if it has an inner edge and meets every acceptance set.
 //
 // # Fairness
 //

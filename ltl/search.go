@@ -2,6 +2,7 @@ package ltl
 
 import (
 	"context"
+	"errors"
 
 	"github.com/quasar-verify/quasar/internal/budget"
 	"github.com/quasar-verify/quasar/internal/intern"
@@ -31,6 +32,13 @@ type edge struct {
 type frame struct {
 	id            uint32
 	lo, next, end int // its successors: edges[lo:end], the next to follow
+}
+
+// rootEntry is an entry of the root stack: the root of a partial SCC and the
+// acceptance sets its pairs meet.
+type rootEntry struct {
+	id  uint32
+	acc uint64
 }
 
 // pinfo is what the search keeps per product pair.
@@ -64,8 +72,9 @@ type search struct {
 	ids  *intern.Pairs // (system state, automaton state) -> id
 	info []pinfo       // per pair
 
-	inits       []uint32 // the initial pairs
-	stack       []uint32 // Tarjan's stack
+	inits       []uint32    // the initial pairs
+	roots       []rootEntry // Couvreur's root stack
+	stack       []uint32    // Tarjan's stack
 	count       uint32
 	transitions int64
 	maxDepth    int
@@ -257,6 +266,8 @@ func (s *search) dfs(root uint32, edges *[]edge) (*Lasso, string, error) {
 		s.info[id].index, s.info[id].low = s.count, s.count
 		s.stack = append(s.stack, id)
 		s.info[id].onStk = true
+		_, q, _ := s.pair(id)
+		s.roots = append(s.roots, rootEntry{id, s.b.States[q].Acc})
 		lo := len(*edges)
 		var err error
 		*edges, err = s.successors(id, *edges)
@@ -286,6 +297,9 @@ func (s *search) dfs(root uint32, edges *[]edge) (*Lasso, string, error) {
 				}
 			} else if s.info[w].onStk {
 				s.info[f.id].low = min(s.info[f.id].low, s.info[w].index)
+				if r, ok := s.merge(w); ok {
+					return s.early(r)
+				}
 			}
 			continue
 		}
@@ -300,6 +314,7 @@ func (s *search) dfs(root uint32, edges *[]edge) (*Lasso, string, error) {
 			continue
 		}
 		// id is the root of an SCC: pop it.
+		s.roots = s.roots[:len(s.roots)-1]
 		if s.stack[len(s.stack)-1] == id && !hasEdgeTo(succ, id) {
 			// A single pair without a self-loop: no cycle (the usual
 			// case, decided without building the SCC).
@@ -322,6 +337,35 @@ func (s *search) dfs(root uint32, edges *[]edge) (*Lasso, string, error) {
 		}
 	}
 	return nil, "", nil
+}
+
+// merge handles an edge to w, a pair on the stack: the partial SCCs whose
+// roots came after w's merge into one (Couvreur), whose acceptance sets
+// are the union. Without fairness, a partial SCC that meets every set has
+// an accepting cycle at once: merge returns its root.
+func (s *search) merge(w uint32) (uint32, bool) {
+	var acc uint64
+	for s.info[s.roots[len(s.roots)-1].id].index > s.info[w].index {
+		acc |= s.roots[len(s.roots)-1].acc
+		s.roots = s.roots[:len(s.roots)-1]
+	}
+	top := &s.roots[len(s.roots)-1]
+	top.acc |= acc
+	return top.id, s.opt.Fairness == NoFairness && top.acc == s.b.AllAcc()
+}
+
+// early builds the lasso through the partial SCC rooted at r: the pairs on
+// the stack from r on, strongly connected by the edges explored so far.
+func (s *search) early(r uint32) (*Lasso, string, error) {
+	i := len(s.stack) - 1
+	for s.stack[i] != r {
+		i--
+	}
+	l, err := s.analyse(r, append([]uint32(nil), s.stack[i:]...))
+	if l == nil && err == nil {
+		err = errors.New("internal error: an accepting partial SCC without an accepting cycle")
+	}
+	return l, "", err
 }
 
 func hasEdgeTo(succ []edge, id uint32) bool {
