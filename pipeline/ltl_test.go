@@ -118,3 +118,22 @@ func TestLTLLimits(t *testing.T) {
 		t.Errorf("%v %q", a.Verdict, a.Error)
 	}
 }
+
+// TestLTLEarly: without fairness a violation is reported when its cycle
+// closes: a bad state 8 steps deep in the 10^6-state counters is found
+// after a few thousand pairs, with a shortest prefix: 8 steps to the bad
+// state and the step that leaves it (the position where goal holds).
+func TestLTLEarly(t *testing.T) {
+	src := strings.Replace(counters, "#assert Sys() |= [] (zero -> X !zero);", "#define goal x == 5 && y == 3;\n#assert Sys() |= [] !goal;", 1)
+	rep, err := Source(context.Background(), "deep.csp", []byte(src), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := rep.Assertions[0]
+	if a.Verdict != lts.Invalid || a.Stats.Pairs > 100000 || len(a.Counterexample.Trace) > 200 {
+		t.Errorf("%v, %d pairs, trace of %d", a.Verdict, a.Stats.Pairs, len(a.Counterexample.Trace))
+	}
+	if !strings.Contains(a.Counterexample.Explanation, "steps 1-9 to a cycle") {
+		t.Errorf("prefix: %s", a.Counterexample.Explanation)
+	}
+}
