@@ -157,6 +157,8 @@ type AssertDecl struct {
 
 	Quasi *QuasiSpec // for KindQuasi, and KindLinearizes when relaxed
 	LTL   string     // for KindLTL: the formula's source text, parsed later
+	// LTLPos is the position of the formula's first character (KindLTL).
+	LTLPos Pos
 }
 
 // AssertKind is the kind of an assertion.

@@ -154,6 +154,7 @@ func (l *lowerer) assertion(a *assertion) *AssertDecl {
 		out.Kind = KindLTL
 		sp := l.span(a.LTL.Pos, a.LTL.EndPos)
 		out.LTL = string(l.src[sp.Start.Offset:sp.EndPos.Offset])
+		out.LTLPos = sp.Start
 	}
 	return out
 }

@@ -198,8 +198,7 @@ func checkOne(ctx context.Context, prog *csp.Program, info *lang.Info, a *lang.A
 	case lang.KindRefinesFD:
 		err = checkFailures(ctx, prog, a, res, opt, refine.FailuresDivergences)
 	case lang.KindLTL:
-		res.Verdict = lts.Unknown
-		res.Reason = fmt.Sprintf("%s assertions are not supported yet", a.Kind)
+		err = checkLTL(ctx, prog, info, a, res, opt)
 	default:
 		var r *csp.Result
 		lopt := csp.Options{Limits: opt.Limits, Workers: opt.Workers, NoSymmetry: opt.NoSymmetry}

@@ -36,6 +36,9 @@ type Options struct {
 	// NoSymmetry turns off the thread-symmetry reduction of refinement
 	// checks (csp.Program.SymmetricProcess).
 	NoSymmetry bool
+	// Fair is the fairness assumption of LTL assertions: "" or "none",
+	// "weak", "strong" (strong local) or "global" (strong global).
+	Fair string
 }
 
 // Progress is a snapshot of a running search.

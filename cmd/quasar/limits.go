@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/quasar-verify/quasar/internal/budget"
+	"github.com/quasar-verify/quasar/ltl"
 	"github.com/quasar-verify/quasar/lts"
 	"github.com/quasar-verify/quasar/pipeline"
 )
@@ -20,6 +21,7 @@ type modelFlags struct {
 	json     bool
 	mode     modeFlag
 	symmetry bool
+	fair     string
 	limits   limitFlags
 }
 
@@ -27,6 +29,7 @@ func (f *modelFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.assert, "assert", "", "the assertion: its number (1 is the first) or a part of its text")
 	fs.BoolVar(&f.json, "json", false, "print the result as one JSON document (schema: docs/cli.md)")
 	fs.Var(&f.mode, "mode", "relaxation of quasi assertions: exact or window (default: as written)")
+	fs.StringVar(&f.fair, "fair", "", "fairness of LTL assertions: none, weak, strong (strong local) or global (strong global); docs/ltl.md")
 	fs.BoolVar(&f.symmetry, "symmetry", true, "factor out thread renamings in refinement checks when the model is proved symmetric (docs/cli.md)")
 	f.limits.register(fs)
 }
@@ -35,8 +38,11 @@ func (f *modelFlags) register(fs *pflag.FlagSet) {
 // are usage errors. The caller tunes the GC to the memory limit.
 func (f *modelFlags) options() (pipeline.Options, error) {
 	limits, err := f.limits.limits()
+	if _, ferr := ltl.ParseFairness(f.fair); ferr != nil && err == nil {
+		err = fmt.Errorf("--fair: %v", ferr)
+	}
 	// Collect: each assertion's memory (limit and figure) is its own.
-	return pipeline.Options{Limits: limits, Workers: f.limits.workers, Mode: f.mode.mode, Assert: f.assert, NoSymmetry: !f.symmetry, Collect: true}, err
+	return pipeline.Options{Limits: limits, Workers: f.limits.workers, Mode: f.mode.mode, Assert: f.assert, NoSymmetry: !f.symmetry, Collect: true, Fair: f.fair}, err
 }
 
 // limitFlags are the flags shared by the commands that search: a time
