@@ -1,6 +1,7 @@
 package ltl
 
 import (
+	"strconv"
 	"strings"
 )
 
@@ -78,7 +79,7 @@ func (f *Formula) write(sb *strings.Builder, names []string) {
 			sb.WriteString(names[f.Atom])
 		} else {
 			sb.WriteString("p")
-			sb.WriteString(itoa(f.Atom))
+			sb.WriteString(strconv.Itoa(f.Atom))
 		}
 	case OpNot, OpNext, OpFinally, OpGlobally:
 		sb.WriteString(f.Op.String())
@@ -108,25 +109,3 @@ func (p *Parsed) Names() []string {
 
 // String prints the formula.
 func (p *Parsed) String() string { return p.Root.String(p.Names()) }
-
-func itoa(n int) string {
-	if n == 0 {
-		return "0"
-	}
-	var b [20]byte
-	i := len(b)
-	neg := n < 0
-	if neg {
-		n = -n
-	}
-	for n > 0 {
-		i--
-		b[i] = byte('0' + n%10)
-		n /= 10
-	}
-	if neg {
-		i--
-		b[i] = '-'
-	}
-	return string(b[i:])
-}
