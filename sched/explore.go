@@ -375,7 +375,7 @@ func (s *searcher) dfsSearch(bound int) *Failure {
 }
 
 // pctSearch runs cfg.Executions PCT executions, execution i seeded by
-// (Seed, i); the step count k is the longest execution seen so far.
+// (Seed, i); the step count k is the mean execution length so far.
 func (s *searcher) pctSearch() *Failure {
 	if f := s.one(&replayer{}); f != nil {
 		return f

@@ -33,35 +33,35 @@ var bugs = []bug{
 	{
 		// p0's pop loads top (2); preempted, p1 pops 2 too (load, store)
 		// and ends; p0 stores top = 1 and returns 2: 2 is popped twice.
-		name: "racy treiber",
-		cfg:  sched.Config{New: func() stress.Object { return &Treiber{Racy: true} }, Model: history.Stack()},
-		test: stress.Test{{c("push", 1), c("push", 2), c("pop")}, {c("pop")}},
+		name:  "racy treiber",
+		cfg:   sched.Config{New: func() stress.Object { return &Treiber{Racy: true} }, Model: history.Stack()},
+		test:  stress.Test{{c("push", 1), c("push", 2), c("pop")}, {c("pop")}},
 		bound: 1, kind: "not linearizable",
 	},
 	{
 		// p0's enq(1) sees tail.next == nil; preempted, p1's enq(2) links
 		// and ends; p0 overwrites the link: 2 is lost, p0's deqs give 1
 		// and then empty although enq(2) returned before.
-		name: "ms queue store link",
-		cfg:  sched.Config{New: func() stress.Object { return NewMSQueue(true) }, Model: history.Queue()},
-		test: stress.Test{{c("enq", 1), c("deq"), c("deq")}, {c("enq", 2)}},
+		name:  "ms queue store link",
+		cfg:   sched.Config{New: func() stress.Object { return NewMSQueue(true) }, Model: history.Queue()},
+		test:  stress.Test{{c("enq", 1), c("deq"), c("deq")}, {c("enq", 2)}},
 		bound: 1, kind: "not linearizable",
 	},
 	{
 		// p0's enq(1) pushes and unlocks; preempted before its increment,
 		// p1 dequeues 1, decrements to -1 and reads size -1.
-		name: "counting queue size",
-		cfg:  sched.Config{New: func() stress.Object { return &CountingQueue{} }}, // derived spec (Line-Up)
-		test: stress.Test{{c("enq", 1)}, {c("deq"), c("size")}},
+		name:  "counting queue size",
+		cfg:   sched.Config{New: func() stress.Object { return &CountingQueue{} }}, // derived spec (Line-Up)
+		test:  stress.Test{{c("enq", 1)}, {c("deq"), c("size")}},
 		bound: 1, kind: "not linearizable",
 	},
 	{
 		// p0's deq finds the queue empty and unlocks; preempted before it
 		// announces itself, p1's enq(1) sees no waiter and does not
 		// signal; p0 then waits forever: a stuck deq, a deadlock.
-		name: "blocking queue lost wake-up",
-		cfg:  sched.Config{New: func() stress.Object { return NewBlockingQueue(true) }, Model: history.Queue()},
-		test: stress.Test{{c("deq")}, {c("enq", 1)}},
+		name:  "blocking queue lost wake-up",
+		cfg:   sched.Config{New: func() stress.Object { return NewBlockingQueue(true) }, Model: history.Queue()},
+		test:  stress.Test{{c("deq")}, {c("enq", 1)}},
 		bound: 1, kind: "deadlock",
 	},
 }
