@@ -248,3 +248,26 @@ func (m *serialMachine) Describe(st history.State) string {
 	}
 	return "serial prefix [" + strings.Join(p, "; ") + "]"
 }
+
+// SerialModel runs phase 1 on test (every serial order, each on a fresh
+// object from newObj) and returns the derived specification as a
+// history.Model: a history of test's calls (or of a sub-test of them) is
+// accepted iff some precedence-respecting order of it is a serial history.
+// maxSerial bounds the serial orders (0: 100000). A *NondeterminismError
+// reports an object without a deterministic sequential specification.
+func SerialModel(newObj func() Object, test Test, maxSerial int) (history.Model, error) {
+	if newObj == nil {
+		return nil, fmt.Errorf("stress: SerialModel needs a constructor")
+	}
+	cfg := Config{New: newObj, MaxSerial: maxSerial}
+	if cfg.MaxSerial <= 0 {
+		cfg.MaxSerial = 100000
+	}
+	spec, err := derive(cfg, test)
+	if err != nil {
+		return nil, err
+	}
+	m := newSerialModel(cfg, test)
+	m.cache[test.String()] = spec
+	return m, nil
+}
