@@ -144,10 +144,7 @@ outer:
 			i = j
 			continue
 		case isDigit(c):
-			j := i + 1
-			for j < len(s) && isDigit(s[j]) {
-				j++
-			}
+			j := digitsEnd(s, i+1)
 			p.toks = append(p.toks, token{tInt, s[i:j], i})
 			i = j
 			continue
@@ -164,10 +161,7 @@ outer:
 			}
 		}
 		if c == '-' && i+1 < len(s) && isDigit(s[i+1]) && len(p.toks) > 0 && p.toks[len(p.toks)-1].kind == tDot {
-			j := i + 1
-			for j < len(s) && isDigit(s[j]) {
-				j++
-			}
+			j := digitsEnd(s, i+1)
 			p.toks = append(p.toks, token{tInt, s[i:j], i})
 			i = j
 			continue
@@ -320,4 +314,12 @@ func (p *parser) atom(first token) (*Formula, error) {
 		p.atoms = append(p.atoms, AtomRef{Name: name, Parts: parts, Off: first.off})
 	}
 	return &Formula{Op: OpAtom, Atom: i, Off: first.off}, nil
+}
+
+// digitsEnd is the end of the run of digits of s from j.
+func digitsEnd(s string, j int) int {
+	for j < len(s) && isDigit(s[j]) {
+		j++
+	}
+	return j
 }

@@ -201,12 +201,7 @@ func checkOne(ctx context.Context, prog *csp.Program, info *lang.Info, a *lang.A
 		err = checkLTL(ctx, prog, info, a, res, opt)
 	default:
 		var r *csp.Result
-		lopt := csp.Options{Limits: opt.Limits, Workers: opt.Workers, NoSymmetry: opt.NoSymmetry}
-		if opt.Progress != nil {
-			lopt.Progress = func(st lts.Stats) {
-				opt.Progress(Progress{Assertion: res.Text, States: st.States, Depth: st.Depth, Bytes: st.PeakBytes, Seconds: st.Seconds})
-			}
-		}
+		lopt := csp.Options{Limits: opt.Limits, Workers: opt.Workers, NoSymmetry: opt.NoSymmetry, Progress: opt.searchProgress(res)}
 		r, err = csp.CheckAssertion(ctx, prog, a, lopt)
 		if err == nil {
 			err = validateLTS(prog, a, r)
@@ -285,12 +280,7 @@ func checkRefines(ctx context.Context, prog *csp.Program, a *lang.AssertDecl, re
 	if lin {
 		spec = linearize.New(spec, linearize.DefaultNaming)
 	}
-	ropt := refine.Options{Limits: opt.Limits, Workers: opt.Workers}
-	if opt.Progress != nil {
-		ropt.Progress = func(st refine.Stats) {
-			opt.Progress(Progress{Assertion: res.Text, States: st.Pairs, Depth: st.Depth, Bytes: st.PeakBytes, Seconds: st.Seconds})
-		}
-	}
+	ropt := refine.Options{Limits: opt.Limits, Workers: opt.Workers, Progress: opt.pairProgress(res)}
 	r, err := refine.Check(ctx, impl, spec, ropt)
 	if err != nil {
 		return err
@@ -498,4 +488,26 @@ func changedNames(prev, cur []lts.Binding) string {
 		names = append(names, strings.TrimPrefix(b.Name, "@"))
 	}
 	return strings.Join(names, ", ")
+}
+
+// searchProgress forwards a search's progress as res's (nil if no one
+// listens).
+func (opt Options) searchProgress(res *Assertion) func(lts.Stats) {
+	if opt.Progress == nil {
+		return nil
+	}
+	return func(st lts.Stats) {
+		opt.Progress(Progress{Assertion: res.Text, States: st.States, Depth: st.Depth, Bytes: st.PeakBytes, Seconds: st.Seconds})
+	}
+}
+
+// pairProgress forwards a refinement search's progress (its pairs) as
+// res's.
+func (opt Options) pairProgress(res *Assertion) func(refine.Stats) {
+	if opt.Progress == nil {
+		return nil
+	}
+	return func(st refine.Stats) {
+		opt.Progress(Progress{Assertion: res.Text, States: st.Pairs, Depth: st.Depth, Bytes: st.PeakBytes, Seconds: st.Seconds})
+	}
 }

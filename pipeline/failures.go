@@ -18,12 +18,7 @@ func checkFailures(ctx context.Context, prog *csp.Program, a *lang.AssertDecl, r
 	if err != nil {
 		return err
 	}
-	ropt := refine.Options{Limits: opt.Limits}
-	if opt.Progress != nil {
-		ropt.Progress = func(st refine.Stats) {
-			opt.Progress(Progress{Assertion: res.Text, States: st.Pairs, Depth: st.Depth, Bytes: st.PeakBytes, Seconds: st.Seconds})
-		}
-	}
+	ropt := refine.Options{Limits: opt.Limits, Progress: opt.pairProgress(res)}
 	r, err := refine.CheckFailures(ctx, impl, spec, model, ropt)
 	if err != nil {
 		return err

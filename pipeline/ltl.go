@@ -35,12 +35,7 @@ func checkLTL(ctx context.Context, prog *csp.Program, info *lang.Info, a *lang.A
 	if err != nil {
 		return err
 	}
-	lopt := ltl.Options{Limits: opt.Limits, Fairness: fair}
-	if opt.Progress != nil {
-		lopt.Progress = func(st lts.Stats) {
-			opt.Progress(Progress{Assertion: res.Text, States: st.States, Depth: st.Depth, Bytes: st.PeakBytes, Seconds: st.Seconds})
-		}
-	}
+	lopt := ltl.Options{Limits: opt.Limits, Fairness: fair, Progress: opt.searchProgress(res)}
 	r, err := ltl.Check(ctx, sys, f, atoms, lopt)
 	if err != nil {
 		return err

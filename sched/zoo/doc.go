@@ -19,3 +19,18 @@ func toInt(arg any) int64 {
 	}
 	return 0
 }
+
+// queueDo runs enq(v) or deq() on a queue: deq of an empty queue is null.
+func queueDo(q interface {
+	Enqueue(int64)
+	Dequeue() (int64, bool)
+}, f string, arg any) any {
+	if f == "enq" {
+		q.Enqueue(toInt(arg))
+		return nil
+	}
+	if v, ok := q.Dequeue(); ok {
+		return v
+	}
+	return nil
+}

@@ -68,13 +68,4 @@ func (q *MSQueue) Dequeue() (v int64, ok bool) {
 }
 
 // Do runs enq(v) or deq().
-func (q *MSQueue) Do(f string, arg any) any {
-	if f == "enq" {
-		q.Enqueue(toInt(arg))
-		return nil
-	}
-	if v, ok := q.Dequeue(); ok {
-		return v
-	}
-	return nil
-}
+func (q *MSQueue) Do(f string, arg any) any { return queueDo(q, f, arg) }

@@ -105,13 +105,4 @@ func collectFree(seg *segment) (free int, ok bool) {
 }
 
 // Do runs enq(v) or deq().
-func (q *SegQueue) Do(f string, arg any) any {
-	if f == "enq" {
-		q.Enqueue(toInt(arg))
-		return nil
-	}
-	if v, ok := q.Dequeue(); ok {
-		return v
-	}
-	return nil
-}
+func (q *SegQueue) Do(f string, arg any) any { return queueDo(q, f, arg) }
