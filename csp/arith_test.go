@@ -2,6 +2,7 @@ package csp
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -53,29 +54,36 @@ func TestRuntimeArithmetic(t *testing.T) {
 }
 
 // pexpr is a random integer expression and its value under PAT's rules,
-// computed here from the definitions (ok is false on a division or
-// remainder by zero, which PAT reports as an error).
+// computed here from the definitions on Go's int32, which wraps around as
+// PAT's unchecked C# int does (ok is false on a division or remainder by
+// zero, and on MinInt32 / -1 and MinInt32 % -1, which C# reports as an
+// overflow even unchecked: PAT stops with an error).
 type pexpr struct {
 	src string // with variables v0..v3
 	lit string // the same with the variables' values written in
-	val int64
+	val int32
 	ok  bool
 }
 
-func randExpr(rng *rand.Rand, vals []int64, depth int) pexpr {
+// leaves are the operands: small ones, and ones near the int32 edges so
+// that sums and products overflow.
+var leaves = []int32{-9, -7, -3, -2, -1, 0, 1, 2, 3, 5, 9, 46341, 65536, -65536, 1 << 30, math.MaxInt32, -math.MaxInt32}
+
+func randExpr(rng *rand.Rand, vals []int32, depth int) pexpr {
 	if depth == 0 || rng.IntN(4) == 0 {
 		if rng.IntN(2) == 0 {
 			i := rng.IntN(len(vals))
 			return pexpr{src: fmt.Sprintf("v%d", i), lit: fmt.Sprintf("(%d)", vals[i]), val: vals[i], ok: true}
 		}
-		v := rng.Int64N(19) - 9
+		v := leaves[rng.IntN(len(leaves))]
 		return pexpr{src: fmt.Sprintf("(%d)", v), lit: fmt.Sprintf("(%d)", v), val: v, ok: true}
 	}
 	x, y := randExpr(rng, vals, depth-1), randExpr(rng, vals, depth-1)
 	both := x.ok && y.ok
-	bin := func(op string, v int64, ok bool) pexpr {
+	bin := func(op string, v int32, ok bool) pexpr {
 		return pexpr{src: "(" + x.src + " " + op + " " + y.src + ")", lit: "(" + x.lit + " " + op + " " + y.lit + ")", val: v, ok: ok}
 	}
+	divOK := both && y.val != 0 && (x.val != math.MinInt32 || y.val != -1)
 	switch rng.IntN(7) {
 	case 0:
 		return bin("+", x.val+y.val, both)
@@ -84,15 +92,19 @@ func randExpr(rng *rand.Rand, vals []int64, depth int) pexpr {
 	case 2:
 		return bin("*", x.val*y.val, both)
 	case 3:
-		if !both || y.val == 0 {
+		if !divOK {
 			return bin("/", 0, false)
 		}
 		return bin("/", x.val/y.val, true) // C# and Go truncate toward zero
 	case 4:
-		if !both || y.val == 0 {
+		if !divOK {
 			return bin("%", 0, false)
 		}
-		return bin("%", patRemainder(x.val, y.val), true)
+		r := x.val % y.val // C#'s remainder: Go's, with the dividend's sign
+		if r < 0 {
+			r += y.val // PAT adds the divisor to a negative remainder
+		}
+		return bin("%", r, true)
 	case 5:
 		return pexpr{src: "(-" + x.src + ")", lit: "(-" + x.lit + ")", val: -x.val, ok: x.ok}
 	default:
@@ -105,8 +117,14 @@ func randExpr(rng *rand.Rand, vals []int64, depth int) pexpr {
 // checker), and compares both with the value PAT's rules give.
 func TestExpressionsAgainstPAT(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
-	for n := 0; n < 300; n++ {
-		vals := []int64{rng.Int64N(41) - 20, rng.Int64N(41) - 20, rng.Int64N(41) - 20, rng.Int64N(41) - 20}
+	for n := 0; n < 1000; n++ {
+		vals := make([]int32, 4)
+		for i := range vals {
+			vals[i] = int32(rng.IntN(41) - 20)
+			if rng.IntN(4) == 0 {
+				vals[i] = leaves[rng.IntN(len(leaves))]
+			}
+		}
 		e := randExpr(rng, vals, 4)
 		decls := fmt.Sprintf("var v0 = %d; var v1 = %d; var v2 = %d; var v3 = %d;\n", vals[0], vals[1], vals[2], vals[3])
 		// Run time: the variables are read when the event is offered.
@@ -119,7 +137,7 @@ func TestExpressionsAgainstPAT(t *testing.T) {
 		if err != nil {
 			// A constant part divides by zero: an error of the model, as
 			// PAT's is when it evaluates it.
-			if e.ok || !strings.Contains(err.Error(), "division by zero") {
+			if e.ok || !strings.Contains(err.Error(), "division by zero") && !strings.Contains(err.Error(), "overflow") {
 				t.Errorf("%s: %v", e.src, err)
 			}
 			continue
@@ -135,7 +153,7 @@ func TestExpressionsAgainstPAT(t *testing.T) {
 		ts, err := sys.Successors(sys.Initial(), nil)
 		switch {
 		case !e.ok && err == nil:
-			t.Errorf("%s: %v, want a division by zero", e.src, ts)
+			t.Errorf("%s: %v, want a division by zero or an overflow", e.src, ts)
 		case e.ok && (err != nil || len(ts) != 1):
 			t.Errorf("%s: %v %v, want show.%d", e.src, ts, err, e.val)
 		case e.ok && sys.Events().Name(ts[0].Event) != fmt.Sprintf("show.%d", e.val):
@@ -149,7 +167,7 @@ func TestExpressionsAgainstPAT(t *testing.T) {
 		ch, err = lang.Check(m)
 		if !e.ok {
 			if err == nil {
-				t.Errorf("%s: folded without a division-by-zero error", e.lit)
+				t.Errorf("%s: folded without a division-by-zero or overflow error", e.lit)
 			}
 			continue
 		}
@@ -157,7 +175,7 @@ func TestExpressionsAgainstPAT(t *testing.T) {
 			t.Fatalf("%s: %v", e.lit, err)
 		}
 		z := ch.File.Decls[0].(*lang.DefineDecl)
-		if got, ok := ch.Info.Consts[z.Value]; !ok || got != e.val {
+		if got, ok := ch.Info.Consts[z.Value]; !ok || got != int64(e.val) {
 			t.Errorf("%s = %d (constant %v), want %d", e.lit, got, ok, e.val)
 		}
 	}

@@ -3,6 +3,7 @@ package csp
 import (
 	"errors"
 	"fmt"
+	"math"
 
 	"github.com/quasar-verify/quasar/lang"
 	"github.com/quasar-verify/quasar/lts"
@@ -188,7 +189,7 @@ func (p *Program) expr(e lang.Expr, sc *scope) (cexpr, error) {
 		case "!":
 			f = func(m *machine) int64 { return boolInt(xf(m) == 0) }
 		case "-":
-			f = func(m *machine) int64 { return -xf(m) }
+			f = func(m *machine) int64 { return lang.Wrap32(-xf(m)) }
 		case "+":
 			f = xf
 		default:
@@ -569,11 +570,11 @@ func (p *Program) binary(e *lang.BinaryExpr, sc *scope) (cexpr, error) {
 		c := y.val
 		switch e.Op {
 		case "+":
-			f = func(m *machine) int64 { return xf(m) + c }
+			f = func(m *machine) int64 { return lang.Wrap32(xf(m) + c) }
 		case "-":
-			f = func(m *machine) int64 { return xf(m) - c }
+			f = func(m *machine) int64 { return lang.Wrap32(xf(m) - c) }
 		case "*":
-			f = func(m *machine) int64 { return xf(m) * c }
+			f = func(m *machine) int64 { return lang.Wrap32(xf(m) * c) }
 		case "==":
 			f = func(m *machine) int64 { return boolInt(xf(m) == c) }
 		case "!=":
@@ -609,16 +610,20 @@ func (p *Program) binary(e *lang.BinaryExpr, sc *scope) (cexpr, error) {
 	case ">=":
 		f = func(m *machine) int64 { return boolInt(xf(m) >= yf(m)) }
 	case "+":
-		f = func(m *machine) int64 { return xf(m) + yf(m) }
+		f = func(m *machine) int64 { return lang.Wrap32(xf(m) + yf(m)) }
 	case "-":
-		f = func(m *machine) int64 { return xf(m) - yf(m) }
+		f = func(m *machine) int64 { return lang.Wrap32(xf(m) - yf(m)) }
 	case "*":
-		f = func(m *machine) int64 { return xf(m) * yf(m) }
+		f = func(m *machine) int64 { return lang.Wrap32(xf(m) * yf(m)) }
 	case "/":
 		f = func(m *machine) int64 {
 			a, b := xf(m), yf(m)
 			if b == 0 {
 				m.fail(pos, "division by zero")
+				return 0
+			}
+			if b == -1 && a == math.MinInt32 {
+				m.fail(pos, "overflow: %d / -1 is outside PAT's 32-bit int", a)
 				return 0
 			}
 			return a / b
@@ -628,6 +633,10 @@ func (p *Program) binary(e *lang.BinaryExpr, sc *scope) (cexpr, error) {
 			a, b := xf(m), yf(m)
 			if b == 0 {
 				m.fail(pos, "division by zero")
+				return 0
+			}
+			if b == -1 && a == math.MinInt32 {
+				m.fail(pos, "overflow: %d %% -1 overflows in PAT's C# evaluator", a)
 				return 0
 			}
 			return lang.Mod(a, b)
@@ -719,7 +728,7 @@ func (p *Program) stmt(s lang.Stmt, sc *scope) (execFn, error) {
 				return f, nil
 			}
 		}
-		return p.assign(s.LHS, func(m *machine) int64 { return xf(m) + d }, sc, s.Pos())
+		return p.assign(s.LHS, func(m *machine) int64 { return lang.Wrap32(xf(m) + d) }, sc, s.Pos())
 	case *lang.LocalVarStmt:
 		return p.localVar(s, sc)
 	case *lang.IfStmt:

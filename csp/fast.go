@@ -43,16 +43,16 @@ type shape struct {
 
 func linExpr(slot int, a, b int64) cexpr {
 	if shapesOff {
-		return cexpr{f: func(m *machine) int64 { return a*m.vars[slot] + b }, dyn: true}
+		return cexpr{f: func(m *machine) int64 { return lang.Wrap32(a*m.vars[slot] + b) }, dyn: true}
 	}
 	var f evalFn
 	switch {
 	case a == 1 && b == 0:
 		f = func(m *machine) int64 { return m.vars[slot] }
 	case b == 0:
-		f = func(m *machine) int64 { return a * m.vars[slot] }
+		f = func(m *machine) int64 { return lang.Wrap32(a * m.vars[slot]) }
 	default:
-		f = func(m *machine) int64 { return a*m.vars[slot] + b }
+		f = func(m *machine) int64 { return lang.Wrap32(a*m.vars[slot] + b) }
 	}
 	return cexpr{f: f, dyn: true, sh: shape{kind: shLin, slot: slot, a: a, b: b}}
 }
@@ -62,7 +62,7 @@ func linExpr(slot int, a, b int64) cexpr {
 func offsetFn(ix shape, d int64, pos lang.Pos, name string) evalFn {
 	s, a, b := ix.slot, ix.a, ix.b
 	return func(m *machine) int64 {
-		v := a*m.vars[s] + b
+		v := lang.Wrap32(a*m.vars[s] + b)
 		if uint64(v) >= uint64(d) {
 			m.fail(pos, "index %d out of range [0, %d) of %s", v, d, name)
 			return 0
@@ -74,7 +74,7 @@ func offsetFn(ix shape, d int64, pos lang.Pos, name string) evalFn {
 func indExpr(base int, ix shape, d int64, pos lang.Pos, name string) cexpr {
 	s, a, b := ix.slot, ix.a, ix.b
 	f := func(m *machine) int64 {
-		v := a*m.vars[s] + b
+		v := lang.Wrap32(a*m.vars[s] + b)
 		if uint64(v) >= uint64(d) {
 			m.fail(pos, "index %d out of range [0, %d) of %s", v, d, name)
 			return 0
@@ -105,17 +105,17 @@ func cmpConst(op string, x shape, c int64) evalFn {
 	if x.kind == shLin {
 		switch op {
 		case "==":
-			return func(m *machine) int64 { return boolInt(a*m.vars[s]+b == c) }
+			return func(m *machine) int64 { return boolInt(lang.Wrap32(a*m.vars[s]+b) == c) }
 		case "!=":
-			return func(m *machine) int64 { return boolInt(a*m.vars[s]+b != c) }
+			return func(m *machine) int64 { return boolInt(lang.Wrap32(a*m.vars[s]+b) != c) }
 		case "<":
-			return func(m *machine) int64 { return boolInt(a*m.vars[s]+b < c) }
+			return func(m *machine) int64 { return boolInt(lang.Wrap32(a*m.vars[s]+b) < c) }
 		case "<=":
-			return func(m *machine) int64 { return boolInt(a*m.vars[s]+b <= c) }
+			return func(m *machine) int64 { return boolInt(lang.Wrap32(a*m.vars[s]+b) <= c) }
 		case ">":
-			return func(m *machine) int64 { return boolInt(a*m.vars[s]+b > c) }
+			return func(m *machine) int64 { return boolInt(lang.Wrap32(a*m.vars[s]+b) > c) }
 		case ">=":
-			return func(m *machine) int64 { return boolInt(a*m.vars[s]+b >= c) }
+			return func(m *machine) int64 { return boolInt(lang.Wrap32(a*m.vars[s]+b) >= c) }
 		}
 		return nil
 	}
@@ -125,7 +125,7 @@ func cmpConst(op string, x shape, c int64) evalFn {
 	base, d, pos, name := x.base, x.d, x.pos, x.name
 	// load is inlined by the compiler into each closure below.
 	load := func(m *machine) (int64, bool) {
-		v := a*m.vars[s] + b
+		v := lang.Wrap32(a*m.vars[s] + b)
 		if uint64(v) >= uint64(d) {
 			m.fail(pos, "index %d out of range [0, %d) of %s", v, d, name)
 			return 0, false
@@ -211,7 +211,7 @@ func (p *Program) assignFast(lhs lang.Expr, rhs cexpr, sc *scope) execFn {
 			return func(m *machine) { m.set(dst, c) }
 		case rhs.sh.kind == shLin:
 			s, a, b := rhs.sh.slot, rhs.sh.a, rhs.sh.b
-			return func(m *machine) { m.set(dst, a*m.vars[s]+b) }
+			return func(m *machine) { m.set(dst, lang.Wrap32(a*m.vars[s]+b)) }
 		}
 		f := rhs.f
 		return func(m *machine) { m.set(dst, f(m)) }
@@ -221,7 +221,7 @@ func (p *Program) assignFast(lhs lang.Expr, rhs cexpr, sc *scope) execFn {
 	if rhs.konst {
 		c := rhs.val
 		return func(m *machine) {
-			v := a*m.vars[s] + b
+			v := lang.Wrap32(a*m.vars[s] + b)
 			if uint64(v) >= uint64(d) {
 				m.fail(pos, "index %d out of range [0, %d) of %s", v, d, name)
 				return
@@ -232,7 +232,7 @@ func (p *Program) assignFast(lhs lang.Expr, rhs cexpr, sc *scope) execFn {
 	f := rhs.f
 	return func(m *machine) {
 		x := f(m)
-		v := a*m.vars[s] + b
+		v := lang.Wrap32(a*m.vars[s] + b)
 		if uint64(v) >= uint64(d) {
 			m.fail(pos, "index %d out of range [0, %d) of %s", v, d, name)
 			return

@@ -1,8 +1,11 @@
 package lang
 
+import "math"
+
 // Expression checking: resolution, simple typing and constant folding.
-// Constants are int64 (booleans as 0/1). Division and remainder truncate
-// toward zero, as in PAT (C#): -7 / 2 == -3 and -7 % 3 == -1.
+// Constants are int64 holding PAT's 32-bit ints (booleans as 0/1), with
+// PAT's arithmetic: + - * wrap around (Wrap32), / truncates toward zero and
+// % is PAT's remainder (Mod).
 
 func (c *checker) expr(e Expr, sc *scope) Type {
 	if t, ok := c.info.Types[e]; ok {
@@ -46,7 +49,7 @@ func (c *checker) eval(e Expr, sc *scope) (Type, int64, bool) {
 			if t == TypeBool {
 				c.errorf(x.Pos(), "operator - needs an integer, found a boolean")
 			}
-			return TypeInt, -v, ok
+			return TypeInt, Wrap32(-v), ok
 		}
 		return TypeUnknown, 0, false
 	case *BinaryExpr:
@@ -202,6 +205,11 @@ var (
 	bitOps   = map[string]bool{"&": true, "|": true, "^": true}
 )
 
+// Wrap32 wraps v to PAT's 32-bit C# int. PAT evaluates + - * and unary -
+// on C# ints in an unchecked context (its EvaluatorDenotational), so they
+// wrap around on overflow: 2147483647 + 1 is -2147483648.
+func Wrap32(v int64) int64 { return int64(int32(v)) }
+
 // Mod is PAT's remainder (its EvaluatorDenotational): C#'s remainder,
 // which truncates toward zero, plus the divisor when it is negative. So
 // -7 % 3 is 2, 7 % -3 is 1, and -7 % -3 is -4 (C#'s -1, plus -3). b must
@@ -209,7 +217,7 @@ var (
 func Mod(a, b int64) int64 {
 	r := a % b
 	if r < 0 {
-		r += b
+		r = Wrap32(r + b) // a C# int sum: it wraps, as everything else
 	}
 	return r
 }
@@ -233,14 +241,18 @@ func (c *checker) binary(x *BinaryExpr, sc *scope) (Type, int64, bool) {
 		}
 		switch x.Op {
 		case "+":
-			return TypeInt, a + b, true
+			return TypeInt, Wrap32(a + b), true
 		case "-":
-			return TypeInt, a - b, true
+			return TypeInt, Wrap32(a - b), true
 		case "*":
-			return TypeInt, a * b, true
+			return TypeInt, Wrap32(a * b), true
 		}
 		if b == 0 {
 			c.errorf(x.Y.Pos(), "division by zero")
+			return TypeInt, 0, false
+		}
+		if b == -1 && a == math.MinInt32 {
+			c.errorf(x.Pos(), "overflow: %d %s -1 is outside PAT's 32-bit int", a, x.Op)
 			return TypeInt, 0, false
 		}
 		if x.Op == "/" {

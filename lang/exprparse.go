@@ -171,9 +171,10 @@ func (p *exprParser) primary() (Expr, error) {
 	switch {
 	case t.Type == tokInt:
 		p.next()
-		v, err := strconv.ParseInt(t.Value, 10, 64)
+		// PAT's integers are C# ints: a literal must fit 32 bits.
+		v, err := strconv.ParseInt(t.Value, 10, 32)
 		if err != nil {
-			return nil, participle.Errorf(t.Pos, "integer %s out of range", t.Value)
+			return nil, participle.Errorf(t.Pos, "integer %s out of range: PAT's integers are 32-bit (at most 2147483647)", t.Value)
 		}
 		return &IntLit{Span: Span{tokStart(t), tokEnd(t)}, Value: v}, nil
 	case t.Type == tokKeyword && (t.Value == "true" || t.Value == "false"):
