@@ -512,6 +512,11 @@ func (p *Program) access(e lang.Expr, sc *scope) (lvalue, error) {
 }
 
 func (p *Program) index(e *lang.IndexExpr, sc *scope) (cexpr, error) {
+	if id, ok := e.X.(*lang.Ident); ok {
+		if sym := p.symOf(id); sym != nil && sym.Kind == lang.SymParam {
+			return p.paramIndex(e, id, sym, sc)
+		}
+	}
 	lv, err := p.access(e, sc)
 	if err != nil {
 		return cexpr{}, err
@@ -530,6 +535,44 @@ func (p *Program) index(e *lang.IndexExpr, sc *scope) (cexpr, error) {
 		return cexpr{f: func(m *machine) int64 { return m.locals[base+int(off(m))] }, dyn: true}, nil
 	}
 	return cexpr{f: func(m *machine) int64 { return m.vars[base+int(off(m))] }, dyn: true}, nil
+}
+
+// paramIndex compiles arr[i] for an array parameter arr, whose elements
+// are n env slots from base on.
+func (p *Program) paramIndex(e *lang.IndexExpr, id *lang.Ident, sym *lang.Symbol, sc *scope) (cexpr, error) {
+	base, ok := sc.env[sym]
+	n := p.info.ParamLens[sym.Decl.(*lang.Ident)]
+	if !ok || n == 0 {
+		return cexpr{}, errAt(id, "%s is not an array parameter bound here", id.Name)
+	}
+	ix, err := p.expr(e.Index, sc)
+	if err != nil {
+		return cexpr{}, err
+	}
+	if ix.konst {
+		if ix.val < 0 || ix.val >= int64(n) {
+			return cexpr{}, errAt(e.Index, "index %d out of range [0, %d) of %s", ix.val, n, id.Name)
+		}
+		slot := base + int(ix.val)
+		if sc.rec != nil && slot < 64 {
+			*sc.rec |= 1 << slot
+		}
+		return cexpr{f: func(m *machine) int64 { return m.env[slot] }}, nil
+	}
+	if sc.rec != nil {
+		for k := base; k < base+n && k < 64; k++ {
+			*sc.rec |= 1 << k
+		}
+	}
+	f, pos, name := ix.f, e.Index.Pos(), id.Name
+	return cexpr{f: func(m *machine) int64 {
+		v := f(m)
+		if uint64(v) >= uint64(n) {
+			m.fail(pos, "index %d out of range [0, %d) of %s", v, n, name)
+			return 0
+		}
+		return m.env[base+int(v)]
+	}, dyn: ix.dyn}, nil
 }
 
 func (p *Program) binary(e *lang.BinaryExpr, sc *scope) (cexpr, error) {

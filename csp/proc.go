@@ -84,6 +84,9 @@ func (p *Program) ProcessByName(name string, args ...int64) (sys *Proc, err erro
 	if len(args) != def.params {
 		return nil, fmt.Errorf("lts: process %s takes %d arguments, found %d", name, def.params, len(args))
 	}
+	if slices.ContainsFunc(def.lens, func(n int) bool { return n > 0 }) {
+		return nil, fmt.Errorf("lts: process %s has array parameters: call it from a process definition", name)
+	}
 	env := make([]int64, def.nslots)
 	copy(env, args)
 	t, err := p.norm(def.body, env, 0)
@@ -892,11 +895,31 @@ func (p *Program) defName(n *pnode, env []int64) string {
 	if d.name == "" {
 		return "main"
 	}
+	return d.name + "(" + d.args(env) + ")"
+}
+
+// args renders the parameters' values in env, an array parameter as
+// [a,b,c].
+func (d *procDef) args(env []int64) string {
 	var args []string
-	for i := 0; i < d.params && i < len(env); i++ {
-		args = append(args, strconv.FormatInt(env[i], 10))
+	slot := 0
+	for _, n := range d.lens {
+		if slot+max(n, 1) > len(env) {
+			break
+		}
+		if n == 0 {
+			args = append(args, strconv.FormatInt(env[slot], 10))
+			slot++
+			continue
+		}
+		el := make([]string, n)
+		for k := range el {
+			el[k] = strconv.FormatInt(env[slot+k], 10)
+		}
+		args = append(args, "["+strings.Join(el, ",")+"]")
+		slot += n
 	}
-	return d.name + "(" + strings.Join(args, ",") + ")"
+	return strings.Join(args, ",")
 }
 
 // termString renders a term briefly, for counterexamples.

@@ -76,6 +76,10 @@ type procDef struct {
 	name   string
 	decl   *lang.ProcDecl
 	params int
+	// lens gives each parameter's width: 0 for a scalar, n for an array
+	// parameter of n elements (lang.Info.ParamLens), which takes n env
+	// slots from its offset on.
+	lens   []int
 	nslots int
 	sc     *scope
 	body   *pnode
@@ -114,14 +118,18 @@ func Compile(c *lang.Checked) (prog *Program, err error) {
 		}
 		def := &procDef{name: pd.Name.Name, decl: pd, params: len(pd.Params)}
 		def.sc = &scope{env: map[*lang.Symbol]int{}}
-		for i, prm := range pd.Params {
+		slot := 0
+		for _, prm := range pd.Params {
 			sym := p.info.Defs[prm]
 			if sym == nil {
 				return nil, errAt(prm, "unresolved parameter %s", prm.Name)
 			}
-			def.sc.env[sym] = i
+			def.sc.env[sym] = slot
+			n := p.info.ParamLens[prm]
+			def.lens = append(def.lens, n)
+			slot += max(n, 1)
 		}
-		def.nslots = len(pd.Params)
+		def.nslots = slot
 		if a := p.info.Alphabets[def.name]; a != nil {
 			def.alpha = a
 		}
@@ -473,15 +481,63 @@ func (p *Program) prepRef(q *lang.RefProc, def *procDef, sc *scope) (*pnode, err
 	if len(q.Args) != n.ref.params {
 		return nil, errAt(q, "process %s takes %d arguments, found %d", q.Name.Name, n.ref.params, len(q.Args))
 	}
-	for _, a := range q.Args {
-		c, err := p.cx(a, sc, n)
+	for i, a := range q.Args {
+		cs := make([]cexpr, 1)
+		var err error
+		if n.ref.lens[i] > 0 {
+			cs, err = p.arrayArg(a, n.ref.lens[i], sc)
+		} else {
+			cs[0], err = p.cx(a, sc, n)
+		}
 		if err != nil {
 			return nil, err
 		}
-		n.args = append(n.args, c)
-		n.dyn = n.dyn || c.dyn
+		for _, c := range cs {
+			n.args = append(n.args, c) // one per env slot of the callee
+			n.dyn = n.dyn || c.dyn
+		}
 	}
 	return n, nil
+}
+
+// arrayArg compiles an argument passed to an array parameter of n
+// elements into one expression per element: an array literal's elements,
+// or the elements of a global array or of an array parameter, read when
+// the call unfolds (by value, as PAT passes arrays).
+func (p *Program) arrayArg(a lang.Expr, n int, sc *scope) ([]cexpr, error) {
+	var cs []cexpr
+	switch a := a.(type) {
+	case *lang.ArrayLit:
+		var err error
+		if cs, err = p.arrayLit(a, sc); err != nil {
+			return nil, err
+		}
+	case *lang.Ident:
+		sym := p.symOf(a)
+		switch {
+		case sym != nil && sym.Kind == lang.SymVar && len(p.info.Vars[sym.Slot].Dims) == 1:
+			base := p.varBase[sym.Slot]
+			for k := range p.info.Vars[sym.Slot].Dims[0] {
+				cs = append(cs, linExpr(base+k, 1, 0))
+			}
+		case sym != nil && sym.Kind == lang.SymParam:
+			base, ok := sc.env[sym]
+			if !ok {
+				return nil, errAt(a, "%s is not bound here", a.Name)
+			}
+			for k := range n {
+				slot := base + k
+				if sc.rec != nil && slot < 64 {
+					*sc.rec |= 1 << slot
+				}
+				cs = append(cs, cexpr{f: func(m *machine) int64 { return m.env[slot] }})
+			}
+		}
+	}
+	if len(cs) != n {
+		return nil, errAt(a, "expected an array of %d elements, found %d", n, len(cs))
+	}
+	return cs, nil
 }
 
 // prepPrefix prepares e{block} -> P.

@@ -400,12 +400,30 @@ func (p *Program) nodeGuard(n *pnode, env []int64, sp *spec, m *machine, path *[
 		}
 		sp.cond = constExpr(1)
 	}
+	if !sp.cond.dyn {
+		// A guard of parameters and constants is decided before P is
+		// unfolded, as PAT decides it first: P's first steps may be
+		// undefined where the guard fails ([i < N] a.(10 / (N - i)) -> ...).
+		mm := machine{env: env}
+		v := sp.cond.f(&mm)
+		if mm.err != nil {
+			return nil, mm.err
+		}
+		if v == 0 {
+			return nil, nil
+		}
+	}
 	body, err := p.norm(n.kids[0], env, 0)
 	if err != nil {
 		return nil, err
 	}
-	es, err := p.kidEdges(body, m, path)
-	if err != nil {
+	var es []edge
+	if body == termSkip {
+		// [c] Skip terminates by a silent step guarded by c (PAT's Skip
+		// terminates by a step, which the guard enables), as ifa's Skip
+		// branch does: without it, [i == N] Skip would be a deadlock.
+		es = []edge{{kind: labTau, target: termSkip}}
+	} else if es, err = p.kidEdges(body, m, path); err != nil {
 		return nil, err
 	}
 	return p.guarded(es, sp.cond, env, false)

@@ -246,6 +246,14 @@ func (c *symCheck) proc(pr lang.Proc) {
 			c.fail(x, "unknown process %s", x.Name.Name)
 			return
 		}
+		for _, prm := range d.Params {
+			if c.info.ParamLens[prm] > 0 {
+				// Thread ids are env slots by parameter position; an
+				// array parameter shifts them. Not reduced (yet).
+				c.fail(x, "%s has an array parameter", d.Name.Name)
+				return
+			}
+		}
 		k := -1
 		for i, a := range x.Args {
 			if c.isTid(a) {

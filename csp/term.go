@@ -693,9 +693,5 @@ func (p *Program) noteOrigin(t uint32, d *procDef, env []int64) {
 	if _, ok := p.origin[t]; ok {
 		return
 	}
-	var args []string
-	for i := 0; i < d.params && i < len(env); i++ {
-		args = append(args, strconv.FormatInt(env[i], 10))
-	}
-	p.origin[t] = d.name + "(" + strings.Join(args, ",") + ")"
+	p.origin[t] = d.name + "(" + d.args(env) + ")"
 }

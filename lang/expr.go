@@ -116,6 +116,9 @@ func (c *checker) identValue(x *Ident, sc *scope) (Type, int64, bool) {
 	case SymIndex:
 		return TypeInt, 0, false
 	case SymParam, SymInput:
+		if _, isArray := c.varDims[sym]; isArray {
+			c.errorf(x.Pos(), "array parameter %s used without an index", x.Name)
+		}
 		return TypeUnknown, 0, false
 	case SymMacro:
 		c.errorf(x.Pos(), "%s is a macro: use call(%s, ...)", x.Name, x.Name)
@@ -153,6 +156,10 @@ func (c *checker) index(x *IndexExpr, sc *scope) Type {
 	c.info.Uses[id] = sym
 	dims, isArray := c.varDims[sym]
 	switch {
+	case sym.Kind == SymParam && isArray:
+		// An array parameter (Info.ParamLens).
+	case sym.Kind == SymParam && c.badParams[sym.Decl.(*Ident)]:
+		return TypeUnknown // its calls were reported
 	case sym.Kind != SymVar && sym.Kind != SymLocal:
 		if sym.Kind == SymParam || sym.Kind == SymInput {
 			c.errorf(id.Pos(), "%s is %s and cannot be indexed", id.Name, kindWords[sym.Kind])

@@ -20,11 +20,26 @@ type expression struct{ X Expr }
 // `e.i.j` reads as three parts and `e.x+1` as e.(x+1)).
 type dataExpr struct{ X Expr }
 
+// argument is a process argument: an expression or an array literal.
+type argument struct{ X Expr }
+
 // unary is a unary expression (the quasi factor, before `on`/`>`).
 type unary struct{ X Expr }
 
 func (e *expression) Parse(lex *lexer.PeekingLexer) error {
 	x, err := parseExprTop(lex, 1)
+	e.X = x
+	return err
+}
+
+func (e *argument) Parse(lex *lexer.PeekingLexer) error {
+	if !isPunct(lex.Peek(), "[") {
+		x, err := parseExprTop(lex, 1)
+		e.X = x
+		return err
+	}
+	p := exprParser{lex: lex}
+	x, err := p.arrayLit()
 	e.X = x
 	return err
 }

@@ -126,8 +126,8 @@ type ltlText struct {
 type procRef struct {
 	Pos    pos
 	EndPos pos
-	Name   *name         `parser:"@@"`
-	Args   []*expression `parser:"( '(' ( @@ ( ',' @@ )* )? ')' )?"`
+	Name   *name       `parser:"@@"`
+	Args   []*argument `parser:"( '(' ( @@ ( ',' @@ )* )? ')' )?"`
 }
 
 type quasiSpec struct {

@@ -70,6 +70,9 @@ type Info struct {
 	Macros    map[string]*DefineDecl // SymMacro and SymProp definitions
 	Alphabets map[string]*AlphabetDecl
 	Asserts   []*AssertDecl
+	// ParamLens gives the length of each array parameter of a process,
+	// keyed by the parameter's declaring identifier (absent: a scalar).
+	ParamLens map[*Ident]int
 }
 
 // Checked is a parsed file that passed the checker, with what the checker

@@ -112,7 +112,7 @@ func (l *lowerer) decl(d *declaration) Decl {
 }
 
 func (l *lowerer) procRef(r *procRef) *RefProc {
-	return &RefProc{Span: l.span(r.Pos, r.EndPos), Name: l.ident(r.Name), Args: l.exprs(r.Args)}
+	return &RefProc{Span: l.span(r.Pos, r.EndPos), Name: l.ident(r.Name), Args: l.args(r.Args)}
 }
 
 func (l *lowerer) assertion(a *assertion) *AssertDecl {
@@ -237,5 +237,16 @@ func (l *lowerer) exprs(es []*expression) []Expr {
 }
 
 func (l *lowerer) expr(e *expression) Expr { return e.X }
+
+func (l *lowerer) args(as []*argument) []Expr {
+	if as == nil {
+		return nil
+	}
+	out := make([]Expr, len(as))
+	for i, a := range as {
+		out[i] = a.X
+	}
+	return out
+}
 
 func (l *lowerer) unary(u *unary) Expr { return u.X }

@@ -601,7 +601,7 @@ func (p *exprParser) named() (Proc, error) {
 		args := []Expr{}
 		if !isPunct(p.lex.Peek(), ")") {
 			for {
-				a, err := p.binary(1)
+				a, err := p.initialiser() // an expression, or an array literal
 				if err != nil {
 					return nil, err
 				}

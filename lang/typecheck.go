@@ -50,7 +50,11 @@ type checker struct {
 	evaluating map[*Symbol]bool
 	evaluated  map[*Symbol]bool
 	varDims    map[*Symbol][]int // global and local arrays
-	arity      map[*Symbol]int   // processes
+	// badParams and badArgs are array parameters and arguments whose
+	// error paramLens reported: they are not checked again.
+	badParams map[*Ident]bool
+	badArgs   map[Expr]bool
+	arity     map[*Symbol]int // processes
 	// inGlobalInit: checking a global variable's declaration, where earlier
 	// scalar globals stand for their initial values (PAT evaluates the
 	// initialiser with the variables declared so far).
@@ -68,11 +72,14 @@ func newChecker(m *File) *checker {
 			Procs:     map[string]*ProcDecl{},
 			Macros:    map[string]*DefineDecl{},
 			Alphabets: map[string]*AlphabetDecl{},
+			ParamLens: map[*Ident]int{},
 		},
 		globals:    map[string]*Symbol{},
 		evaluating: map[*Symbol]bool{},
 		evaluated:  map[*Symbol]bool{},
 		varDims:    map[*Symbol][]int{},
+		badParams:  map[*Ident]bool{},
+		badArgs:    map[Expr]bool{},
 		arity:      map[*Symbol]int{},
 	}
 }
@@ -132,12 +139,16 @@ func (c *checker) run() {
 			c.checkChannel(x)
 		}
 	}
+	c.paramLens()
 	for _, d := range c.m.Decls {
 		switch x := d.(type) {
 		case *ProcDecl:
 			sc := (*scope)(nil).push()
 			for i, p := range x.Params {
-				c.declare(sc, p, SymParam, TypeUnknown, i)
+				sym := c.declare(sc, p, SymParam, TypeUnknown, i)
+				if n, ok := c.info.ParamLens[p]; ok {
+					c.varDims[sym] = []int{n}
+				}
 			}
 			c.proc(x.Body, sc)
 		case *AlphabetDecl:
@@ -570,9 +581,43 @@ func (c *checker) procRef(r *RefProc, sc *scope) {
 			c.errorf(r.Pos(), "%s takes %d %s, found %d", r.Name.Name, want, plural(want, "argument"), len(r.Args))
 		}
 	}
-	for _, a := range r.Args {
+	var callee *ProcDecl
+	if sym != nil && sym.Kind == SymProc {
+		callee = c.info.Procs[r.Name.Name]
+	}
+	for i, a := range r.Args {
+		if c.badArgs[a] {
+			continue
+		}
+		if callee != nil && i < len(callee.Params) {
+			if _, isArr := c.info.ParamLens[callee.Params[i]]; isArr {
+				c.arrayArg(a, sc)
+				continue
+			}
+		}
 		c.expr(a, sc)
 	}
+}
+
+// arrayArg checks an argument passed to an array parameter: an array
+// literal (its elements may read variables, as a local array's), or the
+// name of a one-dimensional array, global or parameter. Lengths were
+// checked by paramLens.
+func (c *checker) arrayArg(a Expr, sc *scope) {
+	switch a := a.(type) {
+	case *ArrayLit:
+		c.localArrayLit(a, sc)
+		return
+	case *Ident:
+		if sym := c.lookup(sc, a.Name); sym != nil && (sym.Kind == SymVar || sym.Kind == SymParam) {
+			if dims, ok := c.varDims[sym]; ok && len(dims) == 1 {
+				c.info.Uses[a] = sym
+				c.info.Types[a] = TypeArray
+				return
+			}
+		}
+	}
+	c.expr(a, sc) // a scalar: paramLens reported it
 }
 
 func plural(n int, s string) string {
@@ -821,6 +866,17 @@ func (c *checker) assertion(a *AssertDecl) {
 		}
 		c.procRef(r, nil)
 		for _, arg := range r.Args {
+			if c.badArgs[arg] {
+				continue
+			}
+			if al, ok := arg.(*ArrayLit); ok {
+				for _, el := range al.Elems {
+					if _, ok := c.info.Consts[el.Value]; !ok && el.Value != nil && !isArrayLit(el.Value) {
+						c.errorf(el.Value.Pos(), "element of an array argument of %s in an assertion must be a constant", r.Name.Name)
+					}
+				}
+				continue
+			}
 			if _, ok := c.info.Consts[arg]; !ok {
 				c.errorf(arg.Pos(), "argument of %s in an assertion must be a constant", r.Name.Name)
 			}
