@@ -72,6 +72,7 @@ type Wrapper struct {
 	kinds  map[lts.Event]evKind // memoised classification of events
 	ops    map[string]int       // op name -> its number in state keys
 	memo   map[uint64][]lts.State
+	perms  map[permKey]lts.State // PermuteState's memo
 	key    []byte
 	en     []lts.Event
 }
@@ -377,4 +378,77 @@ func eventName(op string, data []int) string {
 		fmt.Fprintf(&sb, ".%d", d)
 	}
 	return sb.String()
+}
+
+// Role is the role of e in the implementation: RoleInv, RoleRes, or
+// RoleOther (tau, and events that are neither, which Step rejects).
+func (w *Wrapper) Role(e lts.Event) Role {
+	if e == lts.Tau {
+		return RoleOther
+	}
+	switch k := w.kind(e); {
+	case k.err != nil:
+		return RoleOther
+	case k.inv:
+		return RoleInv
+	default:
+		return RoleRes
+	}
+}
+
+// Role is an event's part in a history.
+type Role int8
+
+const (
+	RoleOther Role = iota
+	RoleInv        // an invocation
+	RoleRes        // a response
+)
+
+// PermuteEvent renames the thread of an invocation or response by p (the
+// thread T of OP_inv.T.ARGS becomes p.At(T)); other events are unchanged.
+func (w *Wrapper) PermuteEvent(e lts.Event, p lts.Perm) lts.Event {
+	if p == 0 || w.Role(e) == RoleOther {
+		return e
+	}
+	data := slices.Clone(w.table.Data(e))
+	data[0] = p.At(data[0])
+	return w.table.Intern(w.table.Base(e), data...)
+}
+
+// PermuteState renames the threads of s by p: thread i's status becomes
+// thread p.At(i)'s. The specification does not name threads, so this maps
+// the automaton to itself with events renamed by PermuteEvent (the pair
+// symmetry of refine uses it).
+func (w *Wrapper) PermuteState(s lts.State, p lts.Perm) lts.State {
+	if p == 0 {
+		return s
+	}
+	key := permKey{s, p}
+	if t, ok := w.perms[key]; ok {
+		return t
+	}
+	st := w.states[s]
+	n := len(st.threads)
+	for i := range st.threads {
+		n = max(n, p.At(i)+1)
+	}
+	ts := make([]status, n)
+	for i, t := range st.threads {
+		ts[p.At(i)] = t
+	}
+	for len(ts) > 0 && ts[len(ts)-1].kind == idle {
+		ts = ts[:len(ts)-1]
+	}
+	t := w.intern(wstate{spec: st.spec, threads: ts})
+	if w.perms == nil {
+		w.perms = map[permKey]lts.State{}
+	}
+	w.perms[key] = t
+	return t
+}
+
+type permKey struct {
+	s lts.State
+	p lts.Perm
 }
