@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/quasar-verify/quasar/lang"
 	"github.com/quasar-verify/quasar/lts"
 )
 
@@ -109,4 +110,16 @@ func (s *Proc) renamed(t lts.State, p lts.Perm) []byte {
 		}
 	}
 	return s.encode(nil, nc, nv)
+}
+
+// EventThreads reports whether q is N copies of one thread process whose
+// every visible event names its own thread id as the first datum (the
+// typing of SymmetricEventsProcess), so that distinct components show
+// distinct threads; it returns "" if so, else the reason. linearize's
+// partial-order reduction relies on it.
+func (p *Program) EventThreads(q lang.Proc) string {
+	if sym, why := p.findSymmetry(q, true); sym == nil {
+		return why
+	}
+	return ""
 }

@@ -1,9 +1,9 @@
 package linearize
 
 import (
-	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/quasar-verify/quasar/lts"
 )
@@ -34,8 +34,7 @@ type Reduced struct {
 	mu     sync.Mutex
 	forced []forcedState
 	index  map[forcedState]uint32
-	roles  []Role // by event; RoleOther until classified (known marks it)
-	known  []bool
+	roles  atomic.Pointer[[]Role] // by event; roleUnknown until classified
 	pool   sync.Pool
 }
 
@@ -166,18 +165,32 @@ func (r *Reduced) role(e lts.Event) Role {
 	if e == lts.Tau {
 		return RoleOther
 	}
+	// Lock-free when known: the table of roles is replaced, never changed.
+	if rs := r.roles.Load(); rs != nil && int(e) < len(*rs) && (*rs)[e] != roleUnknown {
+		return (*rs)[e]
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if int(e) < len(r.known) && r.known[e] {
-		return r.roles[e]
+	var rs []Role
+	if p := r.roles.Load(); p != nil {
+		rs = *p
 	}
-	if n := int(e) + 1; n > len(r.known) {
-		r.known = slices.Grow(r.known, n-len(r.known))[:n]
-		r.roles = slices.Grow(r.roles, n-len(r.roles))[:n]
+	if int(e) < len(rs) && rs[e] != roleUnknown {
+		return rs[e]
 	}
-	r.known[e], r.roles[e] = true, roleOf(r.tab, r.naming, e)
-	return r.roles[e]
+	n := max(len(rs), int(e)+1)
+	next := make([]Role, n)
+	copy(next, rs)
+	for i := len(rs); i < n; i++ {
+		next[i] = roleUnknown
+	}
+	next[e] = roleOf(r.tab, r.naming, e)
+	r.roles.Store(&next)
+	return next[e]
 }
+
+// roleUnknown marks an event Reduced has not classified yet.
+const roleUnknown Role = -1
 
 // roleOf classifies e by its name (as Wrapper.classify does).
 func roleOf(tab *lts.EventTable, naming Naming, e lts.Event) Role {

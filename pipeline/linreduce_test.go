@@ -22,7 +22,8 @@ var (
 // with a fixed label or one that reads a register, extra internal steps,
 // a wrong result now and then). With sym, both threads run one process
 // (the symmetry typing can prove it); otherwise each runs its own, which
-// it cannot.
+// it cannot, and then neither reduction applies (the verdicts must still
+// agree).
 func randomIRModel(r *rand.Rand, sym bool) string {
 	var sb strings.Builder
 	sb.WriteString(`#define T 2;

@@ -56,6 +56,7 @@ type pairSym struct {
 	memo  map[permMacro]uint32
 	moves []lts.Move
 	stab  map[uint64][]lts.Perm
+	canon map[canonKey]canonVal
 }
 
 type permMacro struct {
@@ -69,7 +70,7 @@ func newPairSym(impl lts.System, spec lts.Automaton) *pairSym {
 	if !ok1 || !ok2 || mi.Symmetry() == 0 {
 		return nil
 	}
-	return &pairSym{impl: mi, spec: ps, memo: map[permMacro]uint32{}, stab: map[uint64][]lts.Perm{}}
+	return &pairSym{impl: mi, spec: ps, memo: map[permMacro]uint32{}, stab: map[uint64][]lts.Perm{}, canon: map[canonKey]canonVal{}}
 }
 
 // permute renames every state of macrostate m by p.
@@ -92,24 +93,44 @@ func (s *search) permute(m uint32, p lts.Perm) uint32 {
 }
 
 // canonical returns the representative macrostate of (t, m) after the
-// move mv, and the renaming applied to it.
+// move mv, and the renaming applied to it (memoised per (m, renaming,
+// ties): one lookup per transition).
 func (s *search) canonical(m uint32, mv lts.Move) (uint32, lts.Perm) {
-	m = s.permute(m, mv.Perm)
-	if mv.Ties == 0 {
-		return m, mv.Perm
+	if mv.Perm == 0 && mv.Ties == 0 {
+		return m, 0
 	}
-	group, ok := s.sym.stab[mv.Ties]
-	if !ok {
-		group = lts.TiedPerms(mv.Ties, maxTied)
-		s.sym.stab[mv.Ties] = group
+	k := canonKey{m, mv.Perm, mv.Ties}
+	if r, ok := s.sym.canon[k]; ok {
+		return r.m, r.p
 	}
-	best, bp := m, lts.Perm(0)
-	for _, q := range group[min(1, len(group)):] {
-		if r := s.permute(m, q); r < best {
-			best, bp = r, q
+	m1 := s.permute(m, mv.Perm)
+	best, bp := m1, lts.Perm(0)
+	if mv.Ties != 0 {
+		group, ok := s.sym.stab[mv.Ties]
+		if !ok {
+			group = lts.TiedPerms(mv.Ties, maxTied)
+			s.sym.stab[mv.Ties] = group
+		}
+		for _, q := range group[min(1, len(group)):] {
+			if r := s.permute(m1, q); r < best {
+				best, bp = r, q
+			}
 		}
 	}
-	return best, mv.Perm.Then(bp)
+	r := canonVal{best, mv.Perm.Then(bp)}
+	s.sym.canon[k] = r
+	return r.m, r.p
+}
+
+type canonKey struct {
+	m    uint32
+	p    lts.Perm
+	ties uint64
+}
+
+type canonVal struct {
+	m uint32
+	p lts.Perm
 }
 
 // expandSym expands s.cur[i:] (tau successors queued meanwhile included)
