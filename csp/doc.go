@@ -127,6 +127,11 @@
 // termination checks use it (the others look at cycles, nondeterminism or
 // conditions that may name a thread); their counterexamples are mapped back
 // to the unreduced system (Unreduce) and re-validated there.
+// SymmetricEventsProcess does the same for models whose events name the
+// thread (invocation/response models): the renaming renames the events'
+// thread datum too, SuccessorsMoves reports each target's renaming (and who
+// moved, and whether the step is local: linearize's partial-order
+// reduction) and UnreduceRenamed maps a path back state by state.
 //
 // Export writes the reachable graph of a small system as Graphviz DOT or
 // Aldebaran (.aut), refusing graphs above a size limit.

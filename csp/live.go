@@ -171,3 +171,32 @@ var liveOff bool
 func (s *Proc) unstoredWrite(slot int) error {
 	return fmt.Errorf("lts: internal error: a transition of %s wrote variable slot %d, which its states do not store", s.name, slot)
 }
+
+// reachesAtomic reports whether an atomic block is reachable from root:
+// its steps have priority over every other component's, so no step of a
+// component is independent of the others (Proc.SuccessorsMoves).
+func (p *Program) reachesAtomic(root *pnode) bool {
+	seen := map[*procDef]bool{}
+	var node func(n *pnode) bool
+	node = func(n *pnode) bool {
+		if n == nil {
+			return false
+		}
+		if n.kind == pAtomic {
+			return true
+		}
+		if d := n.ref; n.kind == pRef && d != nil && !seen[d] {
+			seen[d] = true
+			if node(d.body) {
+				return true
+			}
+		}
+		for _, k := range n.kids {
+			if node(k) {
+				return true
+			}
+		}
+		return false
+	}
+	return node(root)
+}

@@ -38,6 +38,9 @@ type Proc struct {
 	init  lts.State
 	pool  sync.Pool
 	sym   *symState // nil: no symmetry reduction (symmetry.go)
+	// indep: an interleaving without atomic steps, where a local step
+	// (lts.Move.Local) is independent of the other components.
+	indep bool
 }
 
 var (
@@ -133,6 +136,7 @@ func (p *Program) newProc(name string, t uint32, root *pnode) (*Proc, error) {
 		comps = []uint32{t}
 	}
 	s.ncomp = len(comps)
+	s.indep = s.op == lang.Interleave && !p.reachesAtomic(root)
 	for _, c := range comps {
 		s.names = append(s.names, p.termName(c))
 	}
@@ -512,7 +516,9 @@ var plainOff bool
 // state with several run-time errors reports the one the general path
 // reports (see blockErr below). It returns false, having appended nothing,
 // if some component is not plain (or its templates are not memoised yet).
-// Who takes the general path, which records who moved (x.who is -1 here).
+// Who takes the general path, which records who moved (x.who is
+// -2-2i here for component i, one less for a local step; see
+// SuccessorsMoves).
 func (s *Proc) expandPlain(raw []byte, x *scratch) (bool, error) {
 	p := s.p
 	x.tsets = x.tsets[:0]
@@ -579,7 +585,11 @@ func (s *Proc) expandPlain(raw []byte, x *scratch) (bool, error) {
 					break
 				}
 			}
-			if err := s.plainSuccessor(raw, x, i, e.target, ev, short); err != nil {
+			who := int32(-2 - 2*i)
+			if s.indep && localEdge(e) {
+				who-- // a local step (SuccessorsMoves)
+			}
+			if err := s.plainSuccessor(raw, x, i, e.target, ev, who, short); err != nil {
 				return true, err
 			}
 		}
@@ -592,7 +602,7 @@ func (s *Proc) expandPlain(raw []byte, x *scratch) (bool, error) {
 // m.undo), then undoes the block's writes. When the state is in the
 // one-byte-per-value form (short) and every patched value fits, the
 // successor is raw with those bytes patched; else it is encoded anew.
-func (s *Proc) plainSuccessor(raw []byte, x *scratch, i int, to uint32, ev lts.Event, short bool) error {
+func (s *Proc) plainSuccessor(raw []byte, x *scratch, i int, to uint32, ev lts.Event, who int32, short bool) error {
 	m := &x.m
 	nc := len(x.comps)
 	target := s.stripHides(to)
@@ -633,7 +643,7 @@ func (s *Proc) plainSuccessor(raw []byte, x *scratch, i int, to uint32, ev lts.E
 	x.undo()
 	x.ends = append(x.ends, len(x.enc))
 	x.evs = append(x.evs, ev)
-	x.who = append(x.who, -1)
+	x.who = append(x.who, who)
 	return nil
 }
 

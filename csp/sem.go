@@ -127,7 +127,8 @@ func (p *Program) templatesOn(t uint32, path *[]uint32) ([]edge, error) {
 		return nil, err
 	}
 	tm.cplx.Store(1)
-	tm.edges.Store(&tmplSet{es: es, plain: plainEdges(es)})
+	plain := plainEdges(es)
+	tm.edges.Store(&tmplSet{es: es, plain: plain, local: plain && localEdges(es)})
 	return es, nil
 }
 
@@ -139,6 +140,24 @@ func (p *Program) templatesOn(t uint32, path *[]uint32) ([]edge, error) {
 type tmplSet struct {
 	es    []edge
 	plain bool
+	local bool // plain, and every template is local (localEdge)
+}
+
+// localEdge reports whether a plain template is local: unguarded, without
+// event block, its label fixed. In an interleaving without atomic steps
+// no other component can enable, disable or alter it, and it changes only
+// its component's control (lts.Move.Local).
+func localEdge(e *edge) bool {
+	return len(e.conds) == 0 && e.block.f == nil && e.kind != labDyn
+}
+
+func localEdges(es []edge) bool {
+	for i := range es {
+		if !localEdge(&es[i]) {
+			return false
+		}
+	}
+	return true
 }
 
 func plainEdges(es []edge) bool {

@@ -45,6 +45,7 @@ import (
 // unreduced process and re-validated there (Proc.Unreduce).
 type symmetry struct {
 	n      int
+	events bool             // the thread id is the first datum of every event (SymmetricEventsProcess)
 	arrays []int            // first global slot of each thread array; entry i is at +i
 	tid    map[*procDef]int // the env slot of the thread id, per definition of the family
 }
@@ -60,11 +61,12 @@ type symCheck struct {
 	cur    *lang.ProcDecl
 	why    string
 	scan   bool // the first pass: find the thread arrays, report nothing
+	events bool // SymmetricEventsProcess: every event's first datum is the thread id
 }
 
 // findSymmetry returns the thread symmetry of the process q, or nil and
 // the reason it was not proved.
-func (p *Program) findSymmetry(q lang.Proc) (*symmetry, string) {
+func (p *Program) findSymmetry(q lang.Proc, events bool) (*symmetry, string) {
 	var body lang.Proc = q
 	if r, ok := q.(*lang.RefProc); ok && len(r.Args) == 0 {
 		if d := p.info.Procs[r.Name.Name]; d != nil && len(d.Params) == 0 {
@@ -75,7 +77,7 @@ func (p *Program) findSymmetry(q lang.Proc) (*symmetry, string) {
 	if d == nil {
 		return nil, why
 	}
-	c := &symCheck{p: p, info: p.info, n: n, tid: map[*lang.ProcDecl]int{}, arrays: map[*lang.Symbol]bool{}}
+	c := &symCheck{p: p, info: p.info, n: n, tid: map[*lang.ProcDecl]int{}, arrays: map[*lang.Symbol]bool{}, events: events}
 	// Two passes: the first finds the thread arrays, the second types every
 	// access with the complete set.
 	for pass := 0; pass < 2; pass++ {
@@ -92,10 +94,13 @@ func (p *Program) findSymmetry(q lang.Proc) (*symmetry, string) {
 	if c.why != "" {
 		return nil, c.why
 	}
-	if len(c.arrays) == 0 {
+	if len(c.arrays) == 0 && !events {
 		return nil, "no thread array"
 	}
-	sym := &symmetry{n: c.n, tid: map[*procDef]int{}}
+	if events && c.n > lts.MaxPermThreads {
+		return nil, fmt.Sprintf("more than %d threads", lts.MaxPermThreads)
+	}
+	sym := &symmetry{n: c.n, tid: map[*procDef]int{}, events: events}
 	for a := range c.arrays {
 		vi := p.info.Vars[a.Slot]
 		if !allEqual(vi.Init) {
@@ -332,7 +337,17 @@ func (c *symCheck) event(e *lang.EventExpr) {
 	if e == nil {
 		return
 	}
-	for _, d := range e.Data {
+	data := e.Data
+	if c.events && !(e.Name.Name == "tau" && len(data) == 0) {
+		// The renaming renames the event's thread datum, as the check
+		// that uses it does (linearize: OP_inv.T.ARGS).
+		if len(data) == 0 || !c.isTid(data[0]) {
+			c.fail(e, "event %s does not name the thread id as its first datum", e.Name.Name)
+			return
+		}
+		data = data[1:]
+	}
+	for _, d := range data {
 		c.expr(d, -1)
 	}
 }
@@ -578,11 +593,26 @@ type symState struct {
 // thread renamings. It returns the plain process and the reason when there
 // is none.
 func (p *Program) SymmetricProcess(q lang.Proc) (sys *Proc, why string, err error) {
+	return p.symmetricProcess(q, false)
+}
+
+// SymmetricEventsProcess is SymmetricProcess for models whose events name
+// the thread: the thread id may (and must) be the first datum of every
+// visible event, and the renaming renames that datum too, so it maps each
+// transition to one with the renamed event (an automorphism up to event
+// renaming). A check that uses it must rename its own side alike (refine
+// does so for linearize's derived object); SuccessorsMoves reports the
+// renaming of each target, and UnreduceRenamed maps a path back.
+func (p *Program) SymmetricEventsProcess(q lang.Proc) (sys *Proc, why string, err error) {
+	return p.symmetricProcess(q, true)
+}
+
+func (p *Program) symmetricProcess(q lang.Proc, events bool) (sys *Proc, why string, err error) {
 	plain, err := p.Process(q)
 	if err != nil {
 		return nil, "", err
 	}
-	sym, why := p.findSymmetry(q)
+	sym, why := p.findSymmetry(q, events)
 	if sym == nil {
 		return plain, why, nil
 	}
@@ -783,6 +813,12 @@ type symCache struct {
 	ord   []int
 	views []uint32
 	vals  []int64 // thread array a, thread i -> vals[a*n+i]
+	// The renaming and ties of the state being canonicalised (canonAll
+	// appends them to perms and tiesOf, for SuccessorsMoves).
+	perm   lts.Perm
+	tie    uint64
+	perms  []lts.Perm
+	tiesOf []uint64
 }
 
 // viewKey orders views: by a hash of their structural key, then by the
@@ -868,13 +904,17 @@ func (s *Proc) canonAll(x *scratch) {
 	out := x.canon[:0]
 	ends := x.cends[:0]
 	start := 0
+	c := &x.sym
+	c.perms, c.tiesOf = c.perms[:0], c.tiesOf[:0]
 	for _, end := range x.ends {
 		b := x.enc[start:end]
 		start = end
+		c.perm, c.tie = 0, 0
 		if !s.canonBytes(x, b, &out) {
 			out = s.canonVars(x, b, out)
 		}
 		ends = append(ends, len(out))
+		c.perms, c.tiesOf = append(c.perms, c.perm), append(c.tiesOf, c.tie)
 	}
 	x.enc, x.canon = out, x.enc
 	x.ends, x.cends = ends, x.ends
@@ -911,6 +951,23 @@ func (s *Proc) order(x *scratch) bool {
 		ord[k] = i
 	}
 	x.sym.ord = ord
+	// The representative's thread j is thread ord[j]; equal neighbours
+	// are ties.
+	var img [lts.MaxPermThreads]int
+	var ties uint64
+	for j, i := range ord {
+		if i < len(img) {
+			img[i] = j
+		}
+		if j+1 < n && !less(i, ord[j+1]) {
+			ties |= 1 << j
+		}
+	}
+	x.sym.tie = ties
+	x.sym.perm = 0
+	if !sorted && n <= lts.MaxPermThreads {
+		x.sym.perm = lts.PermOf(img[:n])
+	}
 	return sorted
 }
 
@@ -986,6 +1043,9 @@ func (s *Proc) canonPair(x *scratch, b, vb []byte, out *[]byte) bool {
 		}
 	}
 	if c <= 0 {
+		if c == 0 {
+			x.sym.tie = 1
+		}
 		*out = append(*out, b...)
 		return true
 	}
@@ -993,6 +1053,7 @@ func (s *Proc) canonPair(x *scratch, b, vb []byte, out *[]byte) bool {
 	if t0 >= 0x80 || t1 >= 0x80 {
 		return false
 	}
+	x.sym.perm = swap01
 	n0 := len(*out)
 	o := append(*out, b...)
 	o[n0], o[n0+1] = byte(t0), byte(t1)
@@ -1005,6 +1066,9 @@ func (s *Proc) canonPair(x *scratch, b, vb []byte, out *[]byte) bool {
 	*out = o
 	return true
 }
+
+// swap01 renames thread 0 to 1 and 1 to 0.
+var swap01 = lts.PermOf([]int{1, 0})
 
 // canonVars appends the representative of b, decoded and re-encoded.
 func (s *Proc) canonVars(x *scratch, b []byte, out []byte) []byte {

@@ -100,7 +100,7 @@ func TestSymmetryRejects(t *testing.T) {
 	const head = `var r = [0, 0]; var g = 0;
 `
 	for _, tc := range []struct {
-		name, body, why string // why "" means symmetric
+		name, body, why string // why "" means symmetric; "events: ..." types as SymmetricEventsProcess
 	}{
 		{"own register", `P(t) = a{r[t] = g} -> b.r[t] -> P(t); Sys = ||| t:{0..1} @ P(t);`, ""},
 		{"per-thread run", `P(t) = a{r[t] = g; g = g + 1; if (r[0] > 0) { r[0] = r[0] - 1; } if (r[1] > 0) { r[1] = r[1] - 1; }} -> P(t); Sys = ||| t:{0..1} @ P(t);`, ""},
@@ -118,10 +118,18 @@ func TestSymmetryRejects(t *testing.T) {
 		{"copies differ", `P(t, x) = a.x{r[t] = 1} -> P(t, x); Sys = P(0, 1) ||| P(1, 2);`, "differ in an argument"},
 		{"copies out of order", `P(t) = a{r[t] = 1} -> P(t); Sys = P(1) ||| P(0);`, "differ in an argument"},
 		{"not an interleaving", `P(t) = a{r[t] = 1} -> P(t); Sys = P(0) [] P(1);`, "not an interleaving"},
+		// Events that name the thread (invocation/response models).
+		{"events: id first", `P(t) = a_inv.t.3 -> tau{r[t] = g} -> a_res.t.r[t] -> P(t); Sys = ||| t:{0..1} @ P(t);`, ""},
+		{"events: no thread array", `P(t) = a_inv.t -> a_res.t.g -> P(t); Sys = ||| t:{0..1} @ P(t);`, ""},
+		{"events: id not first", `P(t) = a_inv.3.t -> P(t); Sys = ||| t:{0..1} @ P(t);`, "does not name the thread id"},
+		{"events: constant thread", `P(t) = a_inv.0 -> P(t); Sys = ||| t:{0..1} @ P(t);`, "does not name the thread id"},
+		{"events: no data", `P(t) = a{r[t] = 1} -> P(t); Sys = ||| t:{0..1} @ P(t);`, "does not name the thread id"},
+		{"events: id twice", `P(t) = a_inv.t.t -> P(t); Sys = ||| t:{0..1} @ P(t);`, "used as a value"},
+		{"events: id arithmetic", `P(t) = a_inv.(t + 1) -> P(t); Sys = ||| t:{0..1} @ P(t);`, "does not name the thread id"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := compileSrc(t, head+tc.body)
-			sym, why := p.findSymmetry(&lang.RefProc{Name: &lang.Ident{Name: "Sys"}})
+			sym, why := p.findSymmetry(&lang.RefProc{Name: &lang.Ident{Name: "Sys"}}, strings.HasPrefix(tc.name, "events:"))
 			switch {
 			case tc.why == "" && sym == nil:
 				t.Fatalf("rejected: %s", why)

@@ -35,6 +35,54 @@
 // A thread that invokes while its previous call is pending, or responds
 // while idle or to another operation than it called, does not produce a
 // well-formed history: that is a model error, not a violation.
+//
+// # Symmetry
+//
+// The automaton does not name threads except through its per-thread
+// statuses, so renaming the threads of a state (PermuteState) and of the
+// events (PermuteEvent) is an automorphism. refine uses it with an
+// implementation whose thread symmetry renames events alike
+// (csp.Program.SymmetricEventsProcess) to store one product pair per orbit.
+//
+// # Reduction
+//
+// Reduced is a partial-order reduction of the implementation, for models
+// whose components show distinct threads (csp.Program.EventThreads). A
+// step is local when no other component can enable, disable or alter it
+// and it changes only its component's control (lts.Move.Local). Reduced
+// takes every step of the implementation except:
+//
+//   - a local invocation leads to a "forced" state in which only its
+//     thread moves (the invocation is taken together with the thread's
+//     next step);
+//   - in a state where some thread's every step is a local response, only
+//     that thread moves.
+//
+// Its traces are traces of the implementation. Conversely, let w be a
+// trace of the implementation whose history is not (quasi-)linearizable
+// or not well formed. Move each local invocation later, past the steps of
+// other threads, until it is just before its thread's next step (drop it
+// if there is none), and each local response that a reduced state would
+// take first earlier, to that state (insert it there if its thread never
+// moves again in w). Local steps commute with the steps of other threads,
+// so the result is a trace of the implementation, and it is one of
+// Reduced (by induction on its length: every state it passes either takes
+// all steps but forced invocations, and the invocations now come with
+// their thread's next step, or is a responding state whose response now
+// comes first). Its history has the same operations and per-thread order
+// (threads are components), with more precedence: an invocation moved
+// later or a response moved earlier past another thread's events only
+// adds "returns before is called" pairs; a dropped trailing invocation is
+// a pending operation that may always be left out; an inserted response
+// completes a pending operation with a result it could take. Every order
+// the new history admits the old one admits, so it is not
+// (quasi-)linearizable either (linearizability and quasi-linearizability
+// both ask for some order that respects precedence, docs/verdicts.md §3);
+// a history not well formed stays so, since each thread's events keep
+// their order and an invocation's error is met when it is taken. No cycle
+// of Reduced consists of reduced states only (every forced or responding
+// step needs an invocation, which only a full state takes), so no step is
+// postponed forever.
 package linearize
 
 import (
@@ -72,6 +120,7 @@ type Wrapper struct {
 	kinds  map[lts.Event]evKind // memoised classification of events
 	ops    map[string]int       // op name -> its number in state keys
 	memo   map[uint64][]lts.State
+	perms  map[permKey]lts.State // PermuteState's memo
 	key    []byte
 	en     []lts.Event
 }
@@ -377,4 +426,77 @@ func eventName(op string, data []int) string {
 		fmt.Fprintf(&sb, ".%d", d)
 	}
 	return sb.String()
+}
+
+// Role is the role of e in the implementation: RoleInv, RoleRes, or
+// RoleOther (tau, and events that are neither, which Step rejects).
+func (w *Wrapper) Role(e lts.Event) Role {
+	if e == lts.Tau {
+		return RoleOther
+	}
+	switch k := w.kind(e); {
+	case k.err != nil:
+		return RoleOther
+	case k.inv:
+		return RoleInv
+	default:
+		return RoleRes
+	}
+}
+
+// Role is an event's part in a history.
+type Role int8
+
+const (
+	RoleOther Role = iota
+	RoleInv        // an invocation
+	RoleRes        // a response
+)
+
+// PermuteEvent renames the thread of an invocation or response by p (the
+// thread T of OP_inv.T.ARGS becomes p.At(T)); other events are unchanged.
+func (w *Wrapper) PermuteEvent(e lts.Event, p lts.Perm) lts.Event {
+	if p == 0 || w.Role(e) == RoleOther {
+		return e
+	}
+	data := slices.Clone(w.table.Data(e))
+	data[0] = p.At(data[0])
+	return w.table.Intern(w.table.Base(e), data...)
+}
+
+// PermuteState renames the threads of s by p: thread i's status becomes
+// thread p.At(i)'s. The specification does not name threads, so this maps
+// the automaton to itself with events renamed by PermuteEvent (the pair
+// symmetry of refine uses it).
+func (w *Wrapper) PermuteState(s lts.State, p lts.Perm) lts.State {
+	if p == 0 {
+		return s
+	}
+	key := permKey{s, p}
+	if t, ok := w.perms[key]; ok {
+		return t
+	}
+	st := w.states[s]
+	n := len(st.threads)
+	for i := range st.threads {
+		n = max(n, p.At(i)+1)
+	}
+	ts := make([]status, n)
+	for i, t := range st.threads {
+		ts[p.At(i)] = t
+	}
+	for len(ts) > 0 && ts[len(ts)-1].kind == idle {
+		ts = ts[:len(ts)-1]
+	}
+	t := w.intern(wstate{spec: st.spec, threads: ts})
+	if w.perms == nil {
+		w.perms = map[permKey]lts.State{}
+	}
+	w.perms[key] = t
+	return t
+}
+
+type permKey struct {
+	s lts.State
+	p lts.Perm
 }

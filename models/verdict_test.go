@@ -196,6 +196,42 @@ func TestLinearizesAgrees(t *testing.T) {
 	}
 }
 
+// TestLinearizesReductions: on every library instance with linearizes
+// assertions, the thread symmetry and the partial-order reduction keep
+// each verdict of the unreduced check (and store no more pairs).
+func TestLinearizesReductions(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the unreduced checks take a while")
+	}
+	for _, in := range verdictInstances() {
+		f, src, err := Generate(in.name, in.params)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(src), " linearizes") {
+			continue
+		}
+		t.Run(in.String(), func(t *testing.T) {
+			var reps [2]*pipeline.Report
+			for k, o := range []pipeline.Options{{}, {NoSymmetry: true, NoReduction: true}} {
+				o.Assert, o.Limits = " linearizes", lts.Limits{Timeout: 60 * time.Second}
+				if reps[k], err = pipeline.Source(context.Background(), f, src, o); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for j, red := range reps[0].Assertions {
+				full := reps[1].Assertions[j]
+				if red.Verdict != full.Verdict || red.Verdict == lts.Unknown {
+					t.Errorf("%s: reduced %v, unreduced %v (%s%s)", red.Text, red.Verdict, full.Verdict, red.Reason, full.Reason)
+				}
+				if red.Verdict == lts.Valid && red.Stats.Pairs > full.Stats.Pairs {
+					t.Errorf("%s: reduced %d pairs, unreduced %d", red.Text, red.Stats.Pairs, full.Stats.Pairs)
+				}
+			}
+		})
+	}
+}
+
 // BenchmarkLinearizes compares, side by side, the operation-event quasi
 // check of the segmented queue with the `linearizes` quasi check of its
 // invocation/response model (issue: at most 3x; docs/linearizes.md gives

@@ -262,7 +262,14 @@ func fromLTS(r *csp.Result, res *Assertion) {
 // behaviours of its operations (package linearize), and a counterexample
 // is re-validated as a history by the history engine.
 func checkRefines(ctx context.Context, prog *csp.Program, a *lang.AssertDecl, res *Assertion, opt Options, cfg *relax.Config) error {
-	impl, specSys, err := refinementSides(prog, a, opt.NoSymmetry)
+	lin := a.Kind == lang.KindLinearizes
+	var impl, specSys *csp.Proc
+	var err error
+	if lin {
+		impl, specSys, err = linearizesSides(prog, a, opt.NoSymmetry)
+	} else {
+		impl, specSys, err = refinementSides(prog, a, opt.NoSymmetry)
+	}
 	if err != nil {
 		return err
 	}
@@ -276,12 +283,17 @@ func checkRefines(ctx context.Context, prog *csp.Program, a *lang.AssertDecl, re
 		defer relaxed.Close()
 		spec = relaxed
 	}
-	lin := a.Kind == lang.KindLinearizes
+	var implSys lts.System = impl
 	if lin {
 		spec = linearize.New(spec, linearize.DefaultNaming)
+		// The reduction moves events of different components past each
+		// other: sound when components show distinct threads.
+		if !opt.NoReduction && prog.EventThreads(a.Left) == "" {
+			implSys = linearize.NewReduced(impl, linearize.DefaultNaming)
+		}
 	}
 	ropt := refine.Options{Limits: opt.Limits, Workers: opt.Workers, Progress: opt.pairProgress(res)}
-	r, err := refine.Check(ctx, impl, spec, ropt)
+	r, err := refine.Check(ctx, implSys, spec, ropt)
 	if err != nil {
 		return err
 	}
@@ -341,6 +353,21 @@ func refinementSides(prog *csp.Program, a *lang.AssertDecl, noSymmetry bool) (im
 		impl, err = prog.Process(a.Left)
 	} else {
 		impl, _, err = prog.SymmetricProcess(a.Left)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	spec, err = prog.Process(a.Right)
+	return impl, spec, err
+}
+
+// linearizesSides is refinementSides for linearizes: the thread symmetry
+// renames the thread datum of the events (csp.SymmetricEventsProcess).
+func linearizesSides(prog *csp.Program, a *lang.AssertDecl, noSymmetry bool) (impl, spec *csp.Proc, err error) {
+	if noSymmetry {
+		impl, err = prog.Process(a.Left)
+	} else {
+		impl, _, err = prog.SymmetricEventsProcess(a.Left)
 	}
 	if err != nil {
 		return nil, nil, err

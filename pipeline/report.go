@@ -36,6 +36,9 @@ type Options struct {
 	// NoSymmetry turns off the thread-symmetry reduction of refinement
 	// checks (csp.Program.SymmetricProcess).
 	NoSymmetry bool
+	// NoReduction turns off the partial-order reduction of linearizes
+	// checks (linearize.Reduced).
+	NoReduction bool
 	// Fair is the fairness assumption of LTL assertions: "" or "none",
 	// "weak", "strong" (strong local) or "global" (strong global).
 	Fair string

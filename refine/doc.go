@@ -84,6 +84,17 @@
 // of workers. Run-time errors of a pair are reported when the walk
 // reaches it, as in the sequential search.
 //
+// # Pair symmetry
+//
+// When the implementation's thread symmetry renames events (its events
+// name the thread: csp.Program.SymmetricEventsProcess) and the
+// specification renames alike (linearize.Wrapper), the search stores one
+// pair per orbit of (implementation state, macrostate) under thread
+// renamings, and rebuilds a counterexample's concrete trace from the
+// renaming stored with each pair (pairsym.go). It walks pairs one at a
+// time (no batches, no workers): the macrostates it creates by renaming
+// must be numbered in one deterministic order.
+//
 // # Unknown
 //
 // The limits (Options.Limits: wall time, stored pairs, heap bytes) and the

@@ -31,6 +31,7 @@ type pend struct {
 	ev     lts.Event
 	s      lts.State
 	m      uint32
+	perm   lts.Perm // pair symmetry: the renaming that made (s, m) a representative
 }
 
 // antiNode links the macrostates stored with one impl state.
@@ -67,6 +68,9 @@ func Check(ctx context.Context, impl lts.System, spec lts.Automaton, opt Options
 		trail: newTrail(impl.Events(), budget.New(ctx, opt.Limits.Timeout, opt.Limits.MaxStates, opt.Limits.MaxBytes), opt),
 	}
 	s.specStates = s.norm.count
+	if s.sym = newPairSym(impl, spec); s.sym != nil {
+		s.perms = []lts.Perm{}
+	}
 	defer s.bud.Close()
 	if opt.Workers >= 2 {
 		s.exp = [2]*frontier.Expander{frontier.New(opt.Workers), frontier.New(opt.Workers)}
@@ -102,6 +106,10 @@ type search struct {
 	impl lts.System
 	norm *normaliser
 	opt  Options
+	sym  *pairSym // nil: no pair symmetry (pairsym.go)
+	// lastPerm is the renaming of the violating step's target (pair
+	// symmetry).
+	lastPerm lts.Perm
 	// stopped is the limit the spec's interrupt poll saw (see Check).
 	stopped string
 
@@ -138,7 +146,9 @@ func (s *search) run() (*Result, error) {
 		s.maxDepth = s.depth
 		var res *Result
 		var err error
-		if s.exp[0] == nil || (len(s.cur) < parallelLevel && !s.opt.parallelAll) {
+		if s.sym != nil {
+			res, err = s.expandSym()
+		} else if s.exp[0] == nil || (len(s.cur) < parallelLevel && !s.opt.parallelAll) {
 			res, err = s.levelSequential()
 		} else {
 			res, err = s.levelParallel()
@@ -157,7 +167,7 @@ func (s *search) run() (*Result, error) {
 				}
 			}
 			p := &s.pending[i]
-			s.add(p.s, p.m, p.parent, p.ev, &s.next)
+			s.addPerm(p.s, p.m, p.parent, p.ev, p.perm, &s.next)
 		}
 		s.pending = s.pending[:0]
 		s.cur, s.next = s.next, s.cur[:0]
@@ -363,6 +373,12 @@ func (s *search) expand(it item, trs []lts.Transition) (*Result, error) {
 // unless it (or, with antichains, a pair with a smaller macrostate) is
 // already stored.
 func (s *search) add(st lts.State, m uint32, parent uint32, ev lts.Event, q *[]item) {
+	s.addPerm(st, m, parent, ev, 0, q)
+}
+
+// addPerm is add with the renaming that made the pair a representative
+// (pair symmetry).
+func (s *search) addPerm(st lts.State, m uint32, parent uint32, ev lts.Event, perm lts.Perm, q *[]item) {
 	key := uint64(st)<<32 | uint64(m)
 	anti := !s.opt.NoAntichain
 	// A singleton macrostate can only be dominated by itself, which the
@@ -378,6 +394,9 @@ func (s *search) add(st lts.State, m uint32, parent uint32, ev lts.Event, q *[]i
 	id, added := s.store(st, m, parent, ev)
 	if !added {
 		return
+	}
+	if s.perms != nil {
+		s.perms = append(s.perms, perm)
 	}
 	s.markImpl(st)
 	if anti {
@@ -432,12 +451,16 @@ func (s *search) remember(st lts.State, m uint32) {
 // with the impl transition tr from pair it.
 func (s *search) violation(it item, tr lts.Transition) (*Result, error) {
 	steps := append(s.path(it.id), pathStep{ev: tr.Event, s: tr.Target})
+	var ren []lts.Perm
+	if s.sym != nil {
+		ren = s.concrete(steps, append(s.pathPerms(it.id), s.lastPerm))
+	}
 	// Validate on the system itself, not on MinFactor's successor cache.
 	impl := s.impl
 	if c, ok := impl.(*cachedSystem); ok {
 		impl = c.underlying()
 	}
-	cex, err := buildCounterexample(impl, s.norm.spec, steps)
+	cex, err := buildCounterexample(impl, s.norm.spec, steps, ren)
 	if err != nil {
 		return nil, err
 	}

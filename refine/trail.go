@@ -15,6 +15,7 @@ type trail struct {
 	pairs  *intern.Pairs // (impl state, macrostate) packed in 64 bits -> pair id
 	parent []uint32      // parent[id]: the pair id id was first reached from
 	via    []lts.Event   // via[id]: the impl event of that step (Tau for internal)
+	perms  []lts.Perm    // pair symmetry only: the renaming that made pair id a representative
 
 	bud        *budget.Budget
 	progress   func(Stats)
@@ -107,6 +108,18 @@ func (t *trail) path(id uint32) []pathStep {
 		steps[i], steps[j] = steps[j], steps[i]
 	}
 	return steps
+}
+
+// pathPerms returns the renamings of the pairs of path(id), in order.
+func (t *trail) pathPerms(id uint32) []lts.Perm {
+	var ps []lts.Perm
+	for ; t.parent[id] != noParent; id = t.parent[id] {
+		ps = append(ps, t.perms[id])
+	}
+	for i, j := 0, len(ps)-1; i < j; i, j = i+1, j-1 {
+		ps[i], ps[j] = ps[j], ps[i]
+	}
+	return ps
 }
 
 // traceError wraps a run-time error met at pair id (while performing ev,

@@ -22,9 +22,25 @@ type pathStep struct {
 // the offending event) into a Counterexample, after re-validating it
 // independently of the search: a counterexample that fails is an internal
 // error, never a verdict.
-func buildCounterexample(impl lts.System, spec lts.Automaton, steps []pathStep) (*Counterexample, error) {
+func buildCounterexample(impl lts.System, spec lts.Automaton, steps []pathStep, ren []lts.Perm) (*Counterexample, error) {
 	tab := impl.Events()
-	if u, ok := impl.(unreducer); ok {
+	if u, ok := impl.(renamedUnreducer); ok && ren != nil {
+		// Pair symmetry: step i's concrete state is ren[i] applied to
+		// its representative.
+		evs := make([]lts.Event, len(steps))
+		path := make([]lts.State, len(steps))
+		for i, st := range steps {
+			evs[i], path[i] = st.ev, st.s
+		}
+		sys, concrete, err := u.UnreduceRenamed(evs, path, ren)
+		if err != nil {
+			return nil, fmt.Errorf("refine: %w", err)
+		}
+		impl = sys
+		for i := range steps {
+			steps[i].s = concrete[i]
+		}
+	} else if u, ok := impl.(unreducer); ok {
 		// A symmetry-reduced impl: re-validate and describe the path on
 		// the unreduced system.
 		evs := make([]lts.Event, len(steps))
@@ -74,6 +90,13 @@ func buildCounterexample(impl lts.System, spec lts.Automaton, steps []pathStep) 
 // symmetry (*csp.Proc): Unreduce maps a path to the unreduced system.
 type unreducer interface {
 	Unreduce(events []lts.Event, path []lts.State) (lts.System, []lts.State, error)
+}
+
+// renamedUnreducer is implemented by systems whose symmetry renames
+// events (pair symmetry): UnreduceRenamed maps a path of representatives
+// to the concrete path, given each step's renaming.
+type renamedUnreducer interface {
+	UnreduceRenamed(events []lts.Event, path []lts.State, ren []lts.Perm) (lts.System, []lts.State, error)
 }
 
 // replayPath checks that every step of the path is a transition of impl.

@@ -1,0 +1,205 @@
+package refine
+
+import (
+	"encoding/binary"
+
+	"github.com/quasar-verify/quasar/lts"
+)
+
+// Pair symmetry: when the implementation's thread symmetry renames events
+// (csp.Program.SymmetricEventsProcess: an invocation/response model, whose
+// events name the thread), the implementation state alone is not an orbit
+// representative of the pair. The specification must rename alike: it
+// implements permAutomaton (linearize.Wrapper permutes its per-thread
+// statuses). A pair (s, M) is then equivalent to (π s, π M) for every
+// renaming π, with π applied to the events of the traces from it, and the
+// search stores one pair per orbit:
+//
+//   - the implementation returns each target t as its representative π t
+//     (its canonical form, computed from the state's structure) and the
+//     renaming π (lts.Move.Perm); the pair becomes (π t, π M');
+//   - when the representative is fixed by some renamings σ (threads with
+//     equal local states, lts.Move.Ties), the pairs (π t, σ π M') are all
+//     equivalent: the one with the least macrostate id is kept. Ids are
+//     assigned in the order of the sequential walk, so the choice does
+//     not depend on the number of workers (there is one walker; the
+//     implementation's state ids, which may, are not compared).
+//
+// The renaming stored with each pair rebuilds the concrete trace of a
+// counterexample: the implementation path is a path between
+// representatives, and the concrete events are the path's events renamed
+// by the composition of the inverse renamings so far.
+
+// moveSystem is an implementation that reports moves (csp.Proc,
+// linearize.Reduced).
+type moveSystem interface {
+	lts.System
+	SuccessorsMoves(s lts.State, buf []lts.Transition, mv []lts.Move) ([]lts.Transition, []lts.Move, error)
+	Symmetry() int
+}
+
+// permAutomaton is a specification that renames threads like the
+// implementation (linearize.Wrapper).
+type permAutomaton interface {
+	PermuteState(s lts.State, p lts.Perm) lts.State
+	PermuteEvent(e lts.Event, p lts.Perm) lts.Event
+}
+
+// maxTied bounds the renamings tried for the ties of one representative
+// (beyond, the pair is kept as is: sound, only less reduced).
+const maxTied = 24
+
+// pairSym is the search's pair-symmetry state (nil: off).
+type pairSym struct {
+	impl  moveSystem
+	spec  permAutomaton
+	memo  map[permMacro]uint32
+	moves []lts.Move
+	stab  map[uint64][]lts.Perm
+	canon map[canonKey]canonVal
+}
+
+type permMacro struct {
+	m uint32
+	p lts.Perm
+}
+
+func newPairSym(impl lts.System, spec lts.Automaton) *pairSym {
+	mi, ok1 := impl.(moveSystem)
+	ps, ok2 := spec.(permAutomaton)
+	if !ok1 || !ok2 || mi.Symmetry() == 0 {
+		return nil
+	}
+	return &pairSym{impl: mi, spec: ps, memo: map[permMacro]uint32{}, stab: map[uint64][]lts.Perm{}, canon: map[canonKey]canonVal{}}
+}
+
+// permute renames every state of macrostate m by p.
+func (s *search) permute(m uint32, p lts.Perm) uint32 {
+	if p == 0 || m == empty {
+		return m
+	}
+	k := permMacro{m, p}
+	if r, ok := s.sym.memo[k]; ok {
+		return r
+	}
+	src := s.norm.macros.Get(m)
+	buf := make([]lts.State, 0, len(src)/4)
+	for i := 0; i < len(src); i += 4 {
+		buf = append(buf, s.sym.spec.PermuteState(lts.State(binary.LittleEndian.Uint32(src[i:])), p))
+	}
+	r := s.norm.intern(buf)
+	s.sym.memo[k] = r
+	return r
+}
+
+// canonical returns the representative macrostate of (t, m) after the
+// move mv, and the renaming applied to it (memoised per (m, renaming,
+// ties): one lookup per transition).
+func (s *search) canonical(m uint32, mv lts.Move) (uint32, lts.Perm) {
+	if mv.Perm == 0 && mv.Ties == 0 {
+		return m, 0
+	}
+	k := canonKey{m, mv.Perm, mv.Ties}
+	if r, ok := s.sym.canon[k]; ok {
+		return r.m, r.p
+	}
+	m1 := s.permute(m, mv.Perm)
+	best, bp := m1, lts.Perm(0)
+	if mv.Ties != 0 {
+		group, ok := s.sym.stab[mv.Ties]
+		if !ok {
+			group = lts.TiedPerms(mv.Ties, maxTied)
+			s.sym.stab[mv.Ties] = group
+		}
+		for _, q := range group[min(1, len(group)):] {
+			if r := s.permute(m1, q); r < best {
+				best, bp = r, q
+			}
+		}
+	}
+	r := canonVal{best, mv.Perm.Then(bp)}
+	s.sym.canon[k] = r
+	return r.m, r.p
+}
+
+type canonKey struct {
+	m    uint32
+	p    lts.Perm
+	ties uint64
+}
+
+type canonVal struct {
+	m uint32
+	p lts.Perm
+}
+
+// expandSym expands s.cur[i:] (tau successors queued meanwhile included)
+// with pair symmetry, one pair at a time.
+func (s *search) expandSym() (*Result, error) {
+	for i := 0; i < len(s.cur); i++ {
+		if s.countdown--; s.countdown <= 0 {
+			if reason := s.poll(); reason != "" {
+				return s.unknown(reason), nil
+			}
+		}
+		it := s.cur[i]
+		trs, mv, err := s.sym.impl.SuccessorsMoves(it.s, s.trs[:0], s.sym.moves[:0])
+		s.trs, s.sym.moves = trs, mv
+		if err != nil {
+			return nil, s.traceErrorSym(it.id, lts.Tau, err)
+		}
+		for k, tr := range trs {
+			s.transitions++
+			m := it.m
+			if tr.Event != lts.Tau {
+				if m, err = s.norm.step(it.m, tr.Event); err != nil {
+					return nil, s.traceErrorSym(it.id, tr.Event, err)
+				}
+				if m == empty {
+					s.lastPerm = mv[k].Perm
+					return s.violation(it, tr)
+				}
+			}
+			m, p := s.canonical(m, mv[k])
+			if tr.Event == lts.Tau {
+				s.addPerm(tr.Target, m, it.id, lts.Tau, p, &s.cur)
+				continue
+			}
+			s.pending = append(s.pending, pend{parent: it.id, ev: tr.Event, s: tr.Target, m: m, perm: p})
+		}
+	}
+	return nil, nil
+}
+
+// concrete renames the events of a path of representatives (from the
+// initial pair; perms[j] made step j's target a representative) into the
+// events of the concrete path they stand for, and returns for each step the
+// renaming that maps its representative to its concrete state.
+func (s *search) concrete(steps []pathStep, perms []lts.Perm) []lts.Perm {
+	var tau lts.Perm // concrete state = tau(representative)
+	ren := make([]lts.Perm, len(steps))
+	for j := range steps {
+		if steps[j].ev != lts.Tau {
+			steps[j].ev = s.sym.spec.PermuteEvent(steps[j].ev, tau)
+		}
+		tau = perms[j].Inverse().Then(tau)
+		ren[j] = tau
+	}
+	return ren
+}
+
+// traceErrorSym is traceError with the trace renamed to the concrete one.
+func (s *search) traceErrorSym(id uint32, ev lts.Event, err error) error {
+	steps := s.path(id)
+	if ev != lts.Tau {
+		steps = append(steps, pathStep{ev: ev})
+	}
+	s.concrete(steps, append(s.pathPerms(id), 0))
+	var trace []string
+	for _, st := range steps {
+		if st.ev != lts.Tau {
+			trace = append(trace, s.tab.Name(st.ev))
+		}
+	}
+	return &TraceError{Err: err, Trace: trace}
+}
