@@ -17,8 +17,9 @@ import (
 const trials = 5
 
 // stressRuns runs test with free goroutines (as history/stress does: all
-// released at once, recorded, checked) until a run is not linearizable,
-// and returns the number of runs (capped at limit).
+// released at once, recorded, checked) until a run is not linearizable
+// (or not quasi-linearizable, with the bug's Quasi) and returns the number
+// of runs (capped at limit).
 func stressRuns(b bug, limit int) int {
 	model := b.cfg.Model
 	if model == nil {
@@ -46,7 +47,7 @@ func stressRuns(b bug, limit int) int {
 		}
 		close(start)
 		wg.Wait()
-		res, err := history.Check(context.Background(), rec.History(), model, history.Options{Workers: 1})
+		res, err := history.Check(context.Background(), rec.History(), model, history.Options{Workers: 1, Quasi: b.cfg.Quasi})
 		if err == nil && res.Verdict == lts.Invalid {
 			return run
 		}
