@@ -76,6 +76,10 @@
 // the smaller test still fails the same way (a deadlock is not reduced to
 // a test that deadlocks in every serial run). The result is replayed from
 // its printed schedule before it is reported. The schedule's text is run
-// length encoded ("0x3,1x2,0", see Schedule) and Replay, Check's
-// -sched.replay flag or QUASAR_SCHED_REPLAY re-run it exactly.
+// length encoded ("0x3,1x2,0", see Schedule) and Replay re-runs it
+// exactly. In a go test, Check prints the command that replays it:
+// -sched.replay (or QUASAR_SCHED_REPLAY) is NAME=SCHEDULE, where NAME is
+// the check's name (the test's name, with " #n" for its n-th Check call),
+// so only that check replays and the other checks of the binary explore
+// as usual.
 package sched
