@@ -26,10 +26,13 @@ type bug struct {
 	kind  string // the failure's kind
 }
 
-// bugs are the buggy objects of the zoo. Every bound is 1: at bound 0
-// each thread runs to its end once started, so operations never overlap
-// and every history is sequential (hence linearizable and deadlock-free
-// here); the comments give the single preemption that exposes each bug.
+// bugs are the buggy objects of the zoo. Every bound is 1; the comments
+// give the single preemption that exposes each bug. At bound 0 a thread
+// runs until it ends or blocks, so for the non-blocking objects the
+// bound-0 runs are the serial orders of the threads: sequential histories,
+// linearizable for the stack and the queues (the starving queue's serial
+// orders are checked FIFO in TestStarvingSerialFIFO), and the counting
+// queue's derived spec is made of exactly these serial runs.
 var bugs = []bug{
 	{
 		// p0's pop loads top (2); preempted, p1 pops 2 too (load, store)
@@ -59,7 +62,10 @@ var bugs = []bug{
 	{
 		// p0's deq finds the queue empty and unlocks; preempted before it
 		// announces itself, p1's enq(1) sees no waiter and does not
-		// signal; p0 then waits forever: a stuck deq, a deadlock.
+		// signal; p0 then waits forever: a stuck deq, a deadlock. At
+		// bound 0: p1 first, enq(1) then deq returns 1; p0 first, deq
+		// announces itself and blocks in Wait (a free switch), enq(1)
+		// sees the waiter and signals, deq returns 1. Neither deadlocks.
 		name:  "blocking queue lost wake-up",
 		cfg:   sched.Config{New: func() stress.Object { return NewBlockingQueue(true) }, Model: history.Queue()},
 		test:  stress.Test{{c("deq")}, {c("enq", 1)}},
