@@ -4,7 +4,9 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"regexp"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/quasar-verify/quasar/history"
@@ -16,7 +18,7 @@ import (
 // -sched.replay flag is not set.
 const ReplayEnv = "QUASAR_SCHED_REPLAY"
 
-var replayFlag = flag.String("sched.replay", "", "sched.Check replays this schedule (as printed in a failure) instead of exploring")
+var replayFlag = flag.String("sched.replay", "", "NAME=SCHEDULE: the sched.Check named NAME (as printed with a failure) replays SCHEDULE instead of exploring; other checks run as usual")
 
 // Replay runs test once under the schedule text (as printed in a Failure;
 // its "@" part selects a sub-test) and checks the history. A schedule that
@@ -48,37 +50,102 @@ func Replay(cfg Config, test stress.Test, schedule string) (*Result, error) {
 	if res.Failure != nil {
 		res.Failure.Schedule.Keep = sch.Keep
 	}
+	s.stats.Interleavings, s.stats.Histories = len(s.seen), len(s.verdicts)
 	res.Stats = s.stats
 	res.First = res.Failure
 	return res, nil
 }
 
-// Check explores test under cfg (or, if the -sched.replay flag or the
-// QUASAR_SCHED_REPLAY variable is set, replays that schedule) and fails t
-// with the failure's schedule, test, history and explanation. It logs the
-// statistics and returns the result (nil after a configuration error).
+// checkCalls counts the Check calls of each test, to name them.
+var checkCalls = struct {
+	sync.Mutex
+	n map[testing.TB]int
+}{n: map[testing.TB]int{}}
+
+// checkName names a Check call: the test's name (t.Name(), subtests
+// included) for its first Check, with " #2", " #3", ... for later ones (a
+// test name has no spaces: package testing rewrites them to '_').
+func checkName(t testing.TB) string {
+	checkCalls.Lock()
+	defer checkCalls.Unlock()
+	checkCalls.n[t]++
+	if n := checkCalls.n[t]; n > 1 {
+		return fmt.Sprintf("%s #%d", t.Name(), n)
+	}
+	return t.Name()
+}
+
+// replayFor returns the schedule that the -sched.replay flag (or
+// QUASAR_SCHED_REPLAY) gives the check named name: the value is
+// NAME=SCHEDULE, split at its last '=' (a schedule has none).
+func replayFor(name string) (schedule string, ok bool, err error) {
+	v := *replayFlag
+	if v == "" {
+		v = os.Getenv(ReplayEnv)
+	}
+	if v == "" {
+		return "", false, nil
+	}
+	i := strings.LastIndexByte(v, '=')
+	if i < 0 {
+		return "", false, fmt.Errorf("sched: replay %q names no check: use NAME=SCHEDULE, as printed with the failure", v)
+	}
+	if v[:i] != name {
+		return "", false, nil
+	}
+	return v[i+1:], true, nil
+}
+
+// Check explores test under cfg and fails t with the failure's schedule,
+// test, history and explanation, and the command that replays it. It logs
+// the statistics and returns the result (nil after a configuration
+// error).
+//
+// Each Check call is named by its test (t.Name()) and, from the second
+// call in the same test on, " #2", " #3", ...; when the -sched.replay flag
+// (or the QUASAR_SCHED_REPLAY variable) is NAME=SCHEDULE, the check named
+// NAME replays SCHEDULE instead of exploring, and every other check runs
+// as usual. The names follow the order of the Check calls within a test,
+// so a test whose Check calls depend on earlier outcomes must keep that
+// order for a replay to reach the same check.
 func Check(t testing.TB, cfg Config, test stress.Test) *Result {
 	t.Helper()
-	sch := *replayFlag
-	if sch == "" {
-		sch = os.Getenv(ReplayEnv)
+	name := checkName(t)
+	sch, replay, err := replayFor(name)
+	if err != nil {
+		t.Errorf("%v", err)
+		return nil
 	}
 	var res *Result
-	var err error
-	if sch != "" {
+	if replay {
 		res, err = Replay(cfg, test, sch)
 	} else {
 		res, err = Explore(cfg, test)
 	}
 	if err != nil {
-		t.Errorf("%v", err)
+		t.Errorf("sched: check %s: %v", name, err)
 		return nil
 	}
-	t.Logf("sched: %s", res.Stats)
-	if res.Failure != nil {
-		t.Errorf("%s", res.Failure.Report())
+	if replay {
+		t.Logf("sched: check %s replayed %q (%d steps, %d preemptions)", name, sch, res.Stats.Steps, res.Stats.MaxPreemptions)
+	} else {
+		t.Logf("sched: check %s: %s", name, res.Stats)
+	}
+	if f := res.Failure; f != nil {
+		t.Errorf("%sreplay: %s", f.Report(), ReplayCommand(name, f.Schedule))
 	}
 	return res
+}
+
+// ReplayCommand is the go test command line that makes the check named
+// name (see Check) replay s, in the check's package directory.
+func ReplayCommand(name string, s Schedule) string {
+	test, _, _ := strings.Cut(name, " #")
+	parts := strings.Split(test, "/")
+	for i, p := range parts {
+		parts[i] = "^" + regexp.QuoteMeta(p) + "$"
+	}
+	return fmt.Sprintf("go test -run '%s' -sched.replay='%s=%s'   # or %s='%s=%s'", strings.Join(parts, "/"), name, s, ReplayEnv, name, s)
 }
 
 // String renders the statistics on one line.
@@ -96,7 +163,7 @@ func (s Stats) String() string {
 func (f *Failure) Report() string {
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "sched: %s with %d preemption(s)\n", f.Kind, f.Preemptions)
-	fmt.Fprintf(&sb, "schedule: %q (replay: go test -run <this test> -sched.replay='%s', or %s='%s')\n", f.Schedule.String(), f.Schedule, ReplayEnv, f.Schedule)
+	fmt.Fprintf(&sb, "schedule: %q (sched.Replay re-runs it; see Check for -sched.replay)\n", f.Schedule.String())
 	fmt.Fprintf(&sb, "test:\n%s", f.Test)
 	if f.History != nil {
 		sb.WriteString("history (logical time [call, return]):\n")

@@ -21,6 +21,7 @@ type dfs struct {
 	nodes    []node
 	next     uint64 // sleep set of the next new node
 	deferred []item // preempting alternatives, for the next bound
+	stepless *bool  // an operation without a marked step was seen
 }
 
 // item is a schedule prefix whose last choice is a preemption, explored
@@ -38,7 +39,8 @@ func newDFS(it item, bounded, sleepSet bool) *dfs {
 	return d
 }
 
-func (d *dfs) choose(depth int, enabled uint64, cur int, acc []access) int {
+func (d *dfs) choose(depth int, enabled uint64, cur int, acc []access, edge uint8) int {
+	d.next = d.wake(d.next, edge, acc)
 	if depth < len(d.nodes) {
 		n := &d.nodes[depth]
 		if !n.known {
@@ -97,6 +99,32 @@ func (d *dfs) childSleep(n *node, acc []access) uint64 {
 	return s
 }
 
+// wake removes from the sleep set the threads whose pending step does not
+// commute with the step just taken as far as the history is concerned.
+// The history orders a return before a call (precedence), so two quanta
+// that stamp, one a return and the other a call, do not commute even on
+// independent steps. A sleeping thread's quantum stamps a call if its
+// step is its operation's first (acc.first), and may stamp a return (its
+// operation may end there) and, after it, the call of an operation
+// without marked steps (d.stepless: seen in some execution; whether an
+// operation has marked steps does not depend on the schedule, as it reads
+// no shared state otherwise). So: after a call, wake all; after a return
+// only, wake the first steps (all, if stepless operations exist).
+func (d *dfs) wake(sleep uint64, edge uint8, acc []access) uint64 {
+	switch {
+	case sleep == 0 || edge == 0:
+		return sleep
+	case edge&edgeCall != 0 || d.stepless != nil && *d.stepless:
+		return 0
+	}
+	for u := range acc {
+		if acc[u].first {
+			sleep &^= 1 << u
+		}
+	}
+	return sleep
+}
+
 // backtrack moves to the deepest choice point with an unexplored
 // alternative allowed in this iteration; false when the item is done.
 func (d *dfs) backtrack() bool {
@@ -120,7 +148,7 @@ func (d *dfs) backtrack() bool {
 // replayer forces a schedule, then continues with default choices.
 type replayer struct{ choices []int }
 
-func (p *replayer) choose(depth int, enabled uint64, cur int, _ []access) int {
+func (p *replayer) choose(depth int, enabled uint64, cur int, _ []access, _ uint8) int {
 	if depth < len(p.choices) {
 		return p.choices[depth]
 	}

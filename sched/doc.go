@@ -19,6 +19,13 @@
 // cause are missed). Only one controlled run exists at a time per
 // process; do not use sched types from other goroutines during a run.
 //
+// Threads switch only at marked steps, so an operation with no marked
+// step is never delayed: it runs, call and return, right after its
+// thread's previous operation (a thread's first operation: before any
+// step), and histories in which it is invoked later are not explored.
+// Such an operation reads no shared state, but where it falls still
+// matters for precedence; give it a Yield if it should move.
+//
 // # The scheduler
 //
 // A test is a list of calls per thread (stress.Test), run on a fresh
@@ -57,12 +64,23 @@
 // independent of u's pending step. Steps are independent when they touch
 // different variables, or both are loads; Mutex steps conflict with steps
 // on the same mutex; Yield, Wait and Signal conflict with everything.
-// Sleep sets alone are sound: every Mazurkiewicz trace (hence every
-// history) is still covered. Combined with a preemption bound they are
-// not: the representative of a trace that the sleep sets keep may need
-// more preemptions than the pruned one, so a bug within the bound can be
-// missed (Coons, Musuvathi, McKinley, OOPSLA 2013, give a repair). This
-// package therefore allows SleepSets only with Bound: Unbounded.
+// The history is an observation too: it orders an operation's return
+// before another's call, so a step whose quantum (the step and the local
+// code after it) stamps a return does not commute with one that stamps a
+// call, whatever they access. A step that stamps a call wakes every
+// sleeping thread (a sleeping step may end its operation: that is known
+// only once it ran); one that stamps only a return wakes the threads
+// whose pending step is their operation's first, or every thread once an
+// operation without marked steps was seen (its call is stamped after the
+// previous operation's return, in the same quantum). With this relation
+// two schedules of one Mazurkiewicz trace give the same results and the
+// same precedence between operations, all that the check looks at, so
+// sleep sets alone are sound: every history is still checked. Combined
+// with a preemption bound they are not: the representative of a trace
+// that the sleep sets keep may need more preemptions than the pruned one,
+// so a bug within the bound can be missed (Coons, Musuvathi, McKinley,
+// OOPSLA 2013, give a repair). This package therefore allows SleepSets
+// only with Bound: Unbounded.
 //
 // PCT (Burckhardt et al., ASPLOS 2010) gives the threads random priorities
 // and d-1 random change points; execution i uses the seed (Seed, i), so a
@@ -76,6 +94,10 @@
 // the smaller test still fails the same way (a deadlock is not reduced to
 // a test that deadlocks in every serial run). The result is replayed from
 // its printed schedule before it is reported. The schedule's text is run
-// length encoded ("0x3,1x2,0", see Schedule) and Replay, Check's
-// -sched.replay flag or QUASAR_SCHED_REPLAY re-run it exactly.
+// length encoded ("0x3,1x2,0", see Schedule) and Replay re-runs it
+// exactly. In a go test, Check prints the command that replays it:
+// -sched.replay (or QUASAR_SCHED_REPLAY) is NAME=SCHEDULE, where NAME is
+// the check's name (the test's name, with " #n" for its n-th Check call),
+// so only that check replays and the other checks of the binary explore
+// as usual.
 package sched

@@ -10,12 +10,20 @@ import (
 // chooser picks the thread that performs the next step. depth counts the
 // steps so far, enabled is the set of runnable threads (bit t), cur the
 // thread that performed the previous step (-1 at the start) and acc the
-// step each parked thread will perform. It returns -1 to prune the
-// execution (sleep-set blocked) or -2 if the run diverged from what the
-// chooser replays (the object is not deterministic).
+// step each parked thread will perform; edge tells which of an
+// operation's call (edgeCall) and return (edgeReturn) the previous step's
+// quantum (the step and the local code after it, up to the thread's next
+// step) stamped. It returns
+// -1 to prune the execution (sleep-set blocked) or -2 if the run diverged
+// from what the chooser replays (the object is not deterministic).
 type chooser interface {
-	choose(depth int, enabled uint64, cur int, acc []access) int
+	choose(depth int, enabled uint64, cur int, acc []access, edge uint8) int
 }
+
+const (
+	edgeCall uint8 = 1 << iota
+	edgeReturn
+)
 
 type outcomeKind uint8
 
@@ -34,6 +42,7 @@ type outcome struct {
 	choices  []int
 	enabled  []uint64 // the runnable set at each choice
 	preempts int
+	stepless bool // some operation had no marked step
 	hist     *history.History
 	stuck    []int // threads blocked forever (deadlock)
 	msg      string
@@ -85,6 +94,7 @@ func execute(newObj func() stress.Object, test stress.Test, ch chooser, maxSteps
 	out := &outcome{}
 	acc := make([]access, len(test))
 	cur := -1
+	var edge uint8
 	for depth := 0; ; depth++ {
 		if r.panicMsg != "" {
 			out.kind, out.msg = oPanic, r.panicMsg
@@ -109,7 +119,7 @@ func execute(newObj func() stress.Object, test stress.Test, ch chooser, maxSteps
 		for t, th := range r.threads {
 			acc[t] = th.acc
 		}
-		t := ch.choose(depth, enabled, cur, acc)
+		t := ch.choose(depth, enabled, cur, acc, edge)
 		if t == -1 {
 			out.kind = oPruned
 			break
@@ -124,11 +134,20 @@ func execute(newObj func() stress.Object, test stress.Test, ch chooser, maxSteps
 		out.choices = append(out.choices, t)
 		out.enabled = append(out.enabled, enabled)
 		cur = t
+		calls, returns := r.calls, r.returns
 		r.resume(t)
+		edge = 0
+		if r.calls != calls {
+			edge |= edgeCall
+		}
+		if r.returns != returns {
+			edge |= edgeReturn
+		}
 	}
 	r.stop()
 	active.Store(nil)
 	out.hist = r.history()
+	out.stepless = r.stepless
 	return out
 }
 

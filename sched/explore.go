@@ -201,6 +201,10 @@ type searcher struct {
 	stats    Stats
 	limit    int
 	failure  *Failure // set by newSearcher for a nondeterministic serial spec
+	// stepless: some execution had an operation without a marked step.
+	// The first execution of a DFS has no sleeping thread, so this is
+	// known before sleep sets prune anything (see dfs.wake).
+	stepless bool
 }
 
 func newSearcher(cfg *Config, test stress.Test) (*searcher, error) {
@@ -229,6 +233,7 @@ func (s *searcher) one(ch chooser) *Failure {
 	s.stats.Executions++
 	s.stats.Steps += len(out.choices)
 	s.stats.MaxPreemptions = max(s.stats.MaxPreemptions, out.preempts)
+	s.stepless = s.stepless || out.stepless
 	f := s.judge(out)
 	if f != nil {
 		f.Schedule = Schedule{Choices: trim(out.choices, func(i int) uint64 { return out.enabled[i] })}
@@ -345,6 +350,7 @@ func (s *searcher) dfsSearch(bound int) *Failure {
 		var next []item
 		for _, it := range items {
 			d := newDFS(it, bounded, s.cfg.SleepSets)
+			d.stepless = &s.stepless
 			for {
 				if f := s.one(d); f != nil {
 					return f

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/quasar-verify/quasar/history"
 	"github.com/quasar-verify/quasar/history/stress"
 )
 
@@ -24,6 +25,8 @@ func (c *counter) Do(f string, _ any) any {
 	case "spin":
 		for c.n.Load() == 0 {
 		}
+	case "get2":
+		c.n.Load()
 	}
 	return c.n.Load()
 }
@@ -59,9 +62,17 @@ func TestSleepSetsReduce(t *testing.T) {
 		}
 		execs[i] = res.Stats.Executions
 	}
-	// Exhaustive comparison on a correct test: loads commute, so the
-	// C(4,2) = 6 interleavings of two threads of two gets are one trace.
-	test = stress.Test{{{F: "get"}, {F: "get"}}, {{F: "get"}, {F: "get"}}}
+	// Exhaustive comparison on a correct test: get2 is two loads, a1 a2
+	// and b1 b2, of C(4,2) = 6 interleavings. Loads commute, but a1 and b1
+	// stamp the calls and a2 and b2 the returns, and the history orders a
+	// return before a call: a1 b1 and b1 a1 commute (two calls), a2 b2 and
+	// b2 a2 too (two returns), nothing else. A sleeping step may end its
+	// operation (unknown before it runs), so a step that stamps a call
+	// wakes every thread: a1 b1 and b1 a1 are kept apart too. So the traces
+	// are a1 a2 b1 b2, b1 b2 a1 a2, a1 b1 {a2,b2}, b1 a1 {a2,b2}: 4 of the
+	// 6 run to the end. Before calls and returns counted, sleep sets ran
+	// 1 (all loads commute) and so checked neither a→b nor b→a.
+	test = stress.Test{{{F: "get2"}}, {{F: "get2"}}}
 	var full [2]Stats
 	for i, sleep := range []bool{false, true} {
 		res, err := Explore(Config{New: newC, Bound: Unbounded, SleepSets: sleep}, test)
@@ -70,10 +81,56 @@ func TestSleepSetsReduce(t *testing.T) {
 		}
 		full[i] = res.Stats
 	}
-	if full[0].Complete != 6 || full[1].Complete != 1 {
+	if full[0].Complete != 6 || full[1].Complete != 4 {
 		t.Fatalf("sleep sets: %s\nplain: %s", full[1], full[0])
 	}
 	t.Logf("plain %s\nsleep %s", full[0], full[1])
+}
+
+// blindQueue is a broken queue whose deq never looks at the items: enq(n)
+// stores x n times, deq(n) loads an unrelated y n times (n = 0: no marked
+// step) and always returns empty. An enq that returns before a deq is
+// invoked makes the history non-linearizable, but the enq's and deq's
+// steps touch different variables: only the order of the enq's return and
+// the deq's call distinguishes the failing runs.
+type blindQueue struct{ x, y Int64 }
+
+func (q *blindQueue) Do(f string, arg any) any {
+	for range arg.(int) {
+		if f == "enq" {
+			q.x.Store(1)
+		} else {
+			q.y.Load()
+		}
+	}
+	return nil
+}
+
+// TestSleepSetsHistories: sleep sets find the blind queue's violation
+// (regression: they took the enq's and deq's steps to commute and pruned
+// the failing order when DFS did not try it first), including when the
+// deq is an operation without marked steps after another operation of its
+// thread (its call is stamped in the quantum of that operation's last
+// step).
+func TestSleepSetsHistories(t *testing.T) {
+	c := func(f string, n int) stress.Call { return stress.Call{F: f, Arg: n} }
+	tests := []stress.Test{
+		{{c("deq", 1)}, {c("enq", 1)}},
+		{{c("deq", 2)}, {c("enq", 2)}},
+		{{c("deq", 2), c("deq", 0)}, {c("enq", 2)}},
+		{{c("enq", 2)}, {c("deq", 2), c("deq", 0)}},
+	}
+	for _, test := range tests {
+		for _, sleep := range []bool{false, true} {
+			res, err := Explore(Config{New: func() stress.Object { return &blindQueue{} }, Model: history.Queue(), Bound: Unbounded, SleepSets: sleep, NoMinimize: true}, test)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Failure == nil || res.Failure.Kind != "not linearizable" {
+				t.Errorf("%v sleep=%v: not found: %s", test, sleep, res.Stats)
+			}
+		}
+	}
 }
 
 func TestBadInputNoPanic(t *testing.T) {

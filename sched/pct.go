@@ -24,7 +24,7 @@ func newPCT(rng *rand.Rand, n, d, k int) *pct {
 	return p
 }
 
-func (p *pct) choose(depth int, enabled uint64, cur int, _ []access) int {
+func (p *pct) choose(depth int, enabled uint64, cur int, _ []access, _ uint8) int {
 	if i, ok := p.at[depth]; ok && cur >= 0 {
 		p.prio[cur] = i
 	}

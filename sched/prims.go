@@ -37,6 +37,9 @@ type access struct {
 	v uintptr // the variable (address); 0 for Yield
 	k kind
 	m *Mutex // for kLock: the mutex to acquire (enabledness)
+	// first: the step is its operation's first, so its quantum stamps
+	// the operation's call.
+	first bool
 }
 
 // dependent reports whether two steps may not commute: the same variable

@@ -41,6 +41,9 @@ type run struct {
 	msgs     chan int
 	abort    bool
 	clock    int64
+	calls    int  // calls stamped so far
+	returns  int  // returns stamped so far
+	stepless bool // an operation ran without a marked step
 	ops      []history.Op
 	panicMsg string
 }
@@ -52,6 +55,7 @@ func (r *run) step(a access) {
 		runtime.Goexit()
 	}
 	th := r.threads[r.cur]
+	a.first = th.op >= 0 && r.ops[th.op].Call < 0
 	th.acc, th.state = a, tParked
 	r.msgs <- r.cur
 	<-th.wake
@@ -69,6 +73,7 @@ func (r *run) resumed(th *thread) {
 	if th.op >= 0 && r.ops[th.op].Call < 0 {
 		r.ops[th.op].Call = r.clock
 		r.clock++
+		r.calls++
 	}
 	r.clock++
 }
@@ -157,11 +162,16 @@ func (r *run) body(t int, obj stress.Object, calls []stress.Call) {
 		res := obj.Do(c.F, c.Arg)
 		op := &r.ops[th.op]
 		if op.Call < 0 {
+			// No marked step: the call is stamped here, after the
+			// previous operation's return, in the same quantum.
 			op.Call = r.clock
 			r.clock++
+			r.calls++
+			r.stepless = true
 		}
 		op.Return, op.Status, op.Output = r.clock, history.Ok, record.Value(res)
 		r.clock++
+		r.returns++
 		th.op = -1
 	}
 }

@@ -2,12 +2,14 @@ package zoo
 
 import (
 	"context"
+	"math/rand/v2"
 	"slices"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/quasar-verify/quasar/history"
+	"github.com/quasar-verify/quasar/history/examples"
 	"github.com/quasar-verify/quasar/history/record"
 	"github.com/quasar-verify/quasar/history/stress"
 	"github.com/quasar-verify/quasar/lts"
@@ -17,8 +19,9 @@ import (
 const trials = 5
 
 // stressRuns runs test with free goroutines (as history/stress does: all
-// released at once, recorded, checked) until a run is not linearizable,
-// and returns the number of runs (capped at limit).
+// released at once, recorded, checked) until a run is not linearizable
+// (or not quasi-linearizable, with the bug's Quasi) and returns the number
+// of runs (capped at limit).
 func stressRuns(b bug, limit int) int {
 	model := b.cfg.Model
 	if model == nil {
@@ -46,12 +49,28 @@ func stressRuns(b bug, limit int) int {
 		}
 		close(start)
 		wg.Wait()
-		res, err := history.Check(context.Background(), rec.History(), model, history.Options{Workers: 1})
+		res, err := history.Check(context.Background(), rec.History(), model, history.Options{Workers: 1, Quasi: b.cfg.Quasi})
 		if err == nil && res.Verdict == lts.Invalid {
 			return run
 		}
 	}
 	return limit
+}
+
+// examplesStarving is history/examples' starving segmented queue (K=2:
+// random start slot, runtime.Gosched in its race windows), driven by
+// history/stress.Run as history/stress's TestSegmentedQueueQuasi does: 2
+// goroutines of 30 random enq/deq calls per round, quasi factor 1.
+func examplesStarving(seed uint64) stress.Config {
+	return stress.Config{
+		Goroutines: 2, OpsPerGoroutine: 30, Rounds: 1000, Seed: seed,
+		New: func() stress.Object {
+			q := examples.NewStarvingSegmentedQueue(2)
+			return stress.ObjectFunc(func(f string, arg any) any { return queueDo(q, f, arg) })
+		},
+		Ops:   []stress.OpGen{{F: "enq", Arg: func(_ *rand.Rand, seq int) any { return seq }}, {F: "deq"}},
+		Model: history.Queue(), Quasi: deqQuasi(1),
+	}
 }
 
 func median[T int | time.Duration](xs []T) T {
@@ -63,12 +82,15 @@ func median[T int | time.Duration](xs []T) T {
 // failure (no minimisation) of DFS (iterative bounding; deterministic),
 // PCT (d=2, seeds 1..5) and free-running goroutines as in history/stress
 // (5 trials, at most 20,000 runs; the lost wake-up is left out: a real
-// deadlock would hang the run). Medians are reported as metrics.
+// deadlock would hang the run). For the starving queue, history/stress.Run
+// itself on history/examples' variant (random tests of 2×30 calls, seeds
+// 1..5; its random start slot and yields make the bug easy to hit) runs
+// side by side. Medians are reported as metrics.
 func BenchmarkFirstFailure(b *testing.B) {
 	for _, bg := range bugs {
 		b.Run(bg.name, func(b *testing.B) {
-			var dfsN, pctN, strN []int
-			var dfsT, pctT, strT []time.Duration
+			var dfsN, pctN, strN, hN []int
+			var dfsT, pctT, strT, hT []time.Duration
 			for b.Loop() {
 				for seed := uint64(1); seed <= trials; seed++ {
 					cfg := bg.cfg
@@ -85,6 +107,14 @@ func BenchmarkFirstFailure(b *testing.B) {
 						strN = append(strN, stressRuns(bg, 20000))
 						strT = append(strT, time.Since(t0))
 					}
+					if bg.name == "starving segmented queue" {
+						t0 = time.Now()
+						rep, err := stress.Run(context.Background(), examplesStarving(seed))
+						if err != nil || rep.Verdict != lts.Invalid {
+							b.Fatalf("history/stress seed %d: %v %v", seed, rep, err)
+						}
+						hN, hT = append(hN, rep.Runs), append(hT, time.Since(t0))
+					}
 				}
 			}
 			b.ReportMetric(float64(median(dfsN)), "dfs-execs")
@@ -94,6 +124,10 @@ func BenchmarkFirstFailure(b *testing.B) {
 			if len(strN) > 0 {
 				b.ReportMetric(float64(median(strN)), "stress-runs")
 				b.ReportMetric(float64(median(strT).Microseconds()), "stress-µs")
+			}
+			if len(hN) > 0 {
+				b.ReportMetric(float64(median(hN)), "hstress-runs")
+				b.ReportMetric(float64(median(hT).Microseconds()), "hstress-µs")
 			}
 		})
 	}

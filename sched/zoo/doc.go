@@ -1,13 +1,16 @@
 // Package zoo holds concurrent objects written on the sched API, correct
 // and buggy, with the tests that find the bugs by systematic exploration
 // (package sched): the Treiber stack and its racy pop, the segmented queue
-// (quasi-linearizable), a Michael-Scott queue whose enqueue links with a
+// (quasi-linearizable) and its starving variant (an item is overtaken
+// without bound: not quasi-linearizable at any factor), a Michael-Scott queue whose enqueue links with a
 // store instead of a CAS, a queue whose size counter is not linearizable,
 // and a blocking queue with a lost wake-up. Each type implements
 // stress.Object (Do), so the same objects run under history/stress.
 //
 // Objects are deterministic, as sched requires: the segmented queue's
-// random start slot of history/examples is a rotating counter here.
+// random start slot of history/examples is a shared rotating counter here,
+// advanced by a marked step at each scan, so the start slot is a function
+// of the schedule and a replay reproduces it.
 package zoo
 
 func toInt(arg any) int64 {

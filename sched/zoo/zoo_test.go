@@ -1,6 +1,7 @@
 package zoo
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/quasar-verify/quasar/history"
@@ -25,10 +26,13 @@ type bug struct {
 	kind  string // the failure's kind
 }
 
-// bugs are the buggy objects of the zoo. Every bound is 1: at bound 0
-// each thread runs to its end once started, so operations never overlap
-// and every history is sequential (hence linearizable and deadlock-free
-// here); the comments give the single preemption that exposes each bug.
+// bugs are the buggy objects of the zoo. Every bound is 1; the comments
+// give the single preemption that exposes each bug. At bound 0 a thread
+// runs until it ends or blocks, so for the non-blocking objects the
+// bound-0 runs are the serial orders of the threads: sequential histories,
+// linearizable for the stack and the queues (the starving queue's serial
+// orders are checked FIFO in TestStarvingSerialFIFO), and the counting
+// queue's derived spec is made of exactly these serial runs.
 var bugs = []bug{
 	{
 		// p0's pop loads top (2); preempted, p1 pops 2 too (load, store)
@@ -58,13 +62,38 @@ var bugs = []bug{
 	{
 		// p0's deq finds the queue empty and unlocks; preempted before it
 		// announces itself, p1's enq(1) sees no waiter and does not
-		// signal; p0 then waits forever: a stuck deq, a deadlock.
+		// signal; p0 then waits forever: a stuck deq, a deadlock. At
+		// bound 0: p1 first, enq(1) then deq returns 1; p0 first, deq
+		// announces itself and blocks in Wait (a free switch), enq(1)
+		// sees the waiter and signals, deq returns 1. Neither deadlocks.
 		name:  "blocking queue lost wake-up",
 		cfg:   sched.Config{New: func() stress.Object { return NewBlockingQueue(true) }, Model: history.Queue()},
 		test:  stress.Test{{c("deq")}, {c("enq", 1)}},
 		bound: 1, kind: "deadlock",
 	},
+	{
+		// K=2; rot is the start-slot counter, each scan takes st = rot+1
+		// mod 2. p1's first deq loads head, takes st = 1 (rot 1), finds
+		// slot 1 free and loads it again in its scan; preempted, p0 runs:
+		// enq(1) at st 0 (rot 2), enq(2) at st 1 (rot 3), enq(3) finds
+		// the segment full (rot 4), links a second one and fills its
+		// slot 1 (rot 5). p1 resumes, takes 1 from slot 0; its next deq
+		// starts at slot 0 (rot 6), which is taken in a full segment: the
+		// bug moves the head on, stranding 2. It returns 3 (rot 7), and
+		// the last deq reports empty while 2 is in the queue. An empty
+		// dequeue is a barrier, so no quasi factor accepts this; the
+		// least bound is 1 because both serial orders are FIFO
+		// (TestStarvingSerialFIFO checks them without the scheduler).
+		name:  "starving segmented queue",
+		cfg:   sched.Config{New: func() stress.Object { return NewStarvingSegQueue(2) }, Model: history.Queue(), Quasi: deqQuasi(1)},
+		test:  starvingTest,
+		bound: 1, kind: "not quasi-linearizable",
+	},
 }
+
+// starvingTest exposes the starving segmented queue (K=2) with one
+// preemption; the correct queue passes it (corrects).
+var starvingTest = stress.Test{{c("enq", 1), c("enq", 2), c("enq", 3)}, {c("deq"), c("deq"), c("deq")}}
 
 func TestBugsAtLeastBound(t *testing.T) {
 	for _, b := range bugs {
@@ -159,6 +188,8 @@ var corrects = []correct{
 		stress.Test{{c("deq"), c("deq")}, {c("enq", 1), c("enq", 2)}}},
 	{"segmented queue K=2 at quasi factor 1", sched.Config{New: func() stress.Object { return NewSegQueue(2) }, Model: history.Queue(), Quasi: deqQuasi(1)},
 		stress.Test{{c("enq", 1), c("enq", 2)}, {c("deq"), c("deq")}}},
+	{"segmented queue K=2 at quasi factor 1, the starving test", sched.Config{New: func() stress.Object { return NewSegQueue(2) }, Model: history.Queue(), Quasi: deqQuasi(1)},
+		starvingTest},
 }
 
 // TestCorrectAtBound2: the correct objects pass every schedule with at
@@ -186,5 +217,60 @@ func TestSegQueueNotLinearizable(t *testing.T) {
 	}
 	if res.Failure == nil {
 		t.Fatalf("not refuted: %s", res.Stats)
+	}
+}
+
+// TestStarvingSerialFIFO is the independent oracle behind the starving
+// queue's least bound of 1: at bound 0 a two-thread schedule runs one
+// thread to its end and then the other, so the bound-0 executions of
+// starvingTest are its two serial orders. Run here directly, without the
+// scheduler (the marked steps are plain atomics), both give FIFO results:
+// enqueues first, the dequeues return 1, 2, 3; dequeues first, all three
+// find the queue empty. Histories that a FIFO queue produces
+// serially are linearizable, hence quasi-linearizable at any factor.
+func TestStarvingSerialFIFO(t *testing.T) {
+	for _, want := range [][]any{
+		{int64(1), int64(2), int64(3)}, // p0 then p1
+		{nil, nil, nil},                // p1 then p0
+	} {
+		q := NewStarvingSegQueue(2)
+		order := starvingTest
+		if want[0] == nil {
+			order = stress.Test{starvingTest[1], starvingTest[0]}
+		}
+		var got []any
+		for _, calls := range order {
+			for _, call := range calls {
+				if r := q.Do(call.F, call.Arg); call.F == "deq" {
+					got = append(got, r)
+				}
+			}
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("serial order %v: dequeues gave %v, want %v", order, got, want)
+		}
+	}
+}
+
+// TestStarvingAnyFactor: the stranded item makes a later empty dequeue
+// impossible at every quasi factor, so the violation is found at each
+// factor 0..3 with one preemption and never with none.
+func TestStarvingAnyFactor(t *testing.T) {
+	for q := 0; q <= 3; q++ {
+		cfg := sched.Config{New: func() stress.Object { return NewStarvingSegQueue(2) }, Model: history.Queue(), Quasi: deqQuasi(q), NoMinimize: true}
+		res, err := sched.Explore(cfg, starvingTest)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Failure != nil {
+			t.Fatalf("factor %d: found at bound 0: %s", q, res.Failure.Report())
+		}
+		cfg.Bound = 1
+		if res, err = sched.Explore(cfg, starvingTest); err != nil {
+			t.Fatal(err)
+		}
+		if f := res.Failure; f == nil || f.Kind != "not quasi-linearizable" || f.Preemptions != 1 {
+			t.Fatalf("factor %d at bound 1: %+v (%s)", q, f, res.Stats)
+		}
 	}
 }
