@@ -17,6 +17,11 @@ import "slices"
 // its own).
 func eachRef(p Proc, f func(*RefProc)) {
 	stack := []Proc{p}
+	push := func(ps ...Proc) { // the first on top
+		for _, q := range slices.Backward(ps) {
+			stack = append(stack, q)
+		}
+	}
 	for len(stack) > 0 {
 		q := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
@@ -24,40 +29,36 @@ func eachRef(p Proc, f func(*RefProc)) {
 		case *RefProc:
 			f(q)
 		case *PrefixProc:
-			stack = append(stack, q.Next)
+			push(q.Next)
 		case *MultiPrefixProc:
-			stack = append(stack, q.Next)
+			push(q.Next)
 		case *ChanOutProc:
-			stack = append(stack, q.Next)
+			push(q.Next)
 		case *ChanInProc:
-			stack = append(stack, q.Next)
+			push(q.Next)
 		case *GuardProc:
-			stack = append(stack, q.Body)
+			push(q.Body)
 		case *IfProc:
-			stack = append(stack, q.Else, q.Then)
+			push(q.Then, q.Else)
 		case *CaseProc:
-			stack = append(stack, q.Default)
+			push(q.Default)
 			for _, a := range slices.Backward(q.Arms) {
-				stack = append(stack, a.Body)
+				push(a.Body)
 			}
 		case *SeqProc:
-			stack = append(stack, q.Right, q.Left)
+			push(q.Left, q.Right)
 		case *ChoiceProc:
-			for _, p := range slices.Backward(q.Procs) {
-				stack = append(stack, p)
-			}
+			push(q.Procs...)
 		case *ParProc:
-			for _, p := range slices.Backward(q.Procs) {
-				stack = append(stack, p)
-			}
+			push(q.Procs...)
 		case *IndexedProc:
-			stack = append(stack, q.Body)
+			push(q.Body)
 		case *HideProc:
-			stack = append(stack, q.Body)
+			push(q.Body)
 		case *AtomicProc:
-			stack = append(stack, q.Body)
+			push(q.Body)
 		case *InterruptProc:
-			stack = append(stack, q.Right, q.Left)
+			push(q.Left, q.Right)
 		}
 	}
 }
