@@ -76,23 +76,25 @@ func browser(t *testing.T) context.Context {
 
 // pageReport is what checkJS finds in the page.
 type pageReport struct {
-	FirstRenderMs float64  `json:"firstRenderMs"`
-	Elements      int      `json:"elements"`
-	Offscreen     []string `json:"offscreen"`
-	Labels        int      `json:"labels"`
-	Overlaps      []string `json:"overlaps"`
-	AxisTicks     int      `json:"axisTicks"`
-	LaneLabels    []string `json:"laneLabels"`
-	Witness       int      `json:"witness"`
-	Prefix        int      `json:"prefix"`
-	PageWidth     float64  `json:"pageWidth"`
-	ViewWidth     float64  `json:"viewWidth"`
-	Titles        []string `json:"titles"` // tooltips of the focus operations
-	ZoomInMs      float64  `json:"zoomInMs"`
-	PanMs         float64  `json:"panMs"`
-	FitAllMs      float64  `json:"fitAllMs"`
-	FitElements   int      `json:"fitElements"`
-	FitOverlaps   []string `json:"fitOverlaps"`
+	FirstRenderMs float64   `json:"firstRenderMs"`
+	Elements      int       `json:"elements"`
+	Offscreen     []string  `json:"offscreen"`
+	Labels        int       `json:"labels"`
+	Overlaps      []string  `json:"overlaps"`
+	AxisTicks     int       `json:"axisTicks"`
+	LaneLabels    []string  `json:"laneLabels"`
+	Witness       int       `json:"witness"`
+	Prefix        int       `json:"prefix"`
+	PageWidth     float64   `json:"pageWidth"`
+	ViewWidth     float64   `json:"viewWidth"`
+	Titles        []string  `json:"titles"` // tooltips of the focus operations
+	ZoomInMs      float64   `json:"zoomInMs"`
+	PanMs         float64   `json:"panMs"`
+	FitAllMs      float64   `json:"fitAllMs"`
+	FitElements   int       `json:"fitElements"`
+	FitOverlaps   []string  `json:"fitOverlaps"`
+	FitView       []float64 `json:"fitView"` // null entries (NaN) fail to decode
+	FitBars       int       `json:"fitBars"`
 }
 
 // checkJS measures the page: focus operations inside the visible part of
@@ -144,6 +146,8 @@ const checkJS = `(function (focus) {
   out.panMs = time(function () { const w = v.view(); v.setView(w[0] + (w[1] - w[0]) / 3, w[1] + (w[1] - w[0]) / 3); });
   out.fitAllMs = time(function () { v.setView(-Infinity, Infinity); });
   out.fitElements = count();
+  out.fitView = v.view();
+  out.fitBars = document.querySelectorAll('#plot .op, #plot .dense').length;
   out.fitOverlaps = overlaps()[1];
   v.showFocus(); v.render();
   return out;
@@ -223,22 +227,29 @@ func TestBrowser(t *testing.T) {
 				t.Fatalf("the page did not render: %v", err)
 			}
 			loaded := time.Since(start)
-			png, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, d := range []string{dir, shots} {
-				if d != "" {
-					if err := os.WriteFile(filepath.Join(d, "html-"+c.name+".png"), png, 0o644); err != nil {
-						t.Fatal(err)
+			shoot := func(name string) {
+				png, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, d := range []string{dir, shots} {
+					if d != "" {
+						if err := os.WriteFile(filepath.Join(d, "html-"+name+".png"), png, 0o644); err != nil {
+							t.Fatal(err)
+						}
 					}
 				}
 			}
+			shoot(c.name)
 			fj, _ := json.Marshal(focus)
 			var rep pageReport
 			if rep, err = chromedp.Run(ctx, chromedp.Evaluate[pageReport](checkJS+"("+string(fj)+")")); err != nil {
 				t.Fatal(err)
 			}
+			if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool]("quasarView.setView(-Infinity, Infinity), quasarView.render(), true")); err != nil {
+				t.Fatal(err)
+			}
+			shoot(c.name + "-whole")
 			t.Logf("%d ops: loaded and drawn in %v (first render at %.0f ms after navigation), %d SVG elements, %d labels; zoom in %.1f ms, pan %.1f ms, whole history %.1f ms (%d elements)",
 				len(c.h.Ops), loaded.Round(time.Millisecond), rep.FirstRenderMs, rep.Elements, rep.Labels, rep.ZoomInMs, rep.PanMs, rep.FitAllMs, rep.FitElements)
 
@@ -282,7 +293,20 @@ func TestBrowser(t *testing.T) {
 			if !c.valid && rep.Prefix == 0 {
 				t.Errorf("no linearizable prefix drawn for an invalid history")
 			}
-			// The whole history stays a bounded drawing.
+			// The whole history: all of it in the window, as a bounded drawing.
+			end := int64(0)
+			for _, o := range c.h.Ops {
+				end = max(end, o.Call-c.h.Ops[0].Call)
+				if o.Return != history.Pending {
+					end = max(end, o.Return-c.h.Ops[0].Call)
+				}
+			}
+			if len(rep.FitView) != 2 || rep.FitView[0] > 0 || rep.FitView[1] < float64(end) {
+				t.Errorf("whole history: the window is %v, want it to hold [0, %d]", rep.FitView, end)
+			}
+			if rep.FitBars == 0 {
+				t.Errorf("whole history: no operation drawn")
+			}
 			if rep.FitElements > 20000 {
 				t.Errorf("%d SVG elements for the whole history", rep.FitElements)
 			}

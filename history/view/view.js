@@ -70,13 +70,15 @@
     return w;
   }
   // fit returns the first label that fits in w pixels: the full one, the
-  // short one, the short one cut with an ellipsis (at least 4 characters),
-  // the minimal one (a step number); '' if none fits.
-  function fit(full, short, minimal, w) {
+  // short one, the short one cut with an ellipsis (keeping at least 4
+  // characters after the step number pre), the minimal one (the step
+  // number); '' if none fits.
+  function fit(full, short, minimal, pre, w) {
     if (textW(full) <= w) return full;
     if (textW(short) <= w) return short;
-    if (short.length > 5 && textW(short.slice(0, 4) + '…') <= w) {
-      let lo = 4, hi = short.length - 1;
+    const k = pre.length + 4;
+    if (short.length > k + 1 && textW(short.slice(0, k) + '…') <= w) {
+      let lo = k, hi = short.length - 1;
       while (lo < hi) {
         const m = (lo + hi + 1) >> 1;
         if (textW(short.slice(0, m) + '…') <= w) lo = m; else hi = m - 1;
@@ -227,9 +229,18 @@
       while (b < c.at.length && c.at[b] <= t1) b++;
       b = Math.min(c.at.length, b + 1);
       const y = function (j) { return laneY[D.lane[c.ops[j]]] + BAR_Y + BAR_H; };
-      let d = '';
-      for (let j = a; j < b; j++) d += (j === a ? 'M' : 'L') + X(c.at[j]).toFixed(1) + ' ' + y(j);
-      if (d) { el('path', { d: d, class: 'chain ' + c.kind }, chains); count++; }
+      if (b - a > (W - GUTTER) / 4) {
+        // Too many points to follow: a band over the lanes says where the
+        // order runs, zooming in shows it.
+        const g0 = rows.find(function (r) { return r.l !== undefined && D.lanes[r.l].group === groupOfOp(c.ops[0]); });
+        const band = el('rect', { x: X(c.at[a]), y: g0.y, width: Math.max(X(c.at[b - 1]) - X(c.at[a]), 1), height: 3, class: 'band ' + c.kind }, points);
+        title(band, 'steps ' + (a + 1) + ' to ' + b + ' of the ' + (c.kind === 'witness' ? 'linearization found' : 'longest linearizable prefix found') + ': zoom in to see the order');
+        count += 2;
+      } else {
+        let d = '';
+        for (let j = a; j < b; j++) d += (j === a ? 'M' : 'L') + X(c.at[j]).toFixed(1) + ' ' + y(j);
+        if (d) { el('path', { d: d, class: 'chain ' + c.kind }, chains); count++; }
+      }
       if (b - a <= (W - GUTTER) / 8) {
         for (let j = a; j < b; j++) {
           const p = el('circle', { cx: X(c.at[j]), cy: y(j), r: 3, class: 'pt ' + c.kind }, points);
@@ -258,8 +269,8 @@
       const full = pre + D.text[i] + ' (' + name(i) + ')', short = pre + D.text[i], minimal = pre ? String(step[i]) : '';
       const used = taken.get(L.lane) || [];
       const free = function (x, w) { for (const u of used) if (x < u[1] + 4 && u[0] < x + w + 4) return false; return true; };
-      let s = L.w > 10 ? fit(full, short, minimal, L.w - 6) : '', x = L.x + 3, cls = 'oplabel';
-      if ((!s || !free(x, textW(s))) && L.ox !== undefined) { s = fit(full, short, minimal, L.ow); x = L.ox; cls = 'oplabel out'; }
+      let s = L.w > 10 ? fit(full, short, minimal, pre, L.w - 6) : '', x = L.x + 3, cls = 'oplabel';
+      if ((!s || !free(x, textW(s))) && L.ox !== undefined) { s = fit(full, short, minimal, pre, L.ow); x = L.ox; cls = 'oplabel out'; }
       if (!s) return;
       const w = textW(s);
       if (!free(x, w)) return;
@@ -317,10 +328,9 @@
   }
 
   function setView(a, b) {
-    const span = Math.max(b - a, 1e-3);
     const lim = Math.max(D.end, 1), pad = lim * 0.05 + 1;
-    t0 = a; t1 = a + span;
-    if (t1 - t0 > lim + 2 * pad) { t0 = -pad; t1 = lim + pad; }
+    t0 = a; t1 = a + Math.max(b - a, 1e-3);
+    if (!(t1 - t0 <= lim + 2 * pad)) { t0 = -pad; t1 = lim + pad; } // also infinite or NaN
     if (t0 < -pad) { t1 += -pad - t0; t0 = -pad; }
     if (t1 > lim + pad) { t0 -= t1 - lim - pad; t1 = lim + pad; }
     schedule();
