@@ -161,7 +161,7 @@ func runHistoryCheck(ctx context.Context, cmd *cobra.Command, st *streams, opts 
 	}
 	if opts.html != "" {
 		var page bytes.Buffer
-		if err := view.HTML(&page, h, res, loc, view.Options{}); err != nil {
+		if err := view.HTML(&page, h, res, loc, view.Options{Model: m.name, Property: rep.Property}); err != nil {
 			return err
 		}
 		if err := writeFileAtomic(opts.html, page.Bytes()); err != nil {
@@ -384,17 +384,9 @@ func writeHistoryReport(w io.Writer, rep *historyReport) {
 	}
 }
 
-// opString renders operation id of h as "p0 deq() -> 2 (line 5)".
-func opString(h *history.History, id int) string {
-	if id >= 0 && id < len(h.Ops) {
-		o := &h.Ops[id]
-		if o.Line > 0 {
-			return fmt.Sprintf("%s (line %d)", o, o.Line)
-		}
-		return o.String()
-	}
-	return fmt.Sprintf("op %d", id)
-}
+// opString renders operation id of h as "p0 deq() -> 2 (line 5)", as the
+// HTML page does.
+func opString(h *history.History, id int) string { return view.OpText(h, id) }
 
 // historyLocalization is a minimal failing test case (history.Localize).
 type historyLocalization struct {
@@ -435,12 +427,9 @@ func writeLocalization(w io.Writer, l *historyLocalization) {
 		fmt.Fprintf(w, "  no minimal test case: %s %s\n", l.Verdict, l.Reason)
 		return
 	}
-	shortest := "shortest violating prefix"
-	if len(l.Undecided) > 0 && l.Undecided[0] < l.PrefixEvents {
-		// A shorter prefix ran out of its budget: this one is the shortest
-		// found, not necessarily the shortest.
-		shortest = fmt.Sprintf("violating prefix (a shorter one may exist: the check of the first %d events ran out of budget)", l.Undecided[0])
-	}
+	// If a shorter prefix ran out of its budget, this one is the shortest
+	// found, not necessarily the shortest.
+	shortest := view.ViolatingPrefix(l.Undecided, l.PrefixEvents)
 	fmt.Fprintf(w, "  %s: %d operations (%d events), revealed by %s\n", shortest, l.PrefixOps, l.PrefixEvents, l.Revealing)
 	fmt.Fprintf(w, "  minimal test case (%d operations):\n", len(l.Sequential)+len(l.Core)+len(l.Suffix))
 	for _, part := range []struct {

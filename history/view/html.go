@@ -1,19 +1,39 @@
-// Package view renders a checked history as one self-contained HTML page:
-// the operations per process on a compressed time axis (one column per
-// distinct invocation or completion time), the search's linearisation
-// attempt, and the minimal test case of a localisation when there is one.
-// The page shows a bounded window around its focus, so its size does not
-// grow with the history.
+// Package view renders a checked history as one self-contained HTML page,
+// made to understand a failure: it opens zoomed on the violation.
+//
+// The page has three parts. A header gives the verdict in the words of
+// "quasar history check" (verdict, property, model, reason). A timeline
+// draws every operation of the history as a bar from invocation to
+// completion, one lane per process that has operations, lanes grouped by
+// partition (key) for partitioned models, under a time axis; it is drawn
+// by a small embedded script that keeps only the visible part of the
+// history in the DOM (bars narrower than a few pixels merge into density
+// bars; a label is drawn only where it fits inside its bar, everything
+// else has a tooltip), so zoom and pan stay fast on histories of 10,000+
+// operations. Tables then list what the CLI prints: the longest
+// linearizable prefix found and the operation that cannot be linearized
+// next, the minimal test case, the partitions.
+//
+// The timeline draws the order the engine found: for a valid history (or
+// partition) its witness linearization, for an invalid one the longest
+// linearizable prefix of the reported failure. Each operation of the order
+// gets a linearization point inside its interval (linPoints: the midpoint
+// of the interval the real-time order leaves it), and a line joins the
+// points in order.
+//
+// Operations are named by the line of their invocation in the file, as the
+// CLI names them (OpText); operations of histories built in code, which
+// have no line, by their index ("op #3").
 package view
 
 import (
-	"bufio"
 	"cmp"
+	"embed"
 	"fmt"
-	"html"
+	"html/template"
 	"io"
 	"slices"
-	"strconv"
+	"strings"
 
 	"github.com/quasar-verify/quasar/history"
 	"github.com/quasar-verify/quasar/lts"
@@ -21,376 +41,459 @@ import (
 
 // Options configure HTML. The zero value works.
 type Options struct {
+	// Title of the page; default the history's Source.
 	Title string
-	// Context is the most operations shown besides the focus (default 120).
-	Context int
-	// Steps is the most linearisation steps listed (the last ones; default 60).
-	Steps int
+	// Model and Property name the check as the CLI does: "queue",
+	// "linearizability" (the default) or "quasi-linearizability SPEC".
+	Model, Property string
 }
 
-// HTML writes a self-contained HTML page (inline CSS, a few lines of
-// JavaScript, no external assets) that shows a check of h: the operations
-// per process on a time axis, the linearisation attempt of the search and
-// the operation at which it fails.
-//
-// The page shows a focus and a bounded window of context, never the whole
-// history, so it stays small on histories of any length: the focus is the
-// minimal test case of loc if given (sequential prefix, concurrent core,
-// revealing suffix, coloured), else the end of res's failed attempt; the
-// context is the Context operations of h nearest in time to the focus.
-// The attempt shown is that of the test case's re-check (loc.Result) when
-// there is one, else res's. The time axis is compressed: each distinct
-// invocation or completion time of a shown operation gets one column, so
-// long idle gaps and tight bursts are equally readable.
+//go:embed page.tmpl view.css view.js
+var assets embed.FS
+
+var pageTmpl = template.Must(template.New("page.tmpl").Funcs(template.FuncMap{
+	"css": func(name string) template.CSS { return template.CSS(asset(name)) },
+	"js":  func(name string) template.JS { return template.JS(asset(name)) },
+}).ParseFS(assets, "page.tmpl"))
+
+func asset(name string) string {
+	b, err := assets.ReadFile(name)
+	if err != nil {
+		panic(err) // embedded: cannot fail
+	}
+	return string(b)
+}
+
+// HTML writes a self-contained page (inline CSS and script, no external
+// asset) that shows the check res of h, and the minimal test case loc if
+// it is non-nil. res may be nil (the history is drawn without a verdict).
 func HTML(w io.Writer, h *history.History, res *history.Result, loc *history.Localization, opt Options) error {
-	if opt.Context <= 0 {
-		opt.Context = 120
+	return pageTmpl.Execute(w, build(h, res, loc, opt))
+}
+
+// OpText renders operation id of h as the CLI does: "p0 deq() -> 2 (line 5)".
+func OpText(h *history.History, id int) string {
+	if id >= 0 && id < len(h.Ops) {
+		o := &h.Ops[id]
+		if o.Line > 0 {
+			return fmt.Sprintf("%s (line %d)", o, o.Line)
+		}
+		return o.String()
 	}
-	if opt.Steps <= 0 {
-		opt.Steps = 60
+	return fmt.Sprintf("op %d", id)
+}
+
+// ViolatingPrefix names the violating prefix of a localisation as the CLI
+// does: "shortest violating prefix", unless a shorter prefix ran out of
+// its budget (undecided lists such lengths, in events, increasing).
+func ViolatingPrefix(undecided []int, prefixEvents int) string {
+	if len(undecided) > 0 && undecided[0] < prefixEvents {
+		return fmt.Sprintf("violating prefix (a shorter one may exist: the check of the first %d events ran out of budget)", undecided[0])
 	}
-	if opt.Title == "" {
-		opt.Title = "history check"
+	return "shortest violating prefix"
+}
+
+// Roles of operations, as sent to the script (Data.Role).
+const (
+	roleContext = iota
+	roleSeq     // sequential prefix of the test case
+	roleCore    // concurrent core
+	roleSuffix  // revealing suffix
+)
+
+// page is what the template renders.
+type page struct {
+	Title    string
+	Verdict  string // valid, invalid, unknown
+	Summary  string // "linearizability w.r.t. queue, 3 operations"
+	Reason   string
+	Failure  *failureView
+	Loc      *locView
+	Order    *orderView // valid: the witness
+	Parts    []partView // partitioned histories only
+	TimeNote string
+	Data     data
+}
+
+// row is one operation in a table.
+type row struct {
+	ID   int
+	Step int // 1-based position in an order; 0 if none
+	Text string
+}
+
+type failureView struct {
+	Partition string
+	Len       int   // operations in the prefix
+	Shown     []row // its last ones
+	State     string
+	Blocked   *row
+}
+
+type locView struct {
+	Verdict, Reason         string
+	Prefix                  string // ViolatingPrefix
+	PrefixOps, PrefixEvents int
+	Revealing               string
+	Size                    int
+	Parts                   []locPart
+	Recheck                 string // the re-check's reason
+	Found                   bool   // a test case was found
+}
+
+type locPart struct {
+	Name string // as the CLI prints it
+	Role string // css class
+	Rows []row
+}
+
+type orderView struct {
+	Len   int
+	Shown []row // its first ones
+}
+
+type partView struct {
+	Name     string
+	Ops      int
+	Verdict  string
+	Reason   string
+	Reported bool // the partition of the CLI's failure
+}
+
+// data is the history as the script draws it. Times are relative to the
+// first invocation so that nanosecond clocks stay exact in JavaScript
+// numbers; arrays are indexed by operation ID (= index in h.Ops).
+type data struct {
+	Unit    string   `json:"unit"` // "ns" or "event" (the file has no times)
+	End     int64    `json:"end"`  // the last time of the history
+	Groups  []group  `json:"groups"`
+	Lanes   []lane   `json:"lanes"`
+	Lane    []int    `json:"lane"`
+	Call    []int64  `json:"call"`
+	Ret     []int64  `json:"ret"`    // -1: pending (info or no completion)
+	Status  []int    `json:"status"` // history.Status
+	Role    []int    `json:"role"`
+	Line    []int    `json:"line"`
+	Text    []string `json:"text"` // o.String() without the process
+	Blocked []int    `json:"blocked"`
+	Chains  []chain  `json:"chains"`
+	Focus   [2]int64 `json:"focus"` // the time span to open on
+}
+
+type group struct {
+	Title     string `json:"title"`
+	Verdict   string `json:"verdict"`
+	Reason    string `json:"reason,omitempty"` // why not decided
+	Collapsed bool   `json:"collapsed"`
+}
+
+type lane struct {
+	Group int    `json:"group"`
+	Label string `json:"label"`
+}
+
+// chain is an order of operations drawn through linearization points.
+type chain struct {
+	Kind string  `json:"kind"` // "witness" or "prefix"
+	Ops  []int   `json:"ops"`
+	At   []int64 `json:"at"`
+}
+
+func build(h *history.History, res *history.Result, loc *history.Localization, opt Options) *page {
+	pg := &page{Title: opt.Title, Verdict: lts.Unknown.String()}
+	if pg.Title == "" {
+		pg.Title = "history check"
 		if h.Source != "" {
-			opt.Title = h.Source
+			pg.Title = h.Source
 		}
 	}
-	pg := &page{h: h, loc: loc, opt: opt, byID: make(map[int]*history.Op, len(h.Ops)), verdict: lts.Unknown}
-	for i := range h.Ops {
-		pg.byID[h.Ops[i].ID] = &h.Ops[i]
+	prop := opt.Property
+	if prop == "" {
+		prop = "linearizability"
 	}
+	pg.Summary = prop
+	if opt.Model != "" {
+		pg.Summary += " w.r.t. " + opt.Model
+	}
+	pg.Summary += fmt.Sprintf(", %d operations", len(h.Ops))
+	var parts []history.PartitionResult
+	var fail *history.Failure
 	if res != nil {
-		pg.verdict, pg.reason, pg.fail = res.Verdict, res.Reason, res.Failure
+		pg.Verdict, pg.Reason, fail = res.Verdict.String(), res.Reason, res.Failure
+		parts = res.Partitions
+		if len(parts) == 0 && (res.Witness != nil || fail != nil) {
+			parts = []history.PartitionResult{{Verdict: res.Verdict, Witness: res.Witness, Failure: fail}}
+		}
 	}
-	pg.roles()
-	pg.window()
-	pg.axis()
-	pg.bw = bufio.NewWriter(w)
-	pg.writeHead()
-	pg.writeTestCase()
-	pg.writeTimeline()
-	pg.writeAttempt()
-	pg.p("<script>%s</script>\n</body></html>\n", htmlJS)
-	return pg.bw.Flush()
+	d := &pg.Data
+	d.Unit = timeUnit(h)
+	pg.TimeNote = "time since the first invocation"
+	if d.Unit == "event" {
+		pg.TimeNote = "the file has no times: the axis counts its events"
+	}
+	base := int64(0)
+	if len(h.Ops) > 0 {
+		base = h.Ops[0].Call
+	}
+	n := len(h.Ops)
+	d.Lane, d.Call, d.Ret = make([]int, n), make([]int64, n), make([]int64, n)
+	d.Status, d.Role, d.Line, d.Text = make([]int, n), make([]int, n), make([]int, n), make([]string, n)
+	for i := range h.Ops {
+		o := &h.Ops[i]
+		d.Call[i] = o.Call - base
+		d.End = max(d.End, d.Call[i])
+		d.Ret[i] = -1
+		if o.Return != history.Pending {
+			d.Ret[i] = o.Return - base
+			d.End = max(d.End, d.Ret[i])
+		}
+		d.Status[i], d.Line[i] = int(o.Status), o.Line
+		d.Text[i] = strings.TrimPrefix(o.String(), fmt.Sprintf("p%d ", o.Process))
+	}
+
+	// Groups: one per partition, the reported one first; collapsed when
+	// another partition is the one that fails.
+	reported := ""
+	if fail != nil {
+		reported = fail.Partition
+	}
+	partOf := make([]int, n) // op -> index into parts (0 if unpartitioned)
+	order := make([]int, len(parts))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int {
+		ra, rb := parts[a].Name == reported, parts[b].Name == reported
+		switch {
+		case ra && !rb:
+			return -1
+		case rb && !ra:
+			return 1
+		}
+		return 0
+	})
+	if len(parts) > 1 {
+		for _, pi := range order {
+			p := &parts[pi]
+			for _, id := range p.Ops {
+				if id >= 0 && id < n {
+					partOf[id] = pi
+				}
+			}
+			pv := partView{Name: p.Name, Ops: len(p.Ops), Verdict: p.Verdict.String(), Reason: p.Reason, Reported: fail != nil && p.Name == reported}
+			pg.Parts = append(pg.Parts, pv)
+		}
+	}
+	groupOf := map[int]int{} // part index -> group
+	if len(parts) > 1 {
+		for gi, pi := range order {
+			groupOf[pi] = gi
+			p := &parts[pi]
+			g := group{Title: fmt.Sprintf("key %q", p.Name), Verdict: p.Verdict.String()}
+			if p.Verdict == lts.Unknown {
+				g.Reason = p.Reason
+			}
+			g.Collapsed = fail != nil && p.Name != reported
+			d.Groups = append(d.Groups, g)
+		}
+	} else {
+		d.Groups = []group{{}}
+		groupOf[0] = 0
+	}
+	// Lanes: the processes that have operations, per group.
+	type laneKey struct{ g, p int }
+	lanes := map[laneKey]int{}
+	var keys []laneKey
+	for i := range h.Ops {
+		k := laneKey{groupOf[partOf[i]], h.Ops[i].Process}
+		if _, ok := lanes[k]; !ok {
+			lanes[k] = 0
+			keys = append(keys, k)
+		}
+	}
+	slices.SortFunc(keys, func(a, b laneKey) int {
+		return cmp.Or(cmp.Compare(a.g, b.g), cmp.Compare(a.p, b.p))
+	})
+	for i, k := range keys {
+		lanes[k] = i
+		d.Lanes = append(d.Lanes, lane{Group: k.g, Label: fmt.Sprintf("p%d", k.p)})
+	}
+	for i := range h.Ops {
+		d.Lane[i] = lanes[laneKey{groupOf[partOf[i]], h.Ops[i].Process}]
+	}
+
+	// The orders the engine found.
+	d.Chains = []chain{}
+	for _, pi := range order {
+		p := &parts[pi]
+		switch {
+		case p.Witness != nil:
+			d.Chains = append(d.Chains, chain{Kind: "witness", Ops: p.Witness, At: linPoints(h, p.Witness, base)})
+		case p.Failure != nil:
+			d.Chains = append(d.Chains, chain{Kind: "prefix", Ops: p.Failure.Longest, At: linPoints(h, p.Failure.Longest, base)})
+		}
+	}
+	if res != nil && res.Verdict == lts.Valid && res.Witness != nil {
+		pg.Order = &orderView{Len: len(res.Witness)}
+		for i, id := range res.Witness[:min(len(res.Witness), 10)] {
+			pg.Order.Shown = append(pg.Order.Shown, row{id, i + 1, OpText(h, id)})
+		}
+	}
+
+	// The failure, as the CLI prints it.
+	d.Blocked = []int{}
+	if fail != nil {
+		fv := &failureView{Partition: fail.Partition, Len: len(fail.Longest), State: fail.State}
+		for i := max(0, len(fail.Longest)-10); i < len(fail.Longest); i++ {
+			fv.Shown = append(fv.Shown, row{fail.Longest[i], i + 1, OpText(h, fail.Longest[i])})
+		}
+		if fail.Blocked >= 0 {
+			fv.Blocked = &row{ID: fail.Blocked, Text: OpText(h, fail.Blocked)}
+			d.Blocked = append(d.Blocked, fail.Blocked)
+		}
+		pg.Failure = fv
+	}
+	if loc != nil {
+		lv := &locView{Verdict: loc.Verdict.String(), Reason: loc.Reason, Found: loc.Verdict == lts.Invalid}
+		if lv.Found {
+			lv.Prefix = ViolatingPrefix(loc.Undecided, loc.PrefixEvents)
+			lv.PrefixOps, lv.PrefixEvents, lv.Size = loc.PrefixOps, loc.PrefixEvents, len(loc.Sequential)+len(loc.Core)+len(loc.Suffix)
+			if loc.Revealing >= 0 {
+				lv.Revealing = OpText(h, loc.Revealing)
+			}
+			for _, part := range []struct {
+				name, cls string
+				role      int
+				ids       []int
+			}{{"sequential prefix", "seq", roleSeq, loc.Sequential}, {"concurrent core", "core", roleCore, loc.Core}, {"revealing suffix", "suffix", roleSuffix, loc.Suffix}} {
+				if len(part.ids) == 0 {
+					continue
+				}
+				lp := locPart{Name: part.name, Role: part.cls}
+				for _, id := range part.ids {
+					lp.Rows = append(lp.Rows, row{ID: id, Text: OpText(h, id)})
+					if id >= 0 && id < n {
+						d.Role[id] = part.role
+					}
+				}
+				lv.Parts = append(lv.Parts, lp)
+			}
+			if loc.Result != nil {
+				lv.Recheck = loc.Result.Reason
+			}
+		}
+		pg.Loc = lv
+	}
+	d.Focus = focus(h, d, base)
+	return pg
 }
 
-// page is one HTML page being laid out and written.
-type page struct {
-	h       *history.History
-	loc     *history.Localization
-	opt     Options
-	byID    map[int]*history.Op
-	verdict lts.Verdict
-	reason  string
-	fail    *history.Failure // the attempt shown
-
-	role  map[int]string // focus operation -> seq, core, suffix or step
-	ops   []*history.Op  // shown, by call time
-	times []int64        // distinct call and return times of ops: the columns
-	procs []int          // processes of ops: the lanes
-	lane  map[int]int    // process -> lane
-	step  map[int]int    // op -> its step in the attempt, from 1
-
-	bw *bufio.Writer
-}
-
-func (pg *page) p(format string, args ...any) { fmt.Fprintf(pg.bw, format, args...) }
-
-// lookup finds an operation of the history or of the test case.
-func (pg *page) lookup(id int) *history.Op {
-	if o, ok := pg.byID[id]; ok {
-		return o
+// focus is the time span the page opens on: the operations of the test
+// case and the blocked one; else the end of the failed prefix and the
+// blocked one; else (no violation) the first 12 operations.
+func focus(h *history.History, d *data, base int64) [2]int64 {
+	var ids []int
+	for id, r := range d.Role {
+		if r != roleContext {
+			ids = append(ids, id)
+		}
 	}
-	if pg.loc != nil {
-		for i := range pg.loc.Ops {
-			if pg.loc.Ops[i].ID == id {
-				return &pg.loc.Ops[i]
+	ids = append(ids, d.Blocked...)
+	if len(ids) == len(d.Blocked) {
+		for _, c := range d.Chains {
+			if c.Kind == "prefix" {
+				ids = append(ids, c.Ops[max(0, len(c.Ops)-3):]...)
 			}
 		}
 	}
-	return nil
-}
-
-// localized reports whether the page shows a minimal test case.
-func (pg *page) localized() bool { return pg.loc != nil && pg.loc.Verdict == lts.Invalid }
-
-// roles marks the focus: the test case's parts, else the end of the
-// failed attempt; the attempt shown is the test case's re-check if any.
-func (pg *page) roles() {
-	pg.role = map[int]string{}
-	if pg.localized() {
-		for _, id := range pg.loc.Sequential {
-			pg.role[id] = "seq"
-		}
-		for _, id := range pg.loc.Core {
-			pg.role[id] = "core"
-		}
-		for _, id := range pg.loc.Suffix {
-			pg.role[id] = "suffix"
-		}
-		if pg.loc.Result != nil {
-			pg.fail = pg.loc.Result.Failure
-		}
-	} else if pg.fail != nil {
-		for _, id := range pg.fail.Longest[max(0, len(pg.fail.Longest)-8):] {
-			pg.role[id] = "step"
-		}
-		if pg.fail.Blocked >= 0 {
-			pg.role[pg.fail.Blocked] = "core"
+	if len(ids) == 0 {
+		for i := range min(len(h.Ops), 12) {
+			ids = append(ids, i)
 		}
 	}
-	if pg.fail != nil && pg.fail.Blocked >= 0 {
-		if _, ok := pg.role[pg.fail.Blocked]; !ok {
-			pg.role[pg.fail.Blocked] = "core"
-		}
-	}
-}
-
-// window picks the operations shown: the focus plus the Context
-// operations nearest to it in time.
-func (pg *page) window() {
-	shown := map[int]bool{}
-	var lo, hi int64 = 1<<63 - 1, -1 << 63
-	for id := range pg.role {
-		o := pg.lookup(id)
-		if o == nil {
+	lo, hi := int64(1<<62), int64(-1<<62)
+	for _, id := range ids {
+		if id < 0 || id >= len(h.Ops) {
 			continue
 		}
-		shown[id] = true
-		lo, hi = min(lo, o.Call), max(hi, o.Call)
-		if o.Return != history.Pending {
-			hi = max(hi, o.Return)
+		lo = min(lo, d.Call[id])
+		end := d.Ret[id]
+		if end < 0 { // pending: its invocation is what matters
+			end = d.Call[id]
 		}
+		hi = max(hi, end)
 	}
-	if len(shown) == 0 && len(pg.h.Ops) > 0 { // nothing to focus on: the start
-		lo, hi = pg.h.Ops[0].Call, pg.h.Ops[0].Call
+	if lo > hi {
+		return [2]int64{0, d.End}
 	}
-	type cand struct {
-		id   int
-		dist int64
-	}
-	var cands []cand
-	for i := range pg.h.Ops {
-		o := &pg.h.Ops[i]
-		if shown[o.ID] {
-			continue
-		}
-		end := o.Return
-		if end == history.Pending {
-			end = max(o.Call, hi)
-		}
-		var d int64
-		switch {
-		case end < lo:
-			d = lo - end
-		case o.Call > hi:
-			d = o.Call - hi
-		}
-		cands = append(cands, cand{o.ID, d})
-	}
-	slices.SortStableFunc(cands, func(a, b cand) int { return cmp.Compare(a.dist, b.dist) })
-	for _, c := range cands[:min(len(cands), pg.opt.Context)] {
-		shown[c.id] = true
-	}
-	for id := range shown {
-		if o := pg.lookup(id); o != nil {
-			pg.ops = append(pg.ops, o)
-		}
-	}
-	slices.SortFunc(pg.ops, func(a, b *history.Op) int {
-		if c := cmp.Compare(a.Call, b.Call); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.ID, b.ID)
-	})
+	return [2]int64{lo, hi}
 }
 
-// axis lays out the compressed time axis (one column per distinct time)
-// and one lane per process.
-func (pg *page) axis() {
-	for _, o := range pg.ops {
-		pg.times = append(pg.times, o.Call)
-		if o.Return != history.Pending {
-			pg.times = append(pg.times, o.Return)
-		}
-		pg.procs = append(pg.procs, o.Process)
+// linPoints gives each operation of order (a sequence that respects real
+// time) a linearization point inside its interval, non-decreasing along the
+// order: point i may lie anywhere between lo_i, the latest invocation among
+// operations 0..i, and hi_i, the earliest completion among operations i..;
+// lo_i <= hi_i because an operation placed before another cannot have been
+// invoked after the other completed. The midpoint keeps points away from
+// the bars' ends. Pending operations complete at end; times are relative
+// to base.
+func linPoints(h *history.History, order []int, base int64) []int64 {
+	n := len(order)
+	at := make([]int64, n)
+	if n == 0 {
+		return at
 	}
-	slices.Sort(pg.times)
-	pg.times = slices.Compact(pg.times)
-	slices.Sort(pg.procs)
-	pg.procs = slices.Compact(pg.procs)
-	pg.lane = map[int]int{}
-	for i, p := range pg.procs {
-		pg.lane[p] = i
-	}
-	pg.step = map[int]int{}
-	if pg.fail != nil {
-		for i, id := range pg.fail.Longest {
-			pg.step[id] = i + 1
+	end := int64(0)
+	for i := range h.Ops {
+		end = max(end, h.Ops[i].Call-base)
+		if h.Ops[i].Return != history.Pending {
+			end = max(end, h.Ops[i].Return-base)
 		}
 	}
+	call := func(id int) int64 { return h.Ops[id].Call - base }
+	ret := func(id int) int64 {
+		if r := h.Ops[id].Return; r != history.Pending {
+			return r - base
+		}
+		return end
+	}
+	lo := make([]int64, n)
+	run := int64(-1 << 62)
+	for i, id := range order {
+		run = max(run, call(id))
+		lo[i] = run
+	}
+	run = 1 << 62
+	for i := n - 1; i >= 0; i-- {
+		run = min(run, ret(order[i]))
+		// Clamp: a sequence that breaks real time still gets points in
+		// its intervals (never expected from the engine).
+		l, hi := max(lo[i], call(order[i])), max(run, lo[i])
+		at[i] = min(max(l+(hi-l)/2, call(order[i])), ret(order[i]))
+	}
+	return at
 }
 
-func (pg *page) col(t int64) int {
-	i, _ := slices.BinarySearch(pg.times, t)
-	return i
-}
-
-var esc = html.EscapeString
-
-// writeHead writes the title, the verdict and what is shown.
-func (pg *page) writeHead() {
-	title := esc(pg.opt.Title)
-	pg.p("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>%s</title>\n<style>%s</style></head><body>\n", title, htmlCSS)
-	pg.p("<h1>%s</h1>\n<p class=\"verdict %s\">%s</p>\n", title, pg.verdict, esc(pg.verdict.String()))
-	if pg.reason != "" {
-		pg.p("<p>%s</p>\n", esc(pg.reason))
-	}
-	pg.p("<p class=\"meta\">%d operations in the history; showing %d", len(pg.h.Ops), len(pg.ops))
-	if pg.localized() {
-		pg.p(": the minimal test case (%d operations) and the nearest %d others", pg.loc.Size(), len(pg.ops)-pg.loc.Size())
-	}
-	pg.p(".</p>\n")
-}
-
-// writeTestCase writes the table of the minimal test case, if any.
-func (pg *page) writeTestCase() {
-	if !pg.localized() {
-		return
-	}
-	loc := pg.loc
-	pg.p("<h2>Minimal test case</h2>\n<p class=\"meta\">Shortest violating prefix: %d events, %d operations", loc.PrefixEvents, loc.PrefixOps)
-	if o := pg.lookup(loc.Revealing); o != nil {
-		pg.p(", revealed by #%d %s", o.ID, esc(o.String()))
-	}
-	pg.p(". Re-checked from scratch: %s.</p>\n<table>\n<tr><th>part</th><th>op</th><th>process</th><th>operation</th><th>call</th><th>return</th></tr>\n", esc(loc.Reason))
-	row := func(part, cls string, ids []int) {
-		for _, id := range ids {
-			o := pg.lookup(id)
-			if o == nil {
+// timeUnit tells a file without times (the reader numbers its events
+// 1, 2, ...: every time is a distinct integer in 1..2n) from one with
+// nanosecond times.
+func timeUnit(h *history.History) string {
+	n := int64(len(h.Ops))
+	seen := map[int64]bool{}
+	for i := range h.Ops {
+		o := &h.Ops[i]
+		for _, t := range []int64{o.Call, o.Return} {
+			if t == history.Pending {
 				continue
 			}
-			pg.p("<tr class=\"%s\" data-op=\"%d\"><td>%s</td><td>#%d</td><td>p%d</td><td>%s</td><td>%d</td><td>%s</td></tr>\n",
-				cls, id, part, id, o.Process, esc(o.String()), o.Call, htmlRet(o))
+			if t < 1 || t > 2*n || seen[t] {
+				return "ns"
+			}
+			seen[t] = true
 		}
 	}
-	row("sequential prefix", "seq", loc.Sequential)
-	row("concurrent core", "core", loc.Core)
-	row("revealing suffix", "suffix", loc.Suffix)
-	pg.p("</table>\n")
+	if n == 0 {
+		return "ns"
+	}
+	return "event"
 }
-
-// writeTimeline writes the SVG: a lane per process, a bar per operation.
-func (pg *page) writeTimeline() {
-	const colW, laneH, left, top = 14, 30, 56, 24
-	width := left + (len(pg.times)+2)*colW
-	height := top + len(pg.procs)*laneH + 10
-	pg.p("<h2>Timeline</h2>\n<p class=\"meta\">One lane per process; a bar runs from invocation to completion (open to the right if pending). Numbers are linearisation steps; the outlined bar could not be linearised. Click a row to highlight its bar.</p>\n")
-	pg.p("<div class=\"scroll\"><svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\">\n", width, height)
-	for i, pr := range pg.procs {
-		y := top + i*laneH
-		pg.p("<text x=\"4\" y=\"%d\" class=\"lane\">p%d</text><line x1=\"%d\" x2=\"%d\" y1=\"%d\" y2=\"%d\" class=\"grid\"/>\n", y+18, pr, left, width, y+laneH-2, y+laneH-2)
-	}
-	for _, o := range pg.ops {
-		x1 := left + pg.col(o.Call)*colW
-		x2 := width - colW
-		open := o.Return == history.Pending
-		if !open {
-			x2 = left + pg.col(o.Return)*colW + colW/2
-		}
-		y := top + pg.lane[o.Process]*laneH + 4
-		cls := pg.role[o.ID]
-		if cls == "" {
-			cls = "ctx"
-		}
-		if pg.fail != nil && pg.fail.Blocked == o.ID {
-			cls += " blocked"
-		}
-		if open {
-			cls += " open"
-		}
-		pg.p("<g id=\"op-%d\" class=\"%s\"><title>#%d %s [%d, %s]</title><rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" rx=\"3\"/>",
-			o.ID, cls, o.ID, esc(o.String()), o.Call, htmlRet(o), x1, y, max(x2-x1, 6), laneH-10)
-		label := ""
-		if s, ok := pg.step[o.ID]; ok {
-			label = strconv.Itoa(s) + " "
-		}
-		if pg.role[o.ID] != "" {
-			label += htmlShortOp(o) // focus operations are labelled; context only has a tooltip
-		}
-		if label != "" {
-			pg.p("<text x=\"%d\" y=\"%d\" class=\"step\">%s</text>", x1+3, y+14, esc(label))
-		}
-		pg.p("</g>\n")
-	}
-	pg.p("</svg></div>\n")
-}
-
-// writeAttempt lists the last Steps steps of the failed attempt and the
-// operation that could not follow them.
-func (pg *page) writeAttempt() {
-	fail := pg.fail
-	if fail == nil {
-		return
-	}
-	pg.p("<h2>Linearisation attempt</h2>\n<p class=\"meta\">The longest sequence of operations the search could linearise")
-	if fail.Partition != "" {
-		pg.p(" (partition %s)", esc(strconv.Quote(fail.Partition)))
-	}
-	pg.p(", then the operation that cannot take effect after it.</p>\n<ol start=\"%d\">\n", max(1, len(fail.Longest)-pg.opt.Steps+1))
-	for i := max(0, len(fail.Longest)-pg.opt.Steps); i < len(fail.Longest); i++ {
-		id := fail.Longest[i]
-		if o := pg.lookup(id); o != nil {
-			pg.p("<li data-op=\"%d\">#%d %s</li>\n", id, id, esc(o.String()))
-		} else {
-			pg.p("<li>#%d</li>\n", id)
-		}
-	}
-	if o := pg.lookup(fail.Blocked); o != nil {
-		pg.p("<li class=\"blocked\" data-op=\"%d\"><b>fails:</b> #%d %s</li>\n", o.ID, o.ID, esc(o.String()))
-	}
-	pg.p("</ol>\n")
-	if fail.State != "" {
-		pg.p("<p class=\"meta\">State after the attempt: <code>%s</code></p>\n", esc(fail.State))
-	}
-}
-
-// htmlShortOp renders o compactly for a bar label: "deq→3", "enq(4)".
-func htmlShortOp(o *history.Op) string {
-	s := o.F
-	if !o.Input.IsNil() {
-		s += "(" + o.Input.String() + ")"
-	}
-	switch o.Status {
-	case history.Ok:
-		if !o.Output.IsNil() || o.Input.IsNil() {
-			s += "→" + o.Output.String()
-		}
-	case history.Info:
-		s += "→?"
-	}
-	return s
-}
-
-func htmlRet(o *history.Op) string {
-	if o.Return == history.Pending {
-		return "pending"
-	}
-	return strconv.FormatInt(o.Return, 10)
-}
-
-const htmlCSS = `body{font:14px system-ui,sans-serif;margin:1.5em;color:#222}
-h1{font-size:1.3em}h2{font-size:1.1em;margin-top:1.4em}
-.meta{color:#555}.verdict{font-weight:bold}.verdict.invalid{color:#b3261e}.verdict.valid{color:#1e7b34}
-table{border-collapse:collapse}td,th{padding:2px 8px;border-bottom:1px solid #ddd;text-align:left}
-tr[data-op],li[data-op]{cursor:pointer}tr.seq td:first-child{color:#2f6db5}tr.core td:first-child{color:#c0392b}tr.suffix td:first-child{color:#b7791f}
-.scroll{overflow-x:auto;border:1px solid #ddd}
-.lane{font:12px monospace;fill:#444}.grid{stroke:#eee}
-g rect{fill:#d5d5d5;stroke:#999}g.seq rect{fill:#9cc3ee;stroke:#2f6db5}g.core rect{fill:#f2a191;stroke:#c0392b}
-g.suffix rect{fill:#f6d28b;stroke:#b7791f}g.step rect{fill:#c9e4c5;stroke:#3d8b37}g.open rect{stroke-dasharray:4 2}
-g.blocked rect{stroke:#000;stroke-width:2.5}g.hl rect{fill:#ffe44d}
-.step{font:10px monospace;fill:#000;pointer-events:none}li.blocked{color:#b3261e}`
-
-const htmlJS = `document.querySelectorAll('[data-op]').forEach(function(r){r.onclick=function(){
-document.querySelectorAll('g.hl').forEach(function(g){g.classList.remove('hl')});
-var g=document.getElementById('op-'+r.dataset.op);if(g){g.classList.add('hl');g.scrollIntoView({block:'nearest',inline:'center'})}}})`
