@@ -576,6 +576,31 @@ func (a *containerAutomaton) Enabled(s lts.State, buf []lts.Event) ([]lts.Event,
 	return buf, nil
 }
 
+// neverTaken finds the ops (by their events) that take a value no op
+// puts: the automaton, whose universe is the values put, never enables
+// their event. Each gets the reason.
+func (a *containerAutomaton) neverTaken(events []lts.Event) map[int]string {
+	if a.kind == cSet {
+		return nil
+	}
+	a.decode()
+	var out map[int]string
+	for i, e := range events {
+		if e == lts.Tau || int(e) >= len(a.ok) || !a.ok[e] {
+			continue
+		}
+		op := a.ops[e]
+		if op.code != coTake || op.empty || slices.Contains(a.universe, op.res) {
+			continue
+		}
+		if out == nil {
+			out = map[int]string{}
+		}
+		out[i] = fmt.Sprintf("the history has no %s(%d), so its event %s is never enabled, whatever the quasi factor", a.names[coPut], op.res, a.table.Name(e))
+	}
+	return out
+}
+
 // EnabledMatching (relax.PatternEnabler): the enabled events matching p,
 // without listing the whole alphabet for the take of a queue, stack or
 // priority queue (a history over thousands of values enables every put
