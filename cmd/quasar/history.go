@@ -44,6 +44,7 @@ type historyCheckOptions struct {
 	init     string // register models: the initial value (JSON)
 	knossos  bool   // register models: Knossos's conventions
 	total    bool   // Jepsen's total-queue check instead of linearizability
+	indep    bool   // values are jepsen.independent [key value] tuples
 }
 
 // registerModelFlags adds the flags that choose the specification.
@@ -94,6 +95,7 @@ func newHistoryCheckCmd(st *streams) *cobra.Command {
 	fs.BoolVar(&opts.localize, "localize", false, "for a violation, also print a minimal failing test case")
 	fs.StringVar(&opts.html, "html", "", "write a page that shows the check (and, for a violation, a minimal test case) to this file")
 	fs.BoolVar(&opts.json, "json", false, "print the result as one JSON document")
+	fs.BoolVar(&opts.indep, "independent", false, "values are jepsen.independent [key value] tuples: check each key's sub-history on its own")
 	fs.BoolVar(&opts.total, "total-queue", false, "check Jepsen's total-queue property (what is enqueued is dequeued: nothing lost, nothing unexpected) instead of linearizability")
 	opts.limits.register(fs)
 	return cmd
@@ -212,6 +214,9 @@ func runHistoryCheck(ctx context.Context, cmd *cobra.Command, st *streams, opts 
 	} else if opts.complete {
 		return &usageError{cmd, fmt.Errorf("--complete needs --quasi")}
 	}
+	if opts.indep && hopt.Quasi != nil {
+		return &usageError{cmd, fmt.Errorf("--independent checks keys one at a time; quasi checks are not partitioned")}
+	}
 	h, m, err := loadHistory(ctx, cmd, st, &opts)
 	if err != nil {
 		return err
@@ -276,35 +281,50 @@ func loadHistory(ctx context.Context, cmd *cobra.Command, st *streams, opts *his
 	if err != nil {
 		return nil, namedModel{}, &exitError{exitBadInput, &sourceError{err, map[string][]byte{opts.file: src}}}
 	}
+	if opts.indep {
+		if h, err = history.SplitIndependent(h); err != nil {
+			return nil, namedModel{}, &exitError{exitBadInput, fmt.Errorf("%s: %w", opts.file, err)}
+		}
+	}
+	nm, err := pickModel(ctx, cmd, h, opts)
+	if opts.indep && err == nil {
+		nm.Model = history.PerKey(nm.Model)
+	}
+	return h, nm, err
+}
+
+// pickModel is the model of loadHistory.
+func pickModel(ctx context.Context, cmd *cobra.Command, h *history.History, opts *historyCheckOptions) (namedModel, error) {
+	var err error
 	name := opts.model
 	if name == "" {
 		if opts.process != "" {
-			return nil, namedModel{}, &usageError{cmd, fmt.Errorf("--process needs --model FILE.csp")}
+			return namedModel{}, &usageError{cmd, fmt.Errorf("--process needs --model FILE.csp")}
 		}
 		if name, err = guessModel(h); err != nil {
-			return nil, namedModel{}, &usageError{cmd, err}
+			return namedModel{}, &usageError{cmd, err}
 		}
 	}
 	if strings.HasSuffix(name, ".csp") {
 		m, shown, err := automatonModel(ctx, name, opts.process)
 		if err != nil {
-			return nil, namedModel{}, &exitError{exitBadInput, err}
+			return namedModel{}, &exitError{exitBadInput, err}
 		}
-		return h, namedModel{m, shown}, nil
+		return namedModel{m, shown}, nil
 	}
 	if opts.process != "" {
-		return nil, namedModel{}, &usageError{cmd, fmt.Errorf("--process needs --model FILE.csp")}
+		return namedModel{}, &usageError{cmd, fmt.Errorf("--process needs --model FILE.csp")}
 	}
 	m, err := historyModel(name)
 	if err != nil {
-		return nil, namedModel{}, &usageError{cmd, err}
+		return namedModel{}, &usageError{cmd, err}
 	}
 	if opts.init != "" || opts.knossos {
 		if m, err = registerWith(m, opts.init, opts.knossos); err != nil {
-			return nil, namedModel{}, &usageError{cmd, err}
+			return namedModel{}, &usageError{cmd, err}
 		}
 	}
-	return h, namedModel{m, m.Name()}, nil
+	return namedModel{m, m.Name()}, nil
 }
 
 // automatonModel loads a model file and returns one of its processes as a
