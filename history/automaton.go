@@ -112,7 +112,10 @@ type automatonMachine struct {
 	events   []lts.Event   // 0: the op's event is unknown to the automaton (never enabled)
 	patterns []lts.Pattern // for Info ops
 	info     []bool
-	missing  map[int]string       // ops whose event the automaton does not know: the event
+	missing  map[int]string // ops whose event the automaton does not know: the event
+	// never: completed ops whose (known) event the automaton never
+	// enables, with why (a quasi check's take of a value no op puts).
+	never    map[int]string
 	settled  func(lts.State) bool // complete mode
 	describe func(lts.State) string
 	en       []lts.Event
@@ -155,6 +158,9 @@ func newAutomatonMachine(ev Eventer, a lts.Automaton, ops []Op, settled func(lts
 // not one the automaton performs: the event, and the automaton's events of
 // the same name (or a few others). "" if the event is known.
 func (mc *automatonMachine) unknownEvent(i int) string {
+	if why, ok := mc.never[i]; ok {
+		return why
+	}
 	name, ok := mc.missing[i]
 	if !ok {
 		return ""
@@ -247,4 +253,21 @@ func (mc *automatonMachine) Describe(s State) string {
 		return mc.describe(lts.State(s))
 	}
 	return fmt.Sprintf("s%d", s)
+}
+
+// impossible is the first completed op that can take effect in no state
+// (its event is unknown to the automaton, or never enabled), -1 if none.
+func (mc *automatonMachine) impossible(ops []Op) int {
+	for i := range ops {
+		if ops[i].Status == Info {
+			continue
+		}
+		if _, ok := mc.missing[i]; ok {
+			return i
+		}
+		if _, ok := mc.never[i]; ok {
+			return i
+		}
+	}
+	return -1
 }

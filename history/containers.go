@@ -18,6 +18,7 @@ const (
 	cStack
 	cPQueue
 	cSet
+	cBag
 )
 
 type containerModel struct{ kind containerKind }
@@ -42,8 +43,14 @@ func PriorityQueue() Model { return containerModel{cPQueue} }
 // or 0.
 func Set() Model { return containerModel{cSet} }
 
+// UnorderedQueue is Knossos's (model/unordered-queue), which Jepsen's
+// queue checker recommends: a multiset of integers, enq(x), deq() -> any
+// element present, deq() -> null only when empty. It has no event view
+// (quasi checks need an order to relax).
+func UnorderedQueue() Model { return containerModel{cBag} }
+
 func (m containerModel) Name() string {
-	return [...]string{"queue", "stack", "pqueue", "set"}[m.kind]
+	return [...]string{"queue", "stack", "pqueue", "set", "unordered-queue"}[m.kind]
 }
 
 // Operation codes: put (enq/push/insert/add), take (deq/pop/deleteMin),
@@ -57,7 +64,7 @@ const (
 
 func (m containerModel) opCode(f string) (int, bool) {
 	switch m.kind {
-	case cQueue:
+	case cQueue, cBag:
 		switch f {
 		case "enq", "enqueue", "offer":
 			return coPut, true
@@ -92,7 +99,7 @@ func (m containerModel) opCode(f string) (int, bool) {
 }
 
 func (m containerModel) wantOps() string {
-	return [...]string{"enq or deq", "push or pop", "insert or deleteMin", "add, remove or contains"}[m.kind]
+	return [...]string{"enq or deq", "push or pop", "insert or deleteMin", "add, remove or contains", "enq or deq"}[m.kind]
 }
 
 type cOp struct {
@@ -185,7 +192,7 @@ func (m containerModel) Compile(ops []Op) (Machine, error) {
 	}
 	mc := newContainerMachine(m.kind)
 	mc.ops = cops
-	if m.kind != cSet {
+	if m.kind != cSet && m.kind != cBag {
 		mc.qp = newQueuePrune(ops, cops)
 	}
 	return mc, nil
@@ -284,6 +291,21 @@ func (mc *containerMachine) intern(c []int64) State {
 func (mc *containerMachine) Init(buf []State) []State { return append(buf, 0) }
 
 func (mc *containerMachine) Step(s State, i int, buf []State) []State {
+	if r := &mc.ops[i]; mc.kind == cBag && r.code == coTake && r.info {
+		// A pending dequeue of a multiset may take any element.
+		c := mc.strs[s]
+		if len(c) == 0 {
+			return append(buf, s)
+		}
+		for k, x := range c {
+			if k == 0 || x != c[k-1] {
+				t := cOp{code: coTake, res: x}
+				n, _ := mc.apply(s, &t)
+				buf = append(buf, n)
+			}
+		}
+		return buf
+	}
 	ck := uint64(s)<<32 | uint64(i)
 	if n, ok := mc.cache[ck]; ok {
 		if n == 0 {
@@ -308,7 +330,7 @@ func (mc *containerMachine) apply(s State, r *cOp) (State, bool) {
 		switch mc.kind {
 		case cQueue, cStack:
 			mc.tmp = append(append(mc.tmp[:0], c...), r.arg)
-		case cPQueue:
+		case cPQueue, cBag:
 			j := sort.Search(len(c), func(k int) bool { return c[k] > r.arg })
 			mc.tmp = append(append(append(mc.tmp[:0], c[:j]...), r.arg), c[j:]...)
 		case cSet:
@@ -332,6 +354,18 @@ func (mc *containerMachine) apply(s State, r *cOp) (State, bool) {
 		}
 		var v int64
 		var rest []int64
+		if mc.kind == cBag && !r.info {
+			// Any element: remove one copy of the result.
+			if r.empty {
+				return 0, false
+			}
+			j := sort.Search(len(c), func(k int) bool { return c[k] >= r.res })
+			if j == len(c) || c[j] != r.res {
+				return 0, false
+			}
+			mc.tmp = append(append(mc.tmp[:0], c[:j]...), c[j+1:]...)
+			return mc.intern(mc.tmp), true
+		}
 		switch mc.kind {
 		case cQueue, cPQueue:
 			v, rest = c[0], c[1:]
@@ -368,6 +402,9 @@ func (mc *containerMachine) Describe(s State) string {
 
 // Event names an operation as an event of the modelling language.
 func (m containerModel) Event(o *Op) (string, []int, bool, error) {
+	if m.kind == cBag {
+		return "", nil, false, opError(o, "model unordered-queue has no event view (quasi checks need an ordered model)")
+	}
 	cops, err := m.compileOps([]Op{*o})
 	if err != nil {
 		return "", nil, false, err
@@ -574,6 +611,31 @@ func (a *containerAutomaton) Enabled(s lts.State, buf []lts.Event) ([]lts.Event,
 	}
 	slices.Sort(buf[start:])
 	return buf, nil
+}
+
+// neverTaken finds the ops (by their events) that take a value no op
+// puts: the automaton, whose universe is the values put, never enables
+// their event. Each gets the reason.
+func (a *containerAutomaton) neverTaken(events []lts.Event) map[int]string {
+	if a.kind == cSet {
+		return nil
+	}
+	a.decode()
+	var out map[int]string
+	for i, e := range events {
+		if e == lts.Tau || int(e) >= len(a.ok) || !a.ok[e] {
+			continue
+		}
+		op := a.ops[e]
+		if op.code != coTake || op.empty || slices.Contains(a.universe, op.res) {
+			continue
+		}
+		if out == nil {
+			out = map[int]string{}
+		}
+		out[i] = fmt.Sprintf("the history has no %s(%d), so its event %s is never enabled, whatever the quasi factor", a.names[coPut], op.res, a.table.Name(e))
+	}
+	return out
 }
 
 // EnabledMatching (relax.PatternEnabler): the enabled events matching p,

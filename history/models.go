@@ -8,8 +8,8 @@ import (
 )
 
 // ModelByName returns a built-in model: "register", "cas-register" (alias
-// "etcd"), "kv", "queue", "stack", "pqueue", "set", "mutex",
-// "multi-register".
+// "etcd"), "kv", "queue", "unordered-queue" (alias "bag"), "stack",
+// "pqueue", "set", "mutex", "multi-register".
 func ModelByName(name string) (Model, error) {
 	switch name {
 	case "register":
@@ -26,17 +26,19 @@ func ModelByName(name string) (Model, error) {
 		return PriorityQueue(), nil
 	case "set":
 		return Set(), nil
+	case "unordered-queue", "bag":
+		return UnorderedQueue(), nil
 	case "mutex":
 		return Mutex(), nil
 	case "multi-register":
 		return MultiRegister(Nil()), nil
 	}
-	return nil, fmt.Errorf("unknown model %q (want register, cas-register, kv, queue, stack, pqueue, set, mutex or multi-register)", name)
+	return nil, fmt.Errorf("unknown model %q (want register, cas-register, kv, queue, unordered-queue, stack, pqueue, set, mutex or multi-register)", name)
 }
 
 // ModelNames lists the built-in models.
 func ModelNames() []string {
-	return []string{"register", "cas-register", "kv", "queue", "stack", "pqueue", "set", "mutex", "multi-register"}
+	return []string{"register", "cas-register", "kv", "queue", "unordered-queue", "stack", "pqueue", "set", "mutex", "multi-register"}
 }
 
 func opError(o *Op, format string, args ...any) error {

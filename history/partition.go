@@ -58,7 +58,12 @@ func check(ctx context.Context, all []Op, m Model, opt Options) (res *Result, er
 		// Small histories: goroutines cost more than they save.
 		workers = 1
 	}
-	if len(parts) == 1 {
+	if most := deepening(machines[0], opt.Quasi); len(parts) == 1 && most > 0 {
+		searches[0], machines[0], err = searchDeepening(m, machines[0], parts[0].ops, opt.Quasi, most, lim)
+		if err != nil {
+			return nil, err
+		}
+	} else if len(parts) == 1 {
 		searches[0] = newSearch(machines[0], parts[0].ops, lim)
 		searches[0].run()
 	} else {

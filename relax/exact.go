@@ -200,7 +200,7 @@ func (f *freshSearch) walk(u lts.State, depth int) error {
 	evs, tgs := r.scratch(depth + 1)
 	defer func() { r.keep(depth+1, evs, tgs) }()
 	var err error
-	if r.only != lts.Tau && f.owed+len(f.pulled)+1 > f.q {
+	if r.only != lts.Tau && !r.mayPull(f.owed, len(f.pulled), f.q) {
 		// Nothing more may be pulled: only the event asked for matters.
 		evs = append(evs, r.only)
 	} else if evs, err = r.enabledIn(u, f.d, evs); err != nil {
@@ -233,7 +233,7 @@ func (f *freshSearch) walk(u lts.State, depth int) error {
 				f.emit(RunStep{Event: a, Kind: "fresh", Spec: spec}, r.internExact(v, obs))
 			}
 			r.obsBuf = obs
-			if f.owed+len(f.pulled)+1 <= f.q {
+			if r.mayPull(f.owed, len(f.pulled), f.q) {
 				f.pulled = append(f.pulled, a)
 				err := f.walk(v, depth+1)
 				f.pulled = f.pulled[:len(f.pulled)-1]

@@ -47,11 +47,14 @@ type Relaxed struct {
 	only lts.Event
 	// stepMemo holds those restricted expansions: state<<32|event -> targets.
 	stepMemo map[uint64][]lts.State
-	key      []byte
-	ebufs    [][]lts.Event // per-depth scratch buffers
-	sbufs    [][]lts.State
-	tmp      []trans
-	obsBuf   []obligation
+	// maxPull, if >= 0, bounds the events a fresh exact-mode event pulls
+	// (see LimitPulls).
+	maxPull int
+	key     []byte
+	ebufs   [][]lts.Event // per-depth scratch buffers
+	sbufs   [][]lts.State
+	tmp     []trans
+	obsBuf  []obligation
 }
 
 var _ lts.Automaton = (*Relaxed)(nil)
@@ -113,10 +116,11 @@ func New(spec lts.Automaton, cfg Config) (*Relaxed, error) {
 		return nil, fmt.Errorf("relax: %w", err)
 	}
 	r := &Relaxed{
-		spec:   spec,
-		cfg:    cfg,
-		table:  spec.Events(),
-		states: intern.New(1024),
+		spec:    spec,
+		cfg:     cfg,
+		table:   spec.Events(),
+		states:  intern.New(1024),
+		maxPull: -1,
 	}
 	if len(cfg.Classes) == 0 {
 		r.all = cfg.All > 0
@@ -211,6 +215,23 @@ func (r *Relaxed) Step(s lts.State, e lts.Event, buf []lts.State) ([]lts.State, 
 		buf = append(buf, ts[i].t)
 	}
 	return buf, nil
+}
+
+// LimitPulls restricts exact mode to runs in which a fresh relaxed event
+// pulls at most n spec events ahead (n < 0: no limit, the default). The
+// restricted automaton is a sub-automaton of the full one: its states and
+// transitions are the full one's (same configurations, same slacks), only
+// fewer of them, so a trace it accepts is accepted; a rejection says
+// nothing. Checkers use it to look for a witness among the runs that pull
+// little before paying for the full expansion, which enumerates every spec
+// path of up to Q pulled events (exponential in Q). Call it before the
+// first Step or Enabled.
+func (r *Relaxed) LimitPulls(n int) { r.maxPull = n }
+
+// mayPull reports whether a fresh run that pulled pulled events (owed of
+// its class owed, bound q) may pull one more.
+func (r *Relaxed) mayPull(owed, pulled, q int) bool {
+	return owed+pulled+1 <= q && (r.maxPull < 0 || pulled < r.maxPull)
 }
 
 // stepExact computes (and memoises) only the transitions of s on e, in

@@ -43,11 +43,13 @@ type historyCheckOptions struct {
 	html     string // write the HTML page here
 	init     string // register models: the initial value (JSON)
 	knossos  bool   // register models: Knossos's conventions
+	total    bool   // Jepsen's total-queue check instead of linearizability
+	indep    bool   // values are jepsen.independent [key value] tuples
 }
 
 // registerModelFlags adds the flags that choose the specification.
 func (o *historyCheckOptions) registerModelFlags(fs *pflag.FlagSet) {
-	fs.StringVar(&o.model, "model", "", "the sequential model: queue, stack, pqueue, set, register, cas, kv, or a model file FILE.csp")
+	fs.StringVar(&o.model, "model", "", "the sequential model: queue, unordered-queue, stack, pqueue, set, register, cas, kv, mutex, multi-register, or a model file FILE.csp")
 	fs.StringVar(&o.process, "process", "", "with --model FILE.csp: the specification process (default: the right side of the file's first refinement assertion)")
 	fs.StringVar(&o.init, "init", "", "register models: the initial value, as JSON (default null); Knossos's (cas-register 0) is --init 0")
 	fs.BoolVar(&o.knossos, "knossos", false, "register models: Knossos's conventions (an ok read of nil may have read any value)")
@@ -58,9 +60,10 @@ const historyCheckHelp = `Check that a history is linearizable
 
 Check that a history is linearizable with respect to a sequential model.
 
-Models: queue, stack, pqueue (priority queue), set, register, cas (a register
-with compare-and-set, as in Jepsen's etcd tests) and kv (a key-value store,
-checked key by key). Without --model the model is chosen from the operation
+Models: queue, unordered-queue (a multiset, Knossos's unordered-queue: Jepsen's
+queue checker), stack, pqueue (priority queue), set, register, cas (a register
+with compare-and-set, as in Jepsen's etcd tests), kv (a key-value store,
+checked key by key), mutex and multi-register. Without --model the model is chosen from the operation
 names when they leave no doubt (enq/deq: queue, push/pop: stack,
 read/write/cas: cas, get/put/append: kv).
 
@@ -71,6 +74,11 @@ dequeue that returned null is deq.0, as in the library's models.
 With --quasi, the history is checked for quasi-linearizability (docs/verdicts.md
 §3): the quasi factor is written as in an assertion, e.g. --quasi 1 (every
 operation may be displaced by one) or --quasi '1 on {deq} barrier {deq.0}'.
+
+With --total-queue, the history is checked as Jepsen's total-queue checker
+does: every acknowledged enqueue is dequeued and nothing is dequeued that was
+never enqueued (values are counted, orders ignored; for histories that drain
+the queue).
 
 Exit code 0: linearizable; 1: not linearizable; 2: bad input; 3: a limit was
 hit (unknown).`
@@ -87,8 +95,74 @@ func newHistoryCheckCmd(st *streams) *cobra.Command {
 	fs.BoolVar(&opts.localize, "localize", false, "for a violation, also print a minimal failing test case")
 	fs.StringVar(&opts.html, "html", "", "write a page that shows the check (and, for a violation, a minimal test case) to this file")
 	fs.BoolVar(&opts.json, "json", false, "print the result as one JSON document")
+	fs.BoolVar(&opts.indep, "independent", false, "values are jepsen.independent [key value] tuples: check each key's sub-history on its own")
+	fs.BoolVar(&opts.total, "total-queue", false, "check Jepsen's total-queue property (what is enqueued is dequeued: nothing lost, nothing unexpected) instead of linearizability")
 	opts.limits.register(fs)
 	return cmd
+}
+
+// totalQueueReport is the JSON document of "quasar history check
+// --total-queue --json".
+type totalQueueReport struct {
+	File         string      `json:"file"`
+	Property     string      `json:"property"` // "total-queue"
+	Ops          int         `json:"ops"`
+	Verdict      lts.Verdict `json:"verdict"`
+	Attempts     int         `json:"attempt_count"`
+	Acknowledged int         `json:"acknowledged_count"`
+	OK           int         `json:"ok_count"`
+	// Multisets of values (as in the text output), with repetition.
+	Lost       []string `json:"lost"`
+	Unexpected []string `json:"unexpected"`
+	Duplicated []string `json:"duplicated"`
+	Recovered  []string `json:"recovered"`
+}
+
+func valueStrings(vs []history.Value) []string {
+	out := make([]string, len(vs))
+	for i, v := range vs {
+		out[i] = v.String()
+	}
+	return out
+}
+
+// runTotalQueue is "history check --total-queue".
+func runTotalQueue(cmd *cobra.Command, st *streams, opts historyCheckOptions) error {
+	switch {
+	case opts.quasi != "" || opts.complete || opts.localize || opts.html != "":
+		return &usageError{cmd, fmt.Errorf("--total-queue counts values: it takes no --quasi, --complete, --localize or --html")}
+	case opts.model != "" || opts.process != "" || opts.init != "" || opts.knossos:
+		return &usageError{cmd, fmt.Errorf("--total-queue takes no model flags")}
+	}
+	h, src, err := readHistory(opts.file, st.stdin)
+	if err != nil {
+		return &exitError{exitBadInput, &sourceError{err, map[string][]byte{opts.file: src}}}
+	}
+	tq := history.TotalQueue(h)
+	rep := &totalQueueReport{File: opts.file, Property: "total-queue", Ops: len(h.Ops), Verdict: lts.Invalid,
+		Attempts: tq.Attempts, Acknowledged: tq.Acknowledged, OK: tq.OK,
+		Lost: valueStrings(tq.Lost), Unexpected: valueStrings(tq.Unexpected), Duplicated: valueStrings(tq.Duplicated), Recovered: valueStrings(tq.Recovered)}
+	if tq.Valid {
+		rep.Verdict = lts.Valid
+	}
+	return emit(cmd.OutOrStdout(), opts.json, rep, writeTotalQueue, rep.Verdict)
+}
+
+// writeTotalQueue prints the verdict line and the counts, then each
+// non-empty multiset.
+func writeTotalQueue(w io.Writer, rep *totalQueueReport) {
+	fmt.Fprintf(w, "%s: %-7s total-queue, %d operations: %d enqueues attempted, %d acknowledged, %d attempted values dequeued\n",
+		rep.File, rep.Verdict, rep.Ops, rep.Attempts, rep.Acknowledged, rep.OK)
+	for _, part := range []struct {
+		name string
+		vs   []string
+	}{{"lost (acknowledged, never dequeued)", rep.Lost}, {"unexpected (dequeued, never enqueued)", rep.Unexpected},
+		{"duplicated (dequeued more often than enqueued)", rep.Duplicated}, {"recovered (dequeued, enqueue not acknowledged)", rep.Recovered}} {
+		if len(part.vs) == 0 {
+			continue
+		}
+		fmt.Fprintf(w, "  %s: %d: %s\n", part.name, len(part.vs), strings.Join(part.vs, " "))
+	}
 }
 
 // historyReport is the JSON document of "quasar history check --json"
@@ -122,6 +196,9 @@ type historyPartition struct {
 }
 
 func runHistoryCheck(ctx context.Context, cmd *cobra.Command, st *streams, opts historyCheckOptions) error {
+	if opts.total {
+		return runTotalQueue(cmd, st, opts)
+	}
 	limits, err := opts.limits.limits()
 	if err != nil {
 		return &usageError{cmd, err}
@@ -136,6 +213,9 @@ func runHistoryCheck(ctx context.Context, cmd *cobra.Command, st *streams, opts 
 		hopt.Quasi = &cfg
 	} else if opts.complete {
 		return &usageError{cmd, fmt.Errorf("--complete needs --quasi")}
+	}
+	if opts.indep && hopt.Quasi != nil {
+		return &usageError{cmd, fmt.Errorf("--independent checks keys one at a time; quasi checks are not partitioned")}
 	}
 	h, m, err := loadHistory(ctx, cmd, st, &opts)
 	if err != nil {
@@ -201,35 +281,50 @@ func loadHistory(ctx context.Context, cmd *cobra.Command, st *streams, opts *his
 	if err != nil {
 		return nil, namedModel{}, &exitError{exitBadInput, &sourceError{err, map[string][]byte{opts.file: src}}}
 	}
+	if opts.indep {
+		if h, err = history.SplitIndependent(h); err != nil {
+			return nil, namedModel{}, &exitError{exitBadInput, fmt.Errorf("%s: %w", opts.file, err)}
+		}
+	}
+	nm, err := pickModel(ctx, cmd, h, opts)
+	if opts.indep && err == nil {
+		nm.Model = history.PerKey(nm.Model)
+	}
+	return h, nm, err
+}
+
+// pickModel is the model of loadHistory.
+func pickModel(ctx context.Context, cmd *cobra.Command, h *history.History, opts *historyCheckOptions) (namedModel, error) {
+	var err error
 	name := opts.model
 	if name == "" {
 		if opts.process != "" {
-			return nil, namedModel{}, &usageError{cmd, fmt.Errorf("--process needs --model FILE.csp")}
+			return namedModel{}, &usageError{cmd, fmt.Errorf("--process needs --model FILE.csp")}
 		}
 		if name, err = guessModel(h); err != nil {
-			return nil, namedModel{}, &usageError{cmd, err}
+			return namedModel{}, &usageError{cmd, err}
 		}
 	}
 	if strings.HasSuffix(name, ".csp") {
 		m, shown, err := automatonModel(ctx, name, opts.process)
 		if err != nil {
-			return nil, namedModel{}, &exitError{exitBadInput, err}
+			return namedModel{}, &exitError{exitBadInput, err}
 		}
-		return h, namedModel{m, shown}, nil
+		return namedModel{m, shown}, nil
 	}
 	if opts.process != "" {
-		return nil, namedModel{}, &usageError{cmd, fmt.Errorf("--process needs --model FILE.csp")}
+		return namedModel{}, &usageError{cmd, fmt.Errorf("--process needs --model FILE.csp")}
 	}
 	m, err := historyModel(name)
 	if err != nil {
-		return nil, namedModel{}, &usageError{cmd, err}
+		return namedModel{}, &usageError{cmd, err}
 	}
 	if opts.init != "" || opts.knossos {
 		if m, err = registerWith(m, opts.init, opts.knossos); err != nil {
-			return nil, namedModel{}, &usageError{cmd, err}
+			return namedModel{}, &usageError{cmd, err}
 		}
 	}
-	return h, namedModel{m, m.Name()}, nil
+	return namedModel{m, m.Name()}, nil
 }
 
 // automatonModel loads a model file and returns one of its processes as a
@@ -271,7 +366,7 @@ func historyModel(name string) (history.Model, error) {
 	}
 	m, err := history.ModelByName(name)
 	if err != nil {
-		return nil, fmt.Errorf("unknown model %q (want queue, stack, pqueue, set, register, cas, kv, mutex or multi-register)", name)
+		return nil, fmt.Errorf("unknown model %q (want queue, unordered-queue, stack, pqueue, set, register, cas, kv, mutex or multi-register)", name)
 	}
 	return m, nil
 }

@@ -2,6 +2,7 @@ package stress
 
 import (
 	"context"
+	"slices"
 	"testing"
 	"time"
 
@@ -102,4 +103,71 @@ func BenchmarkStarvingQueueLocalizeLin10k(b *testing.B) {
 		b.ReportMetric(float64(l.Size()), "core-ops")
 		b.ReportMetric(float64(l.Checks), "checks")
 	}
+}
+
+// starvingRecordings records n fresh 10,000-op runs of the starving
+// segmented queue (K=4, 8 goroutines), one per seed 1..n.
+func starvingRecordings(b testing.TB, n int) []*history.History {
+	hs := make([]*history.History, n)
+	for i := range hs {
+		cfg := Config{Goroutines: 8, OpsPerGoroutine: 1250, Seed: uint64(i + 1), New: segQueue(4, true), Ops: queueOps, Model: history.Queue()}
+		if err := cfg.defaults(); err != nil {
+			b.Fatal(err)
+		}
+		h, err := execute(cfg, Generate(cfg, 0))
+		if err != nil {
+			b.Fatal(err)
+		}
+		hs[i] = h
+	}
+	return hs
+}
+
+// BenchmarkStarvingQueue20: 20 fresh recordings of the starving segmented
+// queue, each localised at quasi factor 3 (deq relaxed, the empty dequeue
+// a barrier) and its least factor searched up to 10 (`history factor`);
+// reports the largest and median times of each (target: under 1 s) and
+// the number of undecided (unknown at the 20 s limit) runs.
+func BenchmarkStarvingQueue20(b *testing.B) {
+	hs := starvingRecordings(b, 20)
+	loc, fac := make([]float64, len(hs)), make([]float64, len(hs))
+	unknown := 0
+	cfg := *deqQuasi(3)
+	for b.Loop() {
+		unknown = 0
+		for i, h := range hs {
+			start := time.Now()
+			l, err := history.Localize(context.Background(), h, history.Queue(), history.Options{Quasi: deqQuasi(3), Limits: benchLimits})
+			if err != nil {
+				b.Fatal(err)
+			}
+			loc[i] = float64(time.Since(start).Microseconds()) / 1000
+			if l.Verdict != lts.Invalid {
+				unknown++
+				b.Logf("recording %d: localize %v %s (%.0f ms)", i+1, l.Verdict, l.Reason, loc[i])
+			}
+			start = time.Now()
+			k, res, err := history.MinQuasiFactor(context.Background(), h, history.Queue(), cfg, 10, history.Options{Limits: benchLimits})
+			if err != nil {
+				b.Fatal(err)
+			}
+			fac[i] = float64(time.Since(start).Microseconds()) / 1000
+			if k >= 0 || res.Verdict != lts.Invalid {
+				unknown++
+				b.Logf("recording %d: factor %d %v %s (%.0f ms)", i+1, k, res.Verdict, res.Reason, fac[i])
+			}
+		}
+	}
+	med := func(x []float64) (float64, float64) {
+		s := slices.Clone(x)
+		slices.Sort(s)
+		return s[len(s)-1], s[len(s)/2]
+	}
+	lm, lmed := med(loc)
+	fm, fmed := med(fac)
+	b.ReportMetric(lm, "loc-max-ms")
+	b.ReportMetric(lmed, "loc-median-ms")
+	b.ReportMetric(fm, "factor-max-ms")
+	b.ReportMetric(fmed, "factor-median-ms")
+	b.ReportMetric(float64(unknown), "undecided")
 }
