@@ -135,7 +135,7 @@ func capBound(q *relax.Config, j int) *relax.Config {
 // single partition ops, with most the largest bound of q and mc the
 // machine of the full check at q, and returns the search that decided and
 // its machine. Its statistics count every search run.
-func searchDeepening(m Model, mc Machine, ops []Op, q *relax.Config, most int, bud *budget.Budget) (*search, Machine, error) {
+func searchDeepening(m Model, mc Machine, ops []Op, q *relax.Config, most int, bud *budget.Budget, prog *tracker) (*search, Machine, error) {
 	var states, steps int64
 	// try runs one preliminary search for at most deepQuota steps: done if
 	// it found a witness or hit a limit (unknown); else (none found, or
@@ -145,6 +145,7 @@ func searchDeepening(m Model, mc Machine, ops []Op, q *relax.Config, most int, b
 			return nil, nil, none, err
 		}
 		s = newSearch(rm, ops, bud)
+		s.prog = prog
 		out = s.step(deepQuota)
 		states += int64(s.states)
 		steps += s.steps
@@ -176,6 +177,7 @@ func searchDeepening(m Model, mc Machine, ops []Op, q *relax.Config, most int, b
 		}
 	}
 	s := newSearch(mc, ops, bud)
+	s.prog = prog
 	s.run()
 	s.states += int(states)
 	s.steps += steps
