@@ -27,6 +27,9 @@ type Options struct {
 	// AllPartitions checks every partition to the end; by default partitions
 	// after (in partition order) the first invalid one are cancelled.
 	AllPartitions bool
+	// Progress, if set, is called about every 100 ms while the check runs,
+	// from a searching goroutine (one at a time), with the figures so far.
+	Progress func(Progress)
 }
 
 // Result is the outcome of a check.

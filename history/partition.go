@@ -58,18 +58,24 @@ func check(ctx context.Context, all []Op, m Model, opt Options) (res *Result, er
 		// Small histories: goroutines cost more than they save.
 		workers = 1
 	}
+	prog := newTracker(opt.Progress, parts, start)
 	if most := deepening(machines[0], opt.Quasi); len(parts) == 1 && most > 0 {
-		searches[0], machines[0], err = searchDeepening(m, machines[0], parts[0].ops, opt.Quasi, most, lim)
+		searches[0], machines[0], err = searchDeepening(m, machines[0], parts[0].ops, opt.Quasi, most, lim, prog)
 		if err != nil {
 			return nil, err
 		}
 	} else if len(parts) == 1 {
 		searches[0] = newSearch(machines[0], parts[0].ops, lim)
+		searches[0].prog = prog
 		searches[0].run()
 	} else {
 		// Searches are created when first scheduled: those cancelled
 		// before their turn cost nothing.
-		start := func(i int) *search { return newSearch(machines[i], parts[i].ops, lim) }
+		start := func(i int) *search {
+			s := newSearch(machines[i], parts[i].ops, lim)
+			s.prog, s.part = prog, i
+			return s
+		}
 		schedule(searches, start, opt, workers, cancelled)
 	}
 	replayFailure(searches, machines, parts)
@@ -281,7 +287,12 @@ func schedule(searches []*search, start func(int) *search, opt Options, workers 
 		if searches[i] == nil {
 			searches[i] = start(i)
 		}
-		return searches[i].step(quota)
+		s := searches[i]
+		out := s.step(quota)
+		if out == found || out == none {
+			s.prog.finish(i, s, out == found)
+		}
+		return out
 	}
 	for len(active) > 0 {
 		firstBad := len(active) // position in active of the first invalid partition

@@ -58,6 +58,9 @@ type search struct {
 	lstate  State
 	reason  string // non-empty: a limit was hit
 	states  int
+
+	prog *tracker // Options.Progress (nil: none), for partition part
+	part int
 }
 
 type frame struct {
@@ -367,6 +370,7 @@ func (s *search) step(quota int64) outcome {
 			return limited
 		}
 		if poll&(pollEvery-1) == 0 {
+			s.prog.tick(s.part, int64(mm.len()), len(stack))
 			if out := s.poll(mm, poll, quota); out != running {
 				return out
 			}

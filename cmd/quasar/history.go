@@ -221,8 +221,18 @@ func runHistoryCheck(ctx context.Context, cmd *cobra.Command, st *streams, opts 
 	if err != nil {
 		return err
 	}
+	// A live line on a terminal for long checks (not with --json: a
+	// script reads that); erased before the results.
+	var prog *progress
+	if !opts.json {
+		prog = startProgress(st.stderr)
+	}
+	if prog != nil {
+		hopt.Progress = prog.historyUpdate
+	}
 	res, err := history.Check(ctx, h, m.Model, hopt)
 	if err != nil {
+		prog.finish()
 		return &exitError{exitBadInput, fmt.Errorf("%s: %w", opts.file, err)}
 	}
 	rep := newHistoryReport(opts.file, m.name, h, res)
@@ -231,8 +241,12 @@ func runHistoryCheck(ctx context.Context, cmd *cobra.Command, st *streams, opts 
 		rep.Property = "quasi-linearizability " + hopt.Quasi.String()
 	}
 	var loc *history.Localization
-	if (opts.localize || opts.html != "") && res.Verdict == lts.Invalid {
-		if loc, err = history.Localize(ctx, h, m.Model, hopt); err != nil {
+	if (opts.localize || opts.html != "") && res.Verdict == lts.Invalid && ctx.Err() == nil {
+		prog.setText("history: localising the violation")
+		hopt.Progress = nil
+		loc, err = history.Localize(ctx, h, m.Model, hopt)
+		if err != nil {
+			prog.finish()
 			return &exitError{exitBadInput, fmt.Errorf("%s: %w", opts.file, err)}
 		}
 		if opts.localize {
@@ -245,10 +259,16 @@ func runHistoryCheck(ctx context.Context, cmd *cobra.Command, st *streams, opts 
 			return err
 		}
 		if err := writeFileAtomic(opts.html, page.Bytes()); err != nil {
+			prog.finish()
 			return &exitError{exitBadInput, err}
 		}
 	}
-	return emit(cmd.OutOrStdout(), opts.json, rep, writeHistoryReport, res.Verdict)
+	prog.finish()
+	err = emit(cmd.OutOrStdout(), opts.json, rep, writeHistoryReport, res.Verdict)
+	if ctx.Err() != nil && !opts.json {
+		fmt.Fprintln(st.stderr, "quasar: interrupted; the result so far is above")
+	}
+	return err
 }
 
 // parseQuasi reads a quasi factor as written in refines<quasi ...>.
@@ -607,7 +627,16 @@ func runHistoryFactor(ctx context.Context, cmd *cobra.Command, st *streams, opts
 	if err != nil {
 		return err
 	}
-	k, res, err := history.MinQuasiFactor(ctx, h, m.Model, cfg, opts.max, history.Options{Limits: limits, Workers: opts.limits.workers})
+	fopt := history.Options{Limits: limits, Workers: opts.limits.workers}
+	var prog *progress
+	if !opts.json {
+		prog = startProgress(st.stderr)
+	}
+	if prog != nil {
+		fopt.Progress = prog.historyUpdate
+	}
+	k, res, err := history.MinQuasiFactor(ctx, h, m.Model, cfg, opts.max, fopt)
+	prog.finish()
 	if err != nil {
 		return &exitError{exitBadInput, fmt.Errorf("%s: %w", opts.file, err)}
 	}

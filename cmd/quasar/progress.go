@@ -11,6 +11,7 @@ import (
 
 	"golang.org/x/term"
 
+	"github.com/quasar-verify/quasar/history"
 	"github.com/quasar-verify/quasar/internal/budget"
 	"github.com/quasar-verify/quasar/pipeline"
 )
@@ -38,7 +39,8 @@ type progress struct {
 
 	mu    sync.Mutex
 	last  *pipeline.Progress
-	width int // columns of the line shown, 0 if none
+	text  string // setText's line, if no pipeline figures
+	width int    // columns of the line shown, 0 if none
 }
 
 // startProgress starts the line on w if w is a terminal; otherwise it
@@ -60,6 +62,27 @@ func (p *progress) update(s pipeline.Progress) {
 	p.mu.Unlock()
 }
 
+// setText sets the line's figures (the elapsed time is added), for runs
+// that are not pipeline searches (history checks).
+func (p *progress) setText(line string) {
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	p.text = line
+	p.mu.Unlock()
+}
+
+// historyUpdate is history.Options.Progress: operations linearized,
+// partitions decided, states.
+func (p *progress) historyUpdate(s history.Progress) {
+	line := fmt.Sprintf("history: %d/%d operations linearized", s.Linearized, s.Ops)
+	if s.Partitions > 1 {
+		line += fmt.Sprintf(", %d/%d partitions done", s.Done, s.Partitions)
+	}
+	p.setText(line + fmt.Sprintf(", %s states", human(float64(s.States))))
+}
+
 func (p *progress) loop() {
 	defer close(p.done)
 	t := time.NewTicker(progressTick)
@@ -77,7 +100,9 @@ func (p *progress) loop() {
 		}
 		p.mu.Lock()
 		var line string
-		if s := p.last; s != nil {
+		if s := p.last; s == nil && p.text != "" {
+			line = p.text
+		} else if s != nil {
 			rate := ""
 			if s.Seconds > 0 {
 				rate = fmt.Sprintf(", %s states/s", human(float64(s.States)/s.Seconds))
