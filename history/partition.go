@@ -59,7 +59,22 @@ func check(ctx context.Context, all []Op, m Model, opt Options) (res *Result, er
 		workers = 1
 	}
 	prog := newTracker(opt.Progress, parts, start)
-	if most := deepening(machines[0], opt.Quasi); len(parts) == 1 && most > 0 {
+	stranded, why := -1, ""
+	if len(parts) == 1 && opt.Quasi != nil {
+		stranded, why = strandedQueue(parts[0].ops, m, opt.Quasi)
+	}
+	if stranded >= 0 {
+		// Refuted without a search; a bounded search of the runs that
+		// pull nothing (cheap, and runs of the full automaton) gives the
+		// longest prefix reported.
+		rm, err := compileQuasiPulls(m, parts[0].ops, opt.Quasi, 0)
+		if err != nil {
+			return nil, err
+		}
+		s2 := newSearch(rm, parts[0].ops, nil)
+		s2.step(failureReplaySteps)
+		searches[0], machines[0] = &search{blocked: stranded, why: why, longest: s2.longest, lstate: s2.lstate}, rm
+	} else if most := deepening(machines[0], opt.Quasi); len(parts) == 1 && most > 0 {
 		searches[0], machines[0], err = searchDeepening(m, machines[0], parts[0].ops, opt.Quasi, most, lim, prog)
 		if err != nil {
 			return nil, err
@@ -405,7 +420,11 @@ func partitionResult(mc Machine, pt part, s *search, cancelled bool) PartitionRe
 		for _, j := range s.longest {
 			f.Longest = append(f.Longest, pt.ids[j])
 		}
-		if s.blocked >= 0 {
+		if s.why != "" {
+			f.Blocked = pt.ids[s.blocked]
+			o := pt.ops[s.blocked]
+			r.Reason = fmt.Sprintf("no linearization: %s (%s) cannot take effect: %s", o.String(), lineOf(&o), s.why)
+		} else if s.blocked >= 0 {
 			f.Blocked = pt.ids[s.blocked]
 			o := pt.ops[s.blocked]
 			r.Reason = fmt.Sprintf("no linearization: after at most %d operations, %s (%s) cannot take effect", len(s.longest), o.String(), lineOf(&o))

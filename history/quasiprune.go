@@ -381,7 +381,8 @@ var (
 	quasiFuture    atomic.Int64 // states dropped by rule F, for tests
 	// quasiMutant, for tests only, replaces a rule by a wrong one that the
 	// brute-force comparison must catch: 1 rule F one read too strict, 2
-	// the dominance with x and y exchanged.
+	// the dominance with x and y exchanged, 3 strandedQueue with one
+	// operation too few after the dequeue.
 	quasiMutant = 0
 )
 
