@@ -35,9 +35,21 @@ func check(ctx context.Context, all []Op, m Model, opt Options) (res *Result, er
 		return nil, err
 	}
 	parts := partition(ops, m, opt)
+	stranded, why := -1, ""
+	if len(parts) == 1 && opt.Quasi != nil {
+		stranded, why = strandedQueue(parts[0].ops, m, opt.Quasi)
+	}
 	machines := make([]Machine, len(parts))
 	for i := range parts {
-		mc, err := compile(m, parts[i].ops, opt)
+		var mc Machine
+		if stranded >= 0 {
+			// Refuted without a search; a bounded search of the runs
+			// that pull nothing (cheap, and runs of the full automaton)
+			// gives the longest prefix reported.
+			mc, err = compileQuasiPulls(m, parts[i].ops, opt.Quasi, 0)
+		} else {
+			mc, err = compile(m, parts[i].ops, opt)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -59,21 +71,13 @@ func check(ctx context.Context, all []Op, m Model, opt Options) (res *Result, er
 		workers = 1
 	}
 	prog := newTracker(opt.Progress, parts, start)
-	stranded, why := -1, ""
-	if len(parts) == 1 && opt.Quasi != nil {
-		stranded, why = strandedQueue(parts[0].ops, m, opt.Quasi)
-	}
 	if stranded >= 0 {
-		// Refuted without a search; a bounded search of the runs that
-		// pull nothing (cheap, and runs of the full automaton) gives the
-		// longest prefix reported.
-		rm, err := compileQuasiPulls(m, parts[0].ops, opt.Quasi, 0)
-		if err != nil {
-			return nil, err
+		searches[0] = &search{blocked: stranded, why: why}
+		if !opt.noReplay {
+			s2 := newSearch(machines[0], parts[0].ops, nil)
+			s2.step(failureReplaySteps)
+			searches[0].longest, searches[0].lstate = s2.longest, s2.lstate
 		}
-		s2 := newSearch(rm, parts[0].ops, nil)
-		s2.step(failureReplaySteps)
-		searches[0], machines[0] = &search{blocked: stranded, why: why, longest: s2.longest, lstate: s2.lstate}, rm
 	} else if most := deepening(machines[0], opt.Quasi); len(parts) == 1 && most > 0 {
 		searches[0], machines[0], err = searchDeepening(m, machines[0], parts[0].ops, opt.Quasi, most, lim, prog)
 		if err != nil {
@@ -93,7 +97,9 @@ func check(ctx context.Context, all []Op, m Model, opt Options) (res *Result, er
 		}
 		schedule(searches, start, opt, workers, cancelled)
 	}
-	replayFailure(searches, machines, parts)
+	if !opt.noReplay {
+		replayFailure(searches, machines, parts)
+	}
 	for i := range parts {
 		results[i] = partitionResult(machines[i], parts[i], searches[i], cancelled[i])
 	}

@@ -71,6 +71,7 @@ func MinQuasiFactor(ctx context.Context, h *History, m Model, cfg relax.Config, 
 		c := cfg.WithBound(k)
 		o := opt
 		o.Quasi = &c
+		o.noReplay = k < max // only the last result's failure is reported
 		res, err := Check(ctx, h, m, o)
 		if err != nil {
 			return -1, nil, err
