@@ -55,6 +55,11 @@ func check(ctx context.Context, all []Op, m Model, opt Options) (res *Result, er
 		}
 		machines[i] = mc
 	}
+	if qm, ok := machines[0].(*quasiMachine); ok && stranded < 0 && len(parts) == 1 {
+		if stranded, why = barrierBlocked(qm, parts[0].ops); stranded < 0 {
+			stranded, why = strandedRigid(qm, parts[0].ops)
+		}
+	}
 
 	start := time.Now()
 	lim := budget.New(ctx, opt.Limits.Timeout, opt.Limits.MaxStates, opt.Limits.MaxBytes)
@@ -74,8 +79,10 @@ func check(ctx context.Context, all []Op, m Model, opt Options) (res *Result, er
 	if stranded >= 0 {
 		searches[0] = &search{blocked: stranded, why: why}
 		if !opt.noReplay {
+			// A short search for the longest prefix reported: the
+			// refutation does not need it, and Localize checks many.
 			s2 := newSearch(machines[0], parts[0].ops, nil)
-			s2.step(failureReplaySteps)
+			s2.step(refutedReplaySteps)
 			searches[0].longest, searches[0].lstate = s2.longest, s2.lstate
 		}
 	} else if most := deepening(machines[0], opt.Quasi); len(parts) == 1 && most > 0 {
@@ -399,6 +406,10 @@ func schedule(searches []*search, start func(int) *search, opt Options, workers 
 // failureReplaySteps bounds the search without pruning that computes the
 // report of an invalid partition.
 const failureReplaySteps = 1 << 15
+
+// refutedReplaySteps bounds the search that gives the longest prefix of a
+// history refuted without a search (quasistranded.go).
+const refutedReplaySteps = 1 << 12
 
 func partitionResult(mc Machine, pt part, s *search, cancelled bool) PartitionResult {
 	r := PartitionResult{Name: pt.name, Ops: pt.ids}

@@ -13,9 +13,9 @@ import (
 
 // strandingQueue is a seeded history of n operations on procs processes of
 // an atomic queue (each op takes effect inside its interval) that loses
-// the value of one enqueue, chosen at random, with probability 3/4: the
-// value is never dequeued while later ones are, as in the starving
-// segmented queue. No op is pending.
+// the values of up to two enqueues, chosen at random: they are never
+// dequeued while later ones are, as in the starving segmented queue. No op
+// is pending.
 func strandingQueue(r *rand.Rand, n, procs int) *History {
 	h := &History{}
 	clock := make([]int64, procs)
@@ -41,15 +41,15 @@ func strandingQueue(r *rand.Rand, n, procs int) *History {
 		points = append(points, pt{call + r.Int63n(ret-call+1), i})
 	}
 	sort.Slice(points, func(a, b int) bool { return points[a].at < points[b].at })
-	lost := int64(-1)
-	if r.Intn(4) > 0 && next > 1 {
-		lost = 1 + r.Int63n(next-1)
+	lost := map[int64]bool{}
+	for k := r.Intn(3); k > 0 && next > 1; k-- {
+		lost[1+r.Int63n(next-1)] = true
 	}
 	var q []int64
 	for _, x := range points {
 		o := &h.Ops[x.idx]
 		if o.F == "enq" {
-			if v, _ := o.Input.Int(); v != lost {
+			if v, _ := o.Input.Int(); !lost[v] {
 				q = append(q, v)
 			}
 			continue
@@ -65,19 +65,38 @@ func strandingQueue(r *rand.Rand, n, procs int) *History {
 	return h
 }
 
-// strandedMismatches checks strandedQueue on random stranding histories of
-// 7-9 operations at bound 1 (every event one class) against brute force:
-// whenever the rule fires, no linearization may be accepted by
-// relax.Admits. It returns the number of firings and of mismatches.
-func strandedMismatches(t *testing.T, iters int) (fired, bad int) {
+// strandedMismatches checks the refutations of quasistranded.go on random
+// stranding histories of 7-9 operations at bound 1 against brute force:
+// whenever one fires, no linearization may be accepted by relax.Admits.
+// rigid selects the papers' configuration (barrierBlocked, then
+// strandedRigid: deq relaxed, deq.0 a barrier) instead of every event in
+// one class (strandedQueue). It
+// returns the number of firings and of mismatches.
+func strandedMismatches(t *testing.T, iters int, rigid bool) (fired, bad int) {
 	r := rand.New(rand.NewSource(11))
 	for it := 0; it < iters; it++ {
 		h := strandingQueue(r, 7+r.Intn(3), 2+r.Intn(2))
 		cfg, err := relax.ParseConfig("1")
+		if rigid {
+			cfg, err = relax.ParseConfig("1 on {deq} barrier {deq.0}")
+		}
 		if err != nil {
 			t.Fatal(err)
 		}
-		b, _ := strandedQueue(h.Ops, Queue(), &cfg)
+		b := -1
+		if rigid {
+			mc, err := compile(Queue(), h.Ops, Options{Quasi: &cfg})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if qm, ok := mc.(*quasiMachine); ok {
+				if b, _ = barrierBlocked(qm, h.Ops); b < 0 {
+					b, _ = strandedRigid(qm, h.Ops)
+				}
+			}
+		} else {
+			b, _ = strandedQueue(h.Ops, Queue(), &cfg)
+		}
 		if b < 0 {
 			continue
 		}
@@ -99,31 +118,40 @@ func strandedMismatches(t *testing.T, iters int) (fired, bad int) {
 		if ok {
 			bad++
 			if bad == 1 {
-				t.Logf("history %d: refuted by the rule, accepted by brute force\n%s", it, dumpOps(h.Ops))
+				t.Logf("history %d (%v): refuted by the rule, accepted by brute force\n%s", it, cfg, dumpOps(h.Ops))
 			}
 		}
 	}
 	return fired, bad
 }
 
-// TestStrandedQueueAgainstBruteForce: the rule never refutes an accepted
-// history, fires often enough to be tested, and a deliberately weaker
-// premise (one operation too few after the dequeue) is caught.
+// TestStrandedQueueAgainstBruteForce: no rule refutes an accepted
+// history, they fire often enough to be tested, and deliberately wrong
+// premises (one dequeue too few after the blocked one; a barrier's
+// removal required to precede it) are caught.
 func TestStrandedQueueAgainstBruteForce(t *testing.T) {
-	fired, bad := strandedMismatches(t, 3000)
-	if bad > 0 {
-		t.Fatalf("%d of %d refutations wrong", bad, fired)
+	for _, rigid := range []bool{false, true} {
+		fired, bad := strandedMismatches(t, 3000, rigid)
+		if bad > 0 {
+			t.Fatalf("rigid=%v: %d of %d refutations wrong", rigid, bad, fired)
+		}
+		if fired < 30 {
+			t.Fatalf("rigid=%v: the rule fired only %d times", rigid, fired)
+		}
+		mutants := []int{3}
+		if rigid {
+			mutants = append(mutants, 4)
+		}
+		for _, mu := range mutants {
+			quasiMutant = mu
+			_, bad = strandedMismatches(t, 3000, rigid)
+			quasiMutant = 0
+			if bad == 0 {
+				t.Fatalf("rigid=%v: mutant %d went unnoticed", rigid, mu)
+			}
+		}
+		t.Logf("rigid=%v: the rule fired on %d histories", rigid, fired)
 	}
-	if fired < 30 {
-		t.Fatalf("the rule fired only %d times", fired)
-	}
-	quasiMutant = 3
-	_, bad = strandedMismatches(t, 3000)
-	quasiMutant = 0
-	if bad == 0 {
-		t.Fatal("the weakened rule went unnoticed")
-	}
-	t.Logf("rule fired on %d histories", fired)
 }
 
 // TestStrandedQueueCheck: the check reports the rule's refutation with the
