@@ -55,9 +55,11 @@ func check(ctx context.Context, all []Op, m Model, opt Options) (res *Result, er
 		}
 		machines[i] = mc
 	}
-	if qm, ok := machines[0].(*quasiMachine); ok && stranded < 0 && len(parts) == 1 {
-		if stranded, why = barrierBlocked(qm, parts[0].ops); stranded < 0 {
-			stranded, why = strandedRigid(qm, parts[0].ops)
+	if len(parts) == 1 && stranded < 0 {
+		if qm, ok := machines[0].(*quasiMachine); ok {
+			if stranded, why = barrierBlocked(qm, parts[0].ops); stranded < 0 {
+				stranded, why = strandedRigid(qm, parts[0].ops)
+			}
 		}
 	}
 
@@ -78,6 +80,9 @@ func check(ctx context.Context, all []Op, m Model, opt Options) (res *Result, er
 	prog := newTracker(opt.Progress, parts, start)
 	if stranded >= 0 {
 		searches[0] = &search{blocked: stranded, why: why}
+		if init := machines[0].Init(nil); len(init) > 0 {
+			searches[0].lstate = init[0] // a state the machine knows
+		}
 		if !opt.noReplay {
 			// A short search for the longest prefix reported: the
 			// refutation does not need it, and Localize checks many.
@@ -85,7 +90,7 @@ func check(ctx context.Context, all []Op, m Model, opt Options) (res *Result, er
 			s2.step(refutedReplaySteps)
 			searches[0].longest, searches[0].lstate = s2.longest, s2.lstate
 		}
-	} else if most := deepening(machines[0], opt.Quasi); len(parts) == 1 && most > 0 {
+	} else if most := deepeningOf(machines, opt.Quasi); most > 0 {
 		searches[0], machines[0], err = searchDeepening(m, machines[0], parts[0].ops, opt.Quasi, most, lim, prog)
 		if err != nil {
 			return nil, err

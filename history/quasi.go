@@ -129,6 +129,14 @@ func deepening(mc Machine, q *relax.Config) int {
 	return most
 }
 
+// deepeningOf is deepening for a check of one partition (0 otherwise).
+func deepeningOf(machines []Machine, q *relax.Config) int {
+	if len(machines) != 1 {
+		return 0
+	}
+	return deepening(machines[0], q)
+}
+
 // capBound is q with every bound capped at j.
 func capBound(q *relax.Config, j int) *relax.Config {
 	c := *q

@@ -181,3 +181,59 @@ func TestStrandedQueueCheck(t *testing.T) {
 	}
 	t.Fatal("the rule never fired")
 }
+
+// TestQuasiEmptyHistory: an empty history (Localize checks empty prefixes)
+// is quasi-linearizable in every configuration, without a panic.
+func TestQuasiEmptyHistory(t *testing.T) {
+	for _, text := range []string{"0", "2", "2 on {deq} barrier {deq.0}"} {
+		cfg, err := relax.ParseConfig(text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := Check(context.Background(), &History{}, Queue(), Options{Quasi: &cfg})
+		if err != nil || res.Verdict != lts.Valid {
+			t.Fatalf("%s: %v %v", text, res, err)
+		}
+	}
+}
+
+// TestStrandedRigidFactor: MinQuasiFactor on histories refuted by the
+// rules of the papers' configuration at bound 1 (so at 0 too) finds no
+// factor below 2; its checks below the last bound skip the failure's
+// replay.
+func TestStrandedRigidFactor(t *testing.T) {
+	r := rand.New(rand.NewSource(11))
+	cfg, err := relax.ParseConfig("0 on {deq} barrier {deq.0}")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c1 := cfg.WithBound(1)
+	n := 0
+	for it := 0; it < 3000 && n < 20; it++ {
+		h := strandingQueue(r, 7+r.Intn(3), 2+r.Intn(2))
+		mc, err := compile(Queue(), h.Ops, Options{Quasi: &c1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		qm, ok := mc.(*quasiMachine)
+		if !ok {
+			continue
+		}
+		if b, _ := barrierBlocked(qm, h.Ops); b < 0 {
+			if b, _ = strandedRigid(qm, h.Ops); b < 0 {
+				continue
+			}
+		}
+		n++
+		k, res, err := MinQuasiFactor(context.Background(), h, Queue(), cfg, 2, Options{})
+		if err != nil {
+			t.Fatalf("history %d: %v", it, err)
+		}
+		if k == 0 || k == 1 || res == nil {
+			t.Fatalf("history %d: factor %d, refuted at 1", it, k)
+		}
+	}
+	if n < 20 {
+		t.Fatalf("only %d refuted histories", n)
+	}
+}
