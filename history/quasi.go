@@ -117,8 +117,9 @@ func MinQuasiFactor(ctx context.Context, h *History, m Model, cfg relax.Config, 
 // So the check at bound K first runs the full searches at j = 0, 1, ...,
 // K-1 (each class's bound capped at j), then at K the searches of the
 // sub-automata p = 0, ..., K-1, each for a bounded number of steps
-// (deepQuota), and stops at the first that finds a linearization: it is accepted at K (verified, as every witness, on the
-// machine that found it, a run at K by the two facts). Only if none does
+// (deepQuota), and stops at the first that finds a linearization: it is
+// accepted at K (verified, as every witness, on the machine that found
+// it, a run at K by the two facts). Only if none does
 // the full search at K decides (invalid). A history is thus decided at K
 // in about the time of the searches up to its quasi factor, which are
 // small, instead of the search at K. A completed op whose event the spec
@@ -217,7 +218,7 @@ func searchDeepening(m Model, mc Machine, ops []Op, q *relax.Config, most int, b
 // only look for a witness, and one that explores a large space without
 // finding it (a bound below the quasi factor, or no pruning) must not
 // cost more than the search at K that decides after it.
-const deepQuota = 1 << 14
+const deepQuota = 1 << 13
 
 // zeroBounds reports whether every class of q has bound 0.
 func zeroBounds(q *relax.Config) bool {
