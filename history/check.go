@@ -30,6 +30,11 @@ type Options struct {
 	// Progress, if set, is called about every 100 ms while the check runs,
 	// from a searching goroutine (one at a time), with the figures so far.
 	Progress func(Progress)
+
+	// noReplay skips the recomputation of an invalid partition's failure
+	// without pruning (MinQuasiFactor's checks below the last bound,
+	// whose failures nobody reads).
+	noReplay bool
 }
 
 // Result is the outcome of a check.

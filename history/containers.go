@@ -627,7 +627,10 @@ func (a *containerAutomaton) neverTaken(events []lts.Event) map[int]string {
 			continue
 		}
 		op := a.ops[e]
-		if op.code != coTake || op.empty || slices.Contains(a.universe, op.res) {
+		if op.code != coTake || op.empty {
+			continue
+		}
+		if _, put := slices.BinarySearch(a.universe, op.res); put { // sorted
 			continue
 		}
 		if out == nil {

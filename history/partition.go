@@ -35,13 +35,32 @@ func check(ctx context.Context, all []Op, m Model, opt Options) (res *Result, er
 		return nil, err
 	}
 	parts := partition(ops, m, opt)
+	stranded, why := -1, ""
+	if len(parts) == 1 && opt.Quasi != nil {
+		stranded, why = strandedQueue(parts[0].ops, m, opt.Quasi)
+	}
 	machines := make([]Machine, len(parts))
 	for i := range parts {
-		mc, err := compile(m, parts[i].ops, opt)
+		var mc Machine
+		if stranded >= 0 {
+			// Refuted without a search; a bounded search of the runs
+			// that pull nothing (cheap, and runs of the full automaton)
+			// gives the longest prefix reported.
+			mc, err = compileQuasiPulls(m, parts[i].ops, opt.Quasi, 0)
+		} else {
+			mc, err = compile(m, parts[i].ops, opt)
+		}
 		if err != nil {
 			return nil, err
 		}
 		machines[i] = mc
+	}
+	if len(parts) == 1 && stranded < 0 {
+		if qm, ok := machines[0].(*quasiMachine); ok {
+			if stranded, why = barrierBlocked(qm, parts[0].ops); stranded < 0 {
+				stranded, why = strandedRigid(qm, parts[0].ops)
+			}
+		}
 	}
 
 	start := time.Now()
@@ -59,7 +78,19 @@ func check(ctx context.Context, all []Op, m Model, opt Options) (res *Result, er
 		workers = 1
 	}
 	prog := newTracker(opt.Progress, parts, start)
-	if most := deepening(machines[0], opt.Quasi); len(parts) == 1 && most > 0 {
+	if stranded >= 0 {
+		searches[0] = &search{blocked: stranded, why: why}
+		if init := machines[0].Init(nil); len(init) > 0 {
+			searches[0].lstate = init[0] // a state the machine knows
+		}
+		if !opt.noReplay {
+			// A short search for the longest prefix reported: the
+			// refutation does not need it, and Localize checks many.
+			s2 := newSearch(machines[0], parts[0].ops, nil)
+			s2.step(refutedReplaySteps)
+			searches[0].longest, searches[0].lstate = s2.longest, s2.lstate
+		}
+	} else if most := deepeningOf(machines, opt.Quasi); most > 0 {
 		searches[0], machines[0], err = searchDeepening(m, machines[0], parts[0].ops, opt.Quasi, most, lim, prog)
 		if err != nil {
 			return nil, err
@@ -78,7 +109,9 @@ func check(ctx context.Context, all []Op, m Model, opt Options) (res *Result, er
 		}
 		schedule(searches, start, opt, workers, cancelled)
 	}
-	replayFailure(searches, machines, parts)
+	if !opt.noReplay {
+		replayFailure(searches, machines, parts)
+	}
 	for i := range parts {
 		results[i] = partitionResult(machines[i], parts[i], searches[i], cancelled[i])
 	}
@@ -379,6 +412,10 @@ func schedule(searches []*search, start func(int) *search, opt Options, workers 
 // report of an invalid partition.
 const failureReplaySteps = 1 << 15
 
+// refutedReplaySteps bounds the search that gives the longest prefix of a
+// history refuted without a search (quasistranded.go).
+const refutedReplaySteps = 1 << 12
+
 func partitionResult(mc Machine, pt part, s *search, cancelled bool) PartitionResult {
 	r := PartitionResult{Name: pt.name, Ops: pt.ids}
 	r.Stats = lts.Stats{States: int64(s.states), Transitions: s.steps, Depth: len(s.longest)}
@@ -405,7 +442,11 @@ func partitionResult(mc Machine, pt part, s *search, cancelled bool) PartitionRe
 		for _, j := range s.longest {
 			f.Longest = append(f.Longest, pt.ids[j])
 		}
-		if s.blocked >= 0 {
+		if s.why != "" {
+			f.Blocked = pt.ids[s.blocked]
+			o := pt.ops[s.blocked]
+			r.Reason = fmt.Sprintf("no linearization: %s (%s) cannot take effect: %s", o.String(), lineOf(&o), s.why)
+		} else if s.blocked >= 0 {
 			f.Blocked = pt.ids[s.blocked]
 			o := pt.ops[s.blocked]
 			r.Reason = fmt.Sprintf("no linearization: after at most %d operations, %s (%s) cannot take effect", len(s.longest), o.String(), lineOf(&o))

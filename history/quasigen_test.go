@@ -6,6 +6,7 @@ import (
 	"math/rand"
 	"slices"
 	"sort"
+	"strings"
 	"testing"
 	"time"
 
@@ -215,4 +216,30 @@ func TestQuasiDeepeningAgainstBruteForce(t *testing.T) {
 		t.Fatalf("unbalanced sample: %v", counts)
 	}
 	t.Logf("verdicts: %v", counts)
+}
+
+// TestQuasiNeverEnqueued: a dequeue of a value that no operation enqueues
+// is refuted at every bound, and the report says why.
+func TestQuasiNeverEnqueued(t *testing.T) {
+	h := &History{Ops: []Op{
+		{ID: 0, Process: 0, F: "enq", Input: Int(1), Status: Ok, Call: 0, Return: 2},
+		{ID: 1, Process: 1, F: "deq", Output: Int(7), Status: Ok, Call: 1, Return: 3},
+		{ID: 2, Process: 2, F: "deq", Status: Info, Call: 4, Return: Pending},
+	}}
+	for k := 0; k <= 8; k++ {
+		cfg, err := relax.ParseConfig(fmt.Sprint(k))
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := Check(context.Background(), h, Queue(), Options{Quasi: &cfg})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Verdict != lts.Invalid || res.Failure == nil || res.Failure.Blocked != 1 {
+			t.Fatalf("k=%d: %v %+v", k, res.Verdict, res.Failure)
+		}
+		if k > 0 && !strings.Contains(res.Reason, "the history has no enq(7)") {
+			t.Fatalf("k=%d: reason %q", k, res.Reason)
+		}
+	}
 }

@@ -96,6 +96,7 @@ type quasiMachine struct {
 	putOf   map[int64]int32
 	maxDur  int64
 	pending []int32
+	putIdx  map[int64]int32 // strandedRigid: the put of each value
 }
 
 // newQuasiMachine wraps mc with pruning if the rules apply (see
@@ -379,9 +380,13 @@ var (
 	quasiPruned    atomic.Int64 // states dropped, for tests
 	quasiDominated atomic.Int64 // enqueue orders refused (Step, viableAfter), for tests
 	quasiFuture    atomic.Int64 // states dropped by rule F, for tests
+	quasiStranded  atomic.Int64 // refutations by strandedRigid, for tests
 	// quasiMutant, for tests only, replaces a rule by a wrong one that the
 	// brute-force comparison must catch: 1 rule F one read too strict, 2
-	// the dominance with x and y exchanged.
+	// the dominance with x and y exchanged, 3 strandedQueue and
+	// strandedRigid with one operation too few after the dequeue, 4
+	// barrierBlocked asking the removal to precede the barrier in real
+	// time.
 	quasiMutant = 0
 )
 

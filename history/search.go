@@ -61,6 +61,9 @@ type search struct {
 
 	prog *tracker // Options.Progress (nil: none), for partition part
 	part int
+	// why, if set, explains blocked: a refutation without a search
+	// (strandedQueue).
+	why string
 }
 
 type frame struct {

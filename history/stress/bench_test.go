@@ -8,6 +8,7 @@ import (
 
 	"github.com/quasar-verify/quasar/history"
 	"github.com/quasar-verify/quasar/lts"
+	"github.com/quasar-verify/quasar/relax"
 )
 
 // benchLimits bounds each check of the figures.
@@ -125,12 +126,14 @@ func starvingRecordings(b testing.TB, n int) []*history.History {
 
 // BenchmarkStarvingQueue20: 20 fresh recordings of the starving segmented
 // queue, each localised at quasi factor 3 (deq relaxed, the empty dequeue
-// a barrier) and its least factor searched up to 10 (`history factor`);
-// reports the largest and median times of each (target: under 1 s) and
-// the number of undecided (unknown at the 20 s limit) runs.
+// a barrier) and its least factor searched up to 10 with those classes
+// (factor) and with every operation in one class (factor-all, `history
+// factor`'s default); reports the largest and median times of each
+// (target: under 1 s) and the number of undecided (unknown at the 20 s
+// limit) runs.
 func BenchmarkStarvingQueue20(b *testing.B) {
 	hs := starvingRecordings(b, 20)
-	loc, fac := make([]float64, len(hs)), make([]float64, len(hs))
+	loc, fac, facAll := make([]float64, len(hs)), make([]float64, len(hs)), make([]float64, len(hs))
 	unknown := 0
 	cfg := *deqQuasi(3)
 	for b.Loop() {
@@ -146,15 +149,22 @@ func BenchmarkStarvingQueue20(b *testing.B) {
 				unknown++
 				b.Logf("recording %d: localize %v %s (%.0f ms)", i+1, l.Verdict, l.Reason, loc[i])
 			}
-			start = time.Now()
-			k, res, err := history.MinQuasiFactor(context.Background(), h, history.Queue(), cfg, 10, history.Options{Limits: benchLimits})
-			if err != nil {
-				b.Fatal(err)
-			}
-			fac[i] = float64(time.Since(start).Microseconds()) / 1000
-			if k >= 0 || res.Verdict != lts.Invalid {
-				unknown++
-				b.Logf("recording %d: factor %d %v %s (%.0f ms)", i+1, k, res.Verdict, res.Reason, fac[i])
+			for c, cfg := range []relax.Config{cfg, {}} {
+				start = time.Now()
+				k, res, err := history.MinQuasiFactor(context.Background(), h, history.Queue(), cfg, 10, history.Options{Limits: benchLimits})
+				if err != nil {
+					b.Fatal(err)
+				}
+				t := float64(time.Since(start).Microseconds()) / 1000
+				if k >= 0 || res.Verdict != lts.Invalid {
+					unknown++
+					b.Logf("recording %d: factor (%v) %d %v %s (%.0f ms)", i+1, cfg, k, res.Verdict, res.Reason, t)
+				}
+				if c == 0 {
+					fac[i] = t
+				} else {
+					facAll[i] = t
+				}
 			}
 		}
 	}
@@ -169,5 +179,8 @@ func BenchmarkStarvingQueue20(b *testing.B) {
 	b.ReportMetric(lmed, "loc-median-ms")
 	b.ReportMetric(fm, "factor-max-ms")
 	b.ReportMetric(fmed, "factor-median-ms")
+	am, amed := med(facAll)
+	b.ReportMetric(am, "factor-all-max-ms")
+	b.ReportMetric(amed, "factor-all-median-ms")
 	b.ReportMetric(float64(unknown), "undecided")
 }
