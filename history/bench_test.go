@@ -56,18 +56,36 @@ func BenchmarkC01Bad(b *testing.B) { benchFile(b, "kv/c01-bad.txt", KV()) }
 // linearizable by construction.
 func linearizableQueue(n, procs int, seed int64) *History {
 	r := rand.New(rand.NewSource(seed))
-	type ev struct {
-		at  int64
-		idx int
+	h, order, _ := randomQueueOps(r, n, procs, 10, 20)
+	var q []int64
+	for _, i := range order {
+		o := &h.Ops[i]
+		if o.F == "enq" {
+			v, _ := o.Input.Int()
+			q = append(q, v)
+		} else if len(q) > 0 {
+			o.Output, q = Int(q[0]), q[1:]
+		}
 	}
-	h := &History{}
+	byCall(h)
+	return h
+}
+
+// randomQueueOps is the skeleton of the random queue histories of the
+// tests: n completed operations on procs processes, enq of fresh values
+// 1, 2, ... or deq with no result yet, each call at most gap-1 after its
+// process's previous return and lasting 1..span. order lists the
+// operations by a random linearization point inside each interval; next
+// is the first value not enqueued.
+func randomQueueOps(r *rand.Rand, n, procs, gap, span int) (h *History, order []int, next int64) {
+	h = &History{}
 	clock := make([]int64, procs)
-	var points []ev
-	next := int64(1)
+	at := make([]int64, n)
+	next = 1
 	for i := 0; i < n; i++ {
 		p := r.Intn(procs)
-		call := clock[p] + int64(r.Intn(10))
-		ret := call + 1 + int64(r.Intn(20))
+		call := clock[p] + int64(r.Intn(gap))
+		ret := call + 1 + int64(r.Intn(span))
 		clock[p] = ret + 1
 		o := Op{Process: p, Status: Ok, Call: call, Return: ret}
 		if r.Intn(2) == 0 {
@@ -77,24 +95,19 @@ func linearizableQueue(n, procs int, seed int64) *History {
 			o.F = "deq"
 		}
 		h.Ops = append(h.Ops, o)
-		points = append(points, ev{call + r.Int63n(ret-call+1), i})
+		at[i] = call + r.Int63n(ret-call+1)
+		order = append(order, i)
 	}
-	sort.Slice(points, func(a, b int) bool { return points[a].at < points[b].at })
-	var q []int64
-	for _, pt := range points {
-		o := &h.Ops[pt.idx]
-		if o.F == "enq" {
-			v, _ := o.Input.Int()
-			q = append(q, v)
-		} else if len(q) > 0 {
-			o.Output, q = Int(q[0]), q[1:]
-		}
-	}
+	sort.Slice(order, func(a, b int) bool { return at[order[a]] < at[order[b]] })
+	return h, order, next
+}
+
+// byCall orders h's operations by call time and numbers them.
+func byCall(h *History) {
 	sort.SliceStable(h.Ops, func(a, b int) bool { return h.Ops[a].Call < h.Ops[b].Call })
 	for i := range h.Ops {
 		h.Ops[i].ID = i
 	}
-	return h
 }
 
 func BenchmarkQueueBig(b *testing.B) {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math/rand"
 	"slices"
-	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -25,45 +24,24 @@ func shortQueueHistory(seed int64) *History {
 	r := rand.New(rand.NewSource(seed))
 	n, procs := 6+r.Intn(5), 2+r.Intn(2)
 	npend := 1 + r.Intn(min(3, procs))
-	h := &History{}
-	clock := make([]int64, procs)
-	type pt struct {
-		at  int64
-		idx int
-	}
-	var points []pt
-	next := int64(1)
-	lastOf := make([]int, procs)
+	h, order, next := randomQueueOps(r, n, procs, 6, 12)
+	lastOf := make([]int, procs) // each process's last operation
 	for i := range lastOf {
 		lastOf[i] = -1
 	}
-	for i := 0; i < n; i++ {
-		p := r.Intn(procs)
-		call := clock[p] + int64(r.Intn(6))
-		ret := call + 1 + int64(r.Intn(12))
-		clock[p] = ret + 1
-		o := Op{Process: p, Status: Ok, Call: call, Return: ret}
-		if r.Intn(2) == 0 {
-			o.F, o.Input = "enq", Int(next)
-			next++
-		} else {
-			o.F = "deq"
-		}
-		lastOf[p] = len(h.Ops)
-		h.Ops = append(h.Ops, o)
-		points = append(points, pt{call + r.Int63n(ret-call+1), i})
+	for i, o := range h.Ops {
+		lastOf[o.Process] = i
 	}
-	sort.Slice(points, func(a, b int) bool { return points[a].at < points[b].at })
 	var q []int64
 	var deqs []int
-	for _, x := range points {
-		o := &h.Ops[x.idx]
+	for _, i := range order {
+		o := &h.Ops[i]
 		if o.F == "enq" {
 			v, _ := o.Input.Int()
 			q = append(q, v)
 			continue
 		}
-		deqs = append(deqs, x.idx)
+		deqs = append(deqs, i)
 		if len(q) > 0 {
 			o.Output, q = Int(q[0]), q[1:]
 		}
@@ -92,10 +70,7 @@ func shortQueueHistory(seed int64) *History {
 		o := &h.Ops[lastOf[p]]
 		o.Status, o.Return, o.Output = Info, Pending, Value{}
 	}
-	sort.SliceStable(h.Ops, func(a, b int) bool { return h.Ops[a].Call < h.Ops[b].Call })
-	for i := range h.Ops {
-		h.Ops[i].ID = i
-	}
+	byCall(h)
 	return h
 }
 

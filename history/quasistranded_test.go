@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math/rand"
-	"sort"
 	"testing"
 
 	"github.com/quasar-verify/quasar/lts"
@@ -17,37 +16,14 @@ import (
 // dequeued while later ones are, as in the starving segmented queue. No op
 // is pending.
 func strandingQueue(r *rand.Rand, n, procs int) *History {
-	h := &History{}
-	clock := make([]int64, procs)
-	type pt struct {
-		at  int64
-		idx int
-	}
-	var points []pt
-	next := int64(1)
-	for i := 0; i < n; i++ {
-		p := r.Intn(procs)
-		call := clock[p] + int64(r.Intn(4))
-		ret := call + 1 + int64(r.Intn(8))
-		clock[p] = ret + 1
-		o := Op{Process: p, Status: Ok, Call: call, Return: ret}
-		if r.Intn(2) == 0 {
-			o.F, o.Input = "enq", Int(next)
-			next++
-		} else {
-			o.F = "deq"
-		}
-		h.Ops = append(h.Ops, o)
-		points = append(points, pt{call + r.Int63n(ret-call+1), i})
-	}
-	sort.Slice(points, func(a, b int) bool { return points[a].at < points[b].at })
+	h, order, next := randomQueueOps(r, n, procs, 4, 8)
 	lost := map[int64]bool{}
 	for k := r.Intn(3); k > 0 && next > 1; k-- {
 		lost[1+r.Int63n(next-1)] = true
 	}
 	var q []int64
-	for _, x := range points {
-		o := &h.Ops[x.idx]
+	for _, i := range order {
+		o := &h.Ops[i]
 		if o.F == "enq" {
 			if v, _ := o.Input.Int(); !lost[v] {
 				q = append(q, v)
@@ -58,10 +34,7 @@ func strandingQueue(r *rand.Rand, n, procs int) *History {
 			o.Output, q = Int(q[0]), q[1:]
 		}
 	}
-	sort.SliceStable(h.Ops, func(a, b int) bool { return h.Ops[a].Call < h.Ops[b].Call })
-	for i := range h.Ops {
-		h.Ops[i].ID = i
-	}
+	byCall(h)
 	return h
 }
 
