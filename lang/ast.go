@@ -156,9 +156,22 @@ type AssertDecl struct {
 	OptExpr Expr // reaches ... with min(e) / max(e)
 
 	Quasi *QuasiSpec // for KindQuasi, and KindLinearizes when relaxed
-	LTL   string     // for KindLTL: the formula's source text, parsed later
+	// Map names the invocations and responses of a linearizes assertion
+	// (`map {push_call.t.v -> enq_inv.t.v, ...}`); nil: the OP_inv/OP_res
+	// convention.
+	Map []*EventMapping
+	LTL string // for KindLTL: the formula's source text, parsed later
 	// LTLPos is the position of the formula's first character (KindLTL).
 	LTLPos Pos
+}
+
+// EventMapping is `From -> To` in a linearizes map: the implementation's
+// events matching From (its data fresh names, bound, or constants) are the
+// invocation or response To (OP_inv.T.ARGS or OP_res.T.RESULTS, its data
+// From's names or constants).
+type EventMapping struct {
+	Span
+	From, To *EventExpr
 }
 
 // AssertKind is the kind of an assertion.

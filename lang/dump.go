@@ -192,6 +192,16 @@ func (d *dumper) decl(n Decl) {
 			}
 			d.w(" ")
 			d.proc(x.Right)
+			if x.Map != nil {
+				d.w(" (map")
+				for _, m := range x.Map {
+					d.w(" ")
+					d.event(m.From)
+					d.w(" -> ")
+					d.event(m.To)
+				}
+				d.w(")")
+			}
 		case KindLTL:
 			d.w(" ", strconv.Quote(x.LTL))
 		}

@@ -159,6 +159,16 @@ func (p *printer) decl(d Decl) {
 			} else {
 				p.w(" linearizes ", procString(x.Right, 9))
 			}
+			if x.Map != nil {
+				p.w(" map {")
+				for i, m := range x.Map {
+					if i > 0 {
+						p.w(", ")
+					}
+					p.w(eventString(m.From), " -> ", eventString(m.To))
+				}
+				p.w("}")
+			}
 		case KindLTL:
 			p.w(" |= ", x.LTL)
 		}

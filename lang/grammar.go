@@ -114,6 +114,7 @@ type assertion struct {
 	Lin     bool        `parser:"| @'linearizes'"`
 	LinQ    *quasiSpec  `parser:"  ( '<' @@ '>' )?"`
 	LinR    *procRef    `parser:"  @@"`
+	LinMap  []*mapEntry `parser:"  ( 'map' '{' @@ ( ',' @@ )* '}' )?"`
 	LTL     *ltlText    `parser:"| '|=' @@ ) ';'"`
 }
 
@@ -138,6 +139,14 @@ type quasiSpec struct {
 	On       []*eventRef   `parser:"( 'on' '{' @@ ( ',' @@ )* '}' )?"`
 	Barriers []*eventRef   `parser:"( 'barrier' '{' @@ ( ',' @@ )* '}' )?"`
 	Window   bool          `parser:"@'window'?"`
+}
+
+// mapEntry is one `impl_event.x.y -> OP_inv.x.y` of a linearizes map.
+type mapEntry struct {
+	Pos    pos
+	EndPos pos
+	From   *eventRef `parser:"@@ '->'"`
+	To     *eventRef `parser:"@@"`
 }
 
 type quasiClass struct {

@@ -150,6 +150,9 @@ func (l *lowerer) assertion(a *assertion) *AssertDecl {
 			out.Quasi = l.quasi(a.LinQ)
 		}
 		out.Right = l.procRef(a.LinR)
+		for _, m := range a.LinMap {
+			out.Map = append(out.Map, &EventMapping{Span: l.span(m.Pos, m.EndPos), From: l.event(m.From), To: l.event(m.To)})
+		}
 	case a.LTL != nil:
 		out.Kind = KindLTL
 		sp := l.span(a.LTL.Pos, a.LTL.EndPos)

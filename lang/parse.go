@@ -231,7 +231,7 @@ var grammarWords = map[string]string{
 	"ChannelDecl": "channel", "AlphabetDecl": "#alphabet", "IncludeDecl": "#include",
 	"Assertion": "assertion", "Definition": "process definition", "Name": "name",
 	"RangeSet": "range {lo..hi}", "ProcRef": "process name", "QuasiSpec": `"quasi"`,
-	"QuasiClass": "event class", "EventRef": "event", "LtlText": "LTL formula",
+	"QuasiClass": "event class", "EventRef": "event", "MapEntry": "event mapping", "LtlText": "LTL formula",
 	"process": "process", "expression": "expression", "unary": "expression", "dataExpr": "event data",
 	"block": "block {..}", "eventSet": "event set {..}", "arrayLit": "array [..]",
 	"<ident>": "name", "<int>": "number", "<string>": "string", "<eof>": "end of file",

@@ -909,6 +909,7 @@ func (c *checker) assertion(a *AssertDecl) {
 		if a.Quasi != nil {
 			c.quasi(a.Quasi)
 		}
+		c.linMap(a)
 	}
 }
 

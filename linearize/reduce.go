@@ -1,7 +1,6 @@
 package linearize
 
 import (
-	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -51,7 +50,7 @@ type reduceScratch struct {
 // NewReduced reduces impl, whose invocations and responses are named as
 // naming says.
 func NewReduced(impl Mover, naming Naming) *Reduced {
-	if naming.Inv == "" || naming.Res == "" {
+	if naming.Rules == nil && (naming.Inv == "" || naming.Res == "") {
 		naming = DefaultNaming
 	}
 	return &Reduced{base: impl, naming: naming, tab: impl.Events(), index: map[forcedState]uint32{}}
@@ -194,17 +193,11 @@ const roleUnknown Role = -1
 
 // roleOf classifies e by its name (as Wrapper.classify does).
 func roleOf(tab *lts.EventTable, naming Naming, e lts.Event) Role {
-	base, data := tab.Base(e), tab.Data(e)
-	if len(data) == 0 || data[0] < 0 || data[0] >= maxThreads {
+	c, err := naming.Read(tab.Base(e), tab.Data(e))
+	if err != nil {
 		return RoleOther
 	}
-	switch {
-	case strings.HasSuffix(base, naming.Inv) && len(base) > len(naming.Inv):
-		return RoleInv
-	case strings.HasSuffix(base, naming.Res) && len(base) > len(naming.Res):
-		return RoleRes
-	}
-	return RoleOther
+	return c.Role
 }
 
 // Unreduce maps a path of the reduced system to the base (and, if the

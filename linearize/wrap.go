@@ -14,7 +14,8 @@
 // performs the operation as the single event OP.ARGS.RES. So enq_inv.1.5 …
 // enq_res.1 is enq.5, and deq_inv.0 … deq_res.0.5 is deq.5 (deq_res.0.0,
 // an empty queue's answer in the library's models, is deq.0). Naming gives
-// other suffixes.
+// other suffixes, or rules that read any event as an invocation or a
+// response (Rule: the `map` of a linearizes assertion).
 //
 // # The automaton
 //
@@ -94,15 +95,6 @@ import (
 	"github.com/quasar-verify/quasar/lts"
 )
 
-// Naming is how invocation and response events are named: OP+Inv and
-// OP+Res, the thread the first datum.
-type Naming struct {
-	Inv, Res string
-}
-
-// DefaultNaming is OP_inv.T.ARGS and OP_res.T.RES.
-var DefaultNaming = Naming{Inv: "_inv", Res: "_res"}
-
 // maxThreads bounds thread ids (the first datum of an event).
 const maxThreads = 64
 
@@ -156,7 +148,7 @@ type evKind struct {
 // New wraps spec (an automaton over OP.ARGS.RES events; its event table is
 // the one the implementation's events are interned in).
 func New(spec lts.Automaton, naming Naming) *Wrapper {
-	if naming.Inv == "" || naming.Res == "" {
+	if naming.Rules == nil && (naming.Inv == "" || naming.Res == "") {
 		naming = DefaultNaming
 	}
 	return &Wrapper{
@@ -354,23 +346,14 @@ func (w *Wrapper) kind(e lts.Event) evKind {
 }
 
 func (w *Wrapper) classify(e lts.Event) evKind {
-	base, data := w.table.Base(e), w.table.Data(e)
-	var k evKind
-	switch {
-	case strings.HasSuffix(base, w.naming.Inv) && len(base) > len(w.naming.Inv):
-		k.inv, k.op = true, strings.TrimSuffix(base, w.naming.Inv)
-	case strings.HasSuffix(base, w.naming.Res) && len(base) > len(w.naming.Res):
-		k.res, k.op = true, strings.TrimSuffix(base, w.naming.Res)
-	default:
-		k.err = fmt.Errorf("event %s is neither an invocation (OP%s.THREAD.ARGS) nor a response (OP%s.THREAD.RESULTS): hide it, or name it so", w.table.Name(e), w.naming.Inv, w.naming.Res)
-		return k
+	c, err := w.naming.Read(w.table.Base(e), w.table.Data(e))
+	if err != nil {
+		return evKind{err: err}
 	}
-	if len(data) == 0 || data[0] < 0 || data[0] >= maxThreads {
-		k.err = fmt.Errorf("event %s: the first datum must be the thread, 0..%d", w.table.Name(e), maxThreads-1)
-		return k
+	if c.Role == RoleOther {
+		return evKind{err: fmt.Errorf("event %s is neither %s: hide it, or name it so", w.table.Name(e), w.naming.describe())}
 	}
-	k.thread, k.data = data[0], slices.Clone(data[1:])
-	return k
+	return evKind{inv: c.Role == RoleInv, res: c.Role == RoleRes, op: c.Op, thread: c.Thread, data: c.Data}
 }
 
 func (st wstate) thread(i int) status {
@@ -455,6 +438,7 @@ const (
 
 // PermuteEvent renames the thread of an invocation or response by p (the
 // thread T of OP_inv.T.ARGS becomes p.At(T)); other events are unchanged.
+// The thread must be the first datum (Naming.ThreadFirst).
 func (w *Wrapper) PermuteEvent(e lts.Event, p lts.Perm) lts.Event {
 	if p == 0 || w.Role(e) == RoleOther {
 		return e

@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -255,5 +256,82 @@ func BenchmarkLinearizes(b *testing.B) {
 				}
 			})
 		}
+	}
+}
+
+// irName matches the library's invocation and response event names.
+var irName = regexp.MustCompile(`\b(enq|deq|push|pop)_(inv|res)\b`)
+
+// TestLinearizesMapped: every library instance with linearizes
+// assertions, its invocations and responses renamed (enq_inv.t.v becomes
+// begin_enq.t.v, deq_res.t.v end_deq.t.v) and each linearizes assertion
+// given the map that names them back, gets the verdicts of the original,
+// plain and quasi, with counterexamples of the same length (a map only
+// renames).
+func TestLinearizesMapped(t *testing.T) {
+	checked := 0
+	for _, in := range verdictInstances() {
+		if testing.Short() && in.params["seg"] >= 2 {
+			continue
+		}
+		f, src, err := Generate(in.name, in.params)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(src), " linearizes") {
+			continue
+		}
+		checked++
+		t.Run(in.String(), func(t *testing.T) {
+			var entries []string
+			for _, op := range []string{"enq", "push"} { // an argument, no result
+				if strings.Contains(string(src), op+"_inv.") {
+					entries = append(entries, "begin_"+op+".t.v -> "+op+"_inv.t.v", "end_"+op+".t -> "+op+"_res.t")
+				}
+			}
+			for _, op := range []string{"deq", "pop"} { // no argument, a result
+				if strings.Contains(string(src), op+"_inv.") {
+					entries = append(entries, "begin_"+op+".t -> "+op+"_inv.t", "end_"+op+".t.r -> "+op+"_res.t.r")
+				}
+			}
+			renamed := irName.ReplaceAllStringFunc(string(src), func(s string) string {
+				m := irName.FindStringSubmatch(s)
+				return map[string]string{"inv": "begin_", "res": "end_"}[m[2]] + m[1]
+			})
+			var lines []string
+			for _, l := range strings.Split(renamed, "\n") {
+				if strings.HasPrefix(l, "#assert ") && strings.Contains(l, " linearizes") {
+					i := strings.Index(l, ";")
+					l = l[:i] + " map {" + strings.Join(entries, ", ") + "}" + l[i:]
+				}
+				lines = append(lines, l)
+			}
+			renamed = strings.Join(lines, "\n")
+			opt := pipeline.Options{Assert: " linearizes", Limits: lts.Limits{Timeout: 60 * time.Second}}
+			want, err := pipeline.Source(context.Background(), f, src, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := pipeline.Source(context.Background(), f, []byte(renamed), opt)
+			if err != nil {
+				t.Fatalf("%v\n%s", err, renamed)
+			}
+			if len(got.Assertions) != len(want.Assertions) || len(want.Assertions) == 0 {
+				t.Fatalf("%d assertions renamed, %d originally", len(got.Assertions), len(want.Assertions))
+			}
+			for j, a := range got.Assertions {
+				w := want.Assertions[j]
+				if !strings.Contains(a.Text, " map {") || a.Verdict != w.Verdict || a.Verdict == lts.Unknown {
+					t.Errorf("%s: %v %s; originally %v %s", a.Text, a.Verdict, a.Error, w.Verdict, w.Error)
+					continue
+				}
+				if a.Verdict == lts.Invalid && (len(a.Counterexample.Trace) != len(w.Counterexample.Trace) || len(a.Counterexample.History) == 0) {
+					t.Errorf("%s: counterexample %v; originally %v", a.Text, a.Counterexample.Trace, w.Counterexample.Trace)
+				}
+			}
+		})
+	}
+	if checked < 5 {
+		t.Errorf("only %d instances have linearizes assertions", checked)
 	}
 }

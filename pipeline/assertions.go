@@ -177,11 +177,11 @@ func checkOne(ctx context.Context, prog *csp.Program, info *lang.Info, a *lang.A
 	var err error
 	switch a.Kind {
 	case lang.KindRefines:
-		err = checkRefines(ctx, prog, a, res, opt, nil)
+		err = checkRefines(ctx, prog, a, res, opt, nil, linearize.Naming{})
 	case lang.KindQuasi:
 		var cfg relax.Config
 		if cfg, err = quasiConfig(prog.Events(), info, a.Quasi, opt.Mode); err == nil {
-			err = checkRefines(ctx, prog, a, res, opt, &cfg)
+			err = checkRefines(ctx, prog, a, res, opt, &cfg, linearize.Naming{})
 		}
 	case lang.KindLinearizes:
 		var cfg *relax.Config
@@ -192,7 +192,10 @@ func checkOne(ctx context.Context, prog *csp.Program, info *lang.Info, a *lang.A
 			}
 			cfg = &c
 		}
-		err = checkRefines(ctx, prog, a, res, opt, cfg)
+		var naming linearize.Naming
+		if naming, err = linNaming(a, info); err == nil {
+			err = checkRefines(ctx, prog, a, res, opt, cfg, naming)
+		}
 	case lang.KindRefinesF:
 		err = checkFailures(ctx, prog, a, res, opt, refine.StableFailures)
 	case lang.KindRefinesFD:
@@ -259,14 +262,18 @@ func fromLTS(r *csp.Result, res *Assertion) {
 // checkRefines runs `Left refines Right`, relaxed by cfg if not nil, and
 // re-validates a quasi counterexample against the definition. For
 // `linearizes` the specification is first wrapped into the linearizable
-// behaviours of its operations (package linearize), and a counterexample
-// is re-validated as a history by the history engine.
-func checkRefines(ctx context.Context, prog *csp.Program, a *lang.AssertDecl, res *Assertion, opt Options, cfg *relax.Config) error {
+// behaviours of its operations (package linearize), whose events naming
+// reads, and a counterexample is re-validated as a history by the history
+// engine.
+func checkRefines(ctx context.Context, prog *csp.Program, a *lang.AssertDecl, res *Assertion, opt Options, cfg *relax.Config, naming linearize.Naming) error {
 	lin := a.Kind == lang.KindLinearizes
 	var impl, specSys *csp.Proc
 	var err error
+	// The thread symmetry and the reduction read the thread as the first
+	// datum of every event (csp.Program.EventThreads).
+	threadFirst := naming.ThreadFirst()
 	if lin {
-		impl, specSys, err = linearizesSides(prog, a, opt.NoSymmetry)
+		impl, specSys, err = linearizesSides(prog, a, opt.NoSymmetry || !threadFirst)
 	} else {
 		impl, specSys, err = refinementSides(prog, a, opt.NoSymmetry)
 	}
@@ -285,11 +292,11 @@ func checkRefines(ctx context.Context, prog *csp.Program, a *lang.AssertDecl, re
 	}
 	var implSys lts.System = impl
 	if lin {
-		spec = linearize.New(spec, linearize.DefaultNaming)
+		spec = linearize.New(spec, naming)
 		// The reduction moves events of different components past each
 		// other: sound when components show distinct threads.
-		if !opt.NoReduction && prog.EventThreads(a.Left) == "" {
-			implSys = linearize.NewReduced(impl, linearize.DefaultNaming)
+		if !opt.NoReduction && threadFirst && prog.EventThreads(a.Left) == "" {
+			implSys = linearize.NewReduced(impl, naming)
 		}
 	}
 	ropt := refine.Options{Limits: opt.Limits, Workers: opt.Workers, Progress: opt.pairProgress(res)}
@@ -305,7 +312,7 @@ func checkRefines(ctx context.Context, prog *csp.Program, a *lang.AssertDecl, re
 	ce := pathSteps(prog, impl, r.Counterexample)
 	res.Counterexample = ce
 	if lin {
-		lines, why, err := validateLinearizes(ctx, base, cfg, ce.Trace)
+		lines, why, err := validateLinearizes(ctx, base, cfg, naming, ce.Trace)
 		if err != nil {
 			res.Counterexample = nil
 			return err

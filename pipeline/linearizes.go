@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/quasar-verify/quasar/history"
+	"github.com/quasar-verify/quasar/lang"
 	"github.com/quasar-verify/quasar/linearize"
 	"github.com/quasar-verify/quasar/lts"
 	"github.com/quasar-verify/quasar/relax"
@@ -20,33 +21,28 @@ func TraceHistory(trace []string, naming linearize.Naming) ([]history.Op, error)
 	var ops []history.Op
 	open := map[int]int{} // thread -> index in ops of its pending call
 	for i, name := range trace {
-		base, data := lts.SplitName(name)
-		inv := strings.HasSuffix(base, naming.Inv)
-		res := strings.HasSuffix(base, naming.Res)
-		if !inv && !res {
-			continue
+		c, err := naming.Read(lts.SplitName(name))
+		if err != nil {
+			return nil, err
 		}
-		if len(data) == 0 {
-			return nil, fmt.Errorf("event %s names no thread", name)
-		}
-		t := data[0]
-		if inv {
-			if _, busy := open[t]; busy {
-				return nil, fmt.Errorf("thread %d invokes %s with a call pending", t, name)
+		switch c.Role {
+		case linearize.RoleInv:
+			if _, busy := open[c.Thread]; busy {
+				return nil, fmt.Errorf("thread %d invokes %s with a call pending", c.Thread, name)
 			}
-			open[t] = len(ops)
+			open[c.Thread] = len(ops)
 			ops = append(ops, history.Op{
-				ID: len(ops) + 1, Process: t, F: strings.TrimSuffix(base, naming.Inv),
-				Input: ints(data[1:]), Status: history.Info, Call: int64(i), Return: history.Pending,
+				ID: len(ops) + 1, Process: c.Thread, F: c.Op,
+				Input: ints(c.Data), Status: history.Info, Call: int64(i), Return: history.Pending,
 			})
-			continue
+		case linearize.RoleRes:
+			k, ok := open[c.Thread]
+			if !ok {
+				return nil, fmt.Errorf("thread %d responds %s with no call pending", c.Thread, name)
+			}
+			delete(open, c.Thread)
+			ops[k].Output, ops[k].Status, ops[k].Return = ints(c.Data), history.Ok, int64(i)
 		}
-		k, ok := open[t]
-		if !ok {
-			return nil, fmt.Errorf("thread %d responds %s with no call pending", t, name)
-		}
-		delete(open, t)
-		ops[k].Output, ops[k].Status, ops[k].Return = ints(data[1:]), history.Ok, int64(i)
 	}
 	return ops, nil
 }
@@ -72,12 +68,12 @@ func ints(d []int) history.Value {
 // the same specification and relaxation, and that of the trace without
 // its last event must be. It returns the history's lines and the engine's
 // explanation.
-func validateLinearizes(ctx context.Context, spec lts.Automaton, cfg *relax.Config, trace []string) ([]string, string, error) {
-	ops, err := TraceHistory(trace, linearize.DefaultNaming)
+func validateLinearizes(ctx context.Context, spec lts.Automaton, cfg *relax.Config, naming linearize.Naming, trace []string) ([]string, string, error) {
+	ops, err := TraceHistory(trace, naming)
 	if err != nil {
 		return nil, "", fmt.Errorf("counterexample rejected: %v", err)
 	}
-	prefix, err := TraceHistory(trace[:len(trace)-1], linearize.DefaultNaming)
+	prefix, err := TraceHistory(trace[:len(trace)-1], naming)
 	if err != nil {
 		return nil, "", fmt.Errorf("counterexample rejected: %v", err)
 	}
@@ -135,4 +131,58 @@ func opEvent(o history.Op) string {
 		}
 	}
 	return sb.String()
+}
+
+// linNaming reads the map of a linearizes assertion (checked by lang) as
+// linearize's rules; without a map, the OP_inv/OP_res convention.
+func linNaming(a *lang.AssertDecl, info *lang.Info) (linearize.Naming, error) {
+	if a.Map == nil {
+		return linearize.DefaultNaming, nil
+	}
+	n := linearize.Naming{Rules: []linearize.Rule{}}
+	for _, m := range a.Map {
+		r := linearize.Rule{Event: m.From.Name.Name}
+		bound := map[string]int{} // name -> its position in the event's data
+		datum := func(d lang.Expr) (linearize.Datum, error) {
+			if id, ok := d.(*lang.Ident); ok {
+				if i, ok := bound[id.Name]; ok {
+					return linearize.Datum{Var: i}, nil
+				}
+			}
+			v, ok := info.Consts[d]
+			if !ok {
+				return linearize.Datum{}, fmt.Errorf("%s: internal error: a map datum is neither bound nor constant", d.Pos())
+			}
+			return linearize.Datum{Var: -1, Value: int(v)}, nil
+		}
+		for i, d := range m.From.Data {
+			if id, ok := d.(*lang.Ident); ok && info.Defs[id] != nil {
+				bound[id.Name] = i
+			}
+			x, err := datum(d)
+			if err != nil {
+				return n, err
+			}
+			r.Match = append(r.Match, x)
+		}
+		name := m.To.Name.Name
+		r.Res = strings.HasSuffix(name, "_res")
+		r.Op = name[:len(name)-len("_res")]
+		for j, d := range m.To.Data {
+			x, err := datum(d)
+			if err != nil {
+				return n, err
+			}
+			if j == 0 {
+				if x.Var < 0 {
+					return n, fmt.Errorf("%s: internal error: the thread is not bound", d.Pos())
+				}
+				r.Thread = x.Var
+				continue
+			}
+			r.Data = append(r.Data, x)
+		}
+		n.Rules = append(n.Rules, r)
+	}
+	return n, nil
 }
