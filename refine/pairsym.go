@@ -143,6 +143,9 @@ func (s *search) expandSym() (*Result, error) {
 			}
 		}
 		it := s.cur[i]
+		if s.isDead(it.id) {
+			continue
+		}
 		trs, mv, err := s.sym.impl.SuccessorsMoves(it.s, s.trs[:0], s.sym.moves[:0])
 		s.trs, s.sym.moves = trs, mv
 		if err != nil {

@@ -37,6 +37,7 @@ type pend struct {
 // antiNode links the macrostates stored with one impl state.
 type antiNode struct {
 	m    uint32
+	id   uint32 // the pair's id
 	next uint32 // 1 + index of the next node; 0 ends the list
 }
 
@@ -120,6 +121,9 @@ type search struct {
 	head    []uint32 // 1 + index of the first node, 0 none
 	maxSize []uint32 // largest macrostate size in the list
 	nodes   []antiNode
+	// dead is a bitset of the pairs a smaller macrostate unlinked: they
+	// are stored but not expanded.
+	dead []uint64
 
 	cur, next []item // the level being expanded (grows by tau steps), the next level
 	pending   []pend
@@ -234,6 +238,9 @@ func (s *search) expandEach(i, j int) (*Result, error) {
 			}
 		}
 		it := s.cur[i]
+		if s.isDead(it.id) {
+			continue
+		}
 		trs, err := s.impl.Successors(it.s, s.trs[:0])
 		if err != nil {
 			return nil, s.traceError(it.id, lts.Tau, err)
@@ -280,8 +287,10 @@ func (s *search) levelBatched(bs batcher) (*Result, error) {
 				}
 			}
 			n := counts[k-i]
-			if res, err := s.expand(s.cur[k], trs[off:off+n]); res != nil || err != nil {
-				return res, err
+			if !s.isDead(s.cur[k].id) {
+				if res, err := s.expand(s.cur[k], trs[off:off+n]); res != nil || err != nil {
+					return res, err
+				}
 			}
 			off += n
 		}
@@ -325,6 +334,9 @@ func (s *search) levelParallel() (res *Result, err error) {
 				}
 			}
 			it := s.cur[k]
+			if s.isDead(it.id) {
+				continue
+			}
 			if k-i == errAt {
 				return nil, s.traceError(it.id, lts.Tau, err)
 			}
@@ -400,7 +412,7 @@ func (s *search) addPerm(st lts.State, m uint32, parent uint32, ev lts.Event, pe
 	}
 	s.markImpl(st)
 	if anti {
-		s.remember(st, m)
+		s.remember(st, m, id)
 	}
 	*q = append(*q, item{id: id, s: st, m: m})
 }
@@ -421,9 +433,10 @@ func (s *search) dominated(st lts.State, m uint32) bool {
 	return false
 }
 
-// remember adds m to st's list and unlinks the supersets of m, which m
-// dominates from now on (their pairs stay queued: they were stored).
-func (s *search) remember(st lts.State, m uint32) {
+// remember adds m (pair id) to st's list and unlinks the supersets of m,
+// which m dominates from now on: their pairs stay stored, but are dead
+// (not expanded when the queue reaches them).
+func (s *search) remember(st lts.State, m uint32, id uint32) {
 	if int(st) >= len(s.head) {
 		n := int(st) + 1 + len(s.head)/2
 		s.head = append(s.head, make([]uint32, n-len(s.head))...)
@@ -436,6 +449,7 @@ func (s *search) remember(st lts.State, m uint32) {
 			n := &s.nodes[i-1]
 			if s.norm.sizes[n.m] > size && s.norm.subset(m, n.m) {
 				*prev = n.next
+				s.kill(n.id)
 			} else {
 				prev = &n.next
 			}
@@ -443,8 +457,23 @@ func (s *search) remember(st lts.State, m uint32) {
 	} else {
 		s.maxSize[st] = size
 	}
-	s.nodes = append(s.nodes, antiNode{m: m, next: s.head[st]})
+	s.nodes = append(s.nodes, antiNode{m: m, id: id, next: s.head[st]})
 	s.head[st] = uint32(len(s.nodes))
+}
+
+// kill marks pair id dead.
+func (s *search) kill(id uint32) {
+	w := int(id >> 6)
+	if w >= len(s.dead) {
+		s.dead = append(s.dead, make([]uint64, w+1-len(s.dead)+len(s.dead)/2)...)
+	}
+	s.dead[w] |= 1 << (id & 63)
+}
+
+// isDead reports whether pair id is dead (see remember).
+func (s *search) isDead(id uint32) bool {
+	w := int(id >> 6)
+	return w < len(s.dead) && s.dead[w]&(1<<(id&63)) != 0
 }
 
 // violation builds, re-validates and reports the counterexample ending
