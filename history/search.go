@@ -142,7 +142,8 @@ func newSearch(m Machine, ops []Op, bud *budget.Budget) *search {
 	for i := range s.twin {
 		s.twin[i] = -1
 	}
-	if _, ok := m.(valueStepper); s.complete == n || !ok {
+	vs, ok := m.(valueStepper)
+	if s.complete == n || !ok {
 		goto list
 	}
 	{
@@ -156,7 +157,12 @@ func newSearch(m Machine, ops []Op, bud *budget.Budget) *search {
 			// op pending at a prefix's cut carries the result it returned
 			// later, which the prefix's model (locFixedModel) gives it:
 			// two pending dequeues with different results are not twins.
+			// An op whose fixed result is null and a free one (any result)
+			// show the same Output: the machine tells them apart.
 			k := ops[i].F + "\x00" + ops[i].Key + "\x00" + ops[i].Input.String() + "\x00" + ops[i].Output.String()
+			if vs.resultFree(i) {
+				k += "\x00free"
+			}
 			if j, ok := lastTwin[k]; ok {
 				s.twin[i] = j
 			}
@@ -296,13 +302,22 @@ func (s *search) viable(ns State, op int32, set []uint64) bool {
 // valueStepper marks machines whose Step of an op depends only on its name,
 // key, arguments and result (the built-in ones): the symmetry reduction of
 // identical Info ops is sound for them. A user's machine may look at other
-// fields (the process), so it is not reduced.
-type valueStepper interface{ stepsByValue() }
+// fields (the process), so it is not reduced. resultFree reports whether
+// op i may take effect with any result (not one fixed by locFixedModel).
+type valueStepper interface {
+	stepsByValue()
+	resultFree(i int) bool
+}
 
 func (*registerMachine) stepsByValue()  {}
 func (*kvMachine) stepsByValue()        {}
 func (*containerMachine) stepsByValue() {}
 func (*automatonMachine) stepsByValue() {}
+
+func (mc *registerMachine) resultFree(i int) bool  { return mc.ops[i].info }
+func (mc *kvMachine) resultFree(i int) bool        { return mc.ops[i].info }
+func (mc *containerMachine) resultFree(i int) bool { return mc.ops[i].info }
+func (mc *automatonMachine) resultFree(i int) bool { return mc.info[i] }
 
 // firstOpen is the first completed op at index >= from not in set (n if none).
 func (s *search) firstOpen(from int, set []uint64) int {

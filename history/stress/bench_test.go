@@ -184,3 +184,34 @@ func BenchmarkStarvingQueue20(b *testing.B) {
 	b.ReportMetric(amed, "factor-all-median-ms")
 	b.ReportMetric(float64(unknown), "undecided")
 }
+
+// BenchmarkStarvingQueuePlain20: 20 fresh recordings of the starving
+// segmented queue, each checked for plain linearizability (`history check
+// --model queue`); reports the largest and median times (ms) and the
+// number undecided at the 20 s limit. Some recordings took 2-9 s before
+// queueViolation's patterns.
+func BenchmarkStarvingQueuePlain20(b *testing.B) {
+	hs := starvingRecordings(b, 20)
+	ts := make([]float64, len(hs))
+	unknown := 0
+	for b.Loop() {
+		unknown = 0
+		for i, h := range hs {
+			start := time.Now()
+			res, err := history.Check(context.Background(), h, history.Queue(), history.Options{Limits: benchLimits})
+			if err != nil {
+				b.Fatal(err)
+			}
+			ts[i] = float64(time.Since(start).Microseconds()) / 1000
+			if res.Verdict != lts.Invalid {
+				unknown++
+				b.Logf("recording %d: %v %s (%.0f ms)", i+1, res.Verdict, res.Reason, ts[i])
+			}
+		}
+	}
+	s := slices.Clone(ts)
+	slices.Sort(s)
+	b.ReportMetric(s[len(s)-1], "max-ms")
+	b.ReportMetric(s[len(s)/2], "median-ms")
+	b.ReportMetric(float64(unknown), "undecided")
+}
