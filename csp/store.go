@@ -46,14 +46,7 @@ type store struct {
 	n     int        // ids assigned
 	index [][]uint32 // id -> h32 (even) or side rank<<1|1, in blocks of refBlock ids
 
-	// raw is the length of the states kept inline, or -1: none; they are
-	// kept bit-packed (pack.go): position i of a state takes bits[i] bits,
-	// the bit length of the largest byte seen there, and width is the
-	// packed length.
-	raw    int
-	bits   []uint8
-	offs   []uint16 // the bit offset of each position
-	width  int
+	width  int    // the length of the states kept inline, or -1: none
 	slot   int    // 4 + width: bytes per slot
 	table  []byte // slots*slot bytes
 	slots  uint64
@@ -67,9 +60,6 @@ type store struct {
 
 	hashes []uint64
 	addrs  []uintptr // the addresses a batch stage prefetches
-	pk     []byte    // the packed strings of a batch
-	pends  []int     // their ends; -1: a side string
-	getBuf []byte    // Get's unpacked state
 }
 
 const (
@@ -97,33 +87,25 @@ const (
 	minRefs  = 1 << 8 // first capacity of the index's first block
 )
 
-// newStore returns a store that keeps states of width bytes inline,
-// bit-packed (a negative width: none).
+// newStore returns a store that keeps states of width bytes inline (a
+// negative width or one above maxWidth: none).
 func newStore(width int) *store {
-	s := &store{seed: maphash.MakeSeed(), raw: -1, width: -1}
-	if width >= 0 {
-		// Every position starts at 0 bits: the first states widen them.
-		s.raw = width
-		s.setBits(make([]uint8, width))
-		s.setWidth(0)
+	s := &store{seed: maphash.MakeSeed(), width: -1}
+	if width >= 0 && width <= maxWidth {
+		s.width, s.slot = width, 4+width
 		s.slots = minSlots
 		s.table = make([]byte, minSlots*s.slot)
+		s.mid = 0
+		if width > 16 {
+			s.mid = 8
+		}
 	}
-	if s.raw < 0 {
+	if s.width < 0 {
 		s.side.init(s.seed, 8)
 	} else {
 		s.side.init(s.seed, 4) // usually stays empty
 	}
 	return s
-}
-
-// setWidth sets the packed width w and what depends on it.
-func (s *store) setWidth(w int) {
-	s.width, s.slot = w, 4+w
-	s.mid = 0
-	if w > 16 {
-		s.mid = 8
-	}
 }
 
 func (s *store) Len() int { return s.n }
@@ -164,10 +146,9 @@ func store32(p unsafe.Pointer, v uint32) {
 	binary.LittleEndian.PutUint32(unsafe.Slice((*byte)(p), 4), v)
 }
 
-// Get returns the bytes of id (valid until the next call of the store;
-// callers copy).
+// Get returns the bytes of id (valid until the next Intern; callers copy).
 func (s *store) Get(id uint32) []byte {
-	if s.raw < 0 {
+	if s.width < 0 {
 		return s.side.get(id) // every state is a side state: rank = id
 	}
 	v := s.index[id>>refBits][id&(refBlock-1)]
@@ -177,8 +158,7 @@ func (s *store) Get(id uint32) []byte {
 	for i := s.home(v); ; {
 		p := s.at(i)
 		if load32(p) == id+1 {
-			s.getBuf = s.unpack(s.getBuf[:0], unsafe.Slice((*byte)(unsafe.Add(p, 4)), s.width))
-			return s.getBuf
+			return unsafe.Slice((*byte)(unsafe.Add(p, 4)), s.width)
 		}
 		if i++; i == s.slots {
 			i = 0
@@ -191,52 +171,40 @@ func (s *store) Hash(b []byte) uint64 { return maphash.Bytes(s.seed, b) }
 
 // Lookup returns the id of b if present.
 func (s *store) Lookup(b []byte) (uint32, bool) {
-	if len(b) == s.raw {
-		pk, ok := s.pack(s.pk[:0], b)
-		s.pk = pk
-		if !ok {
-			return 0, false // every stored state fits the layout
-		}
-		_, id, ok := s.findInline(pk, h32(s.Hash(pk)))
+	h := s.Hash(b)
+	if len(b) == s.width {
+		_, id, ok := s.findInline(b, h32(h))
 		return id, ok
 	}
-	_, _, id, ok := s.side.find(b, s.Hash(b))
+	_, _, id, ok := s.side.find(b, h)
 	return id, ok
 }
 
 // Intern returns the id of b, adding it if new.
 func (s *store) Intern(b []byte) (uint32, bool) {
-	if len(b) == s.raw {
-		pk := s.packWiden(s.pk[:0], b)
-		s.pk = pk
-		if s.raw >= 0 { // else the layout outgrew the inline slots
-			return s.internPacked(pk, h32(s.Hash(pk)))
+	return s.internHashed(b, s.Hash(b))
+}
+
+// internHashed is Intern with the hash of b already computed.
+func (s *store) internHashed(b []byte, h uint64) (uint32, bool) {
+	if len(b) != s.width {
+		i, fp, id, ok := s.side.find(b, h)
+		if ok {
+			return id, false
 		}
+		id = s.newID()
+		k := s.side.add(i, fp, id, b)
+		if s.width >= 0 {
+			s.setIndex(id, uint32(k)<<1|1)
+		}
+		return id, true
 	}
-	return s.internSide(b, s.Hash(b))
-}
-
-// internSide interns b, not of the inline length, of hash h.
-func (s *store) internSide(b []byte, h uint64) (uint32, bool) {
-	i, fp, id, ok := s.side.find(b, h)
+	hh := h32(h)
+	i, id, ok := s.findInline(b, hh)
 	if ok {
 		return id, false
 	}
-	id = s.newID()
-	k := s.side.add(i, fp, id, b)
-	if s.raw >= 0 {
-		s.setIndex(id, uint32(k)<<1|1)
-	}
-	return id, true
-}
-
-// internPacked interns the packed state pk of hash hh.
-func (s *store) internPacked(pk []byte, hh uint32) (uint32, bool) {
-	i, id, ok := s.findInline(pk, hh)
-	if ok {
-		return id, false
-	}
-	return s.insertAt(s.at(i), pk, hh), true
+	return s.insertAt(s.at(i), b, hh), true
 }
 
 // insertAt adds b, of hash hh, at the empty slot p and returns its id.
@@ -382,94 +350,102 @@ func copySlot(dst, src unsafe.Pointer, n int) {
 // The batch interface. The search is bound by the memory latency of the
 // table, so a batch of strings is interned in stages, each issuing the
 // memory accesses the next one needs without waiting for them: the home
-// slots of the batch, for side strings the records their slots point to,
-// then the lookups, which find most lines cached. Prefetch instructions,
-// unlike plain loads, do not hold up the instructions after them.
+// slots of the batch (PrefetchSlots), for side strings the records their
+// slots point to (PrefetchRecords), then the lookups (InternRange), which
+// find most lines cached. Prefetch instructions, unlike plain loads, do
+// not hold up the instructions after them.
+
+// PrefetchSlots prefetches the home slots of the strings of a batch
+// (enc[ends[k-1]:ends[k]], hashes hs[k]) and reports whether some string
+// goes to the side set.
+func (s *store) PrefetchSlots(ends []int, hs []uint64) (side bool) {
+	s.addrs = s.addrs[:0]
+	base := uintptr(unsafe.Pointer(unsafe.SliceData(s.table)))
+	sz := uintptr(s.slot)
+	start := 0
+	for k, h := range hs {
+		ln := ends[k] - start
+		start = ends[k]
+		if ln != s.width {
+			side = true
+			s.addrs = s.side.slotAddrs(h, s.addrs)
+			continue
+		}
+		// The home slot's line and the next one: a probe run may go on
+		// (or the slot end) there. Prefetching the next line only when
+		// the slot or the next one ends there was 8% slower, a third
+		// line 4% slower.
+		a := base + uintptr(s.home(h32(h)))*sz
+		s.addrs = append(s.addrs, a, a+64)
+	}
+	prefetch(s.addrs)
+	return side
+}
+
+// PrefetchRecords prefetches the side records that the side strings k in
+// [lo, hi) of a batch may be compared with.
+func (s *store) PrefetchRecords(ends []int, hs []uint64, lo, hi int) {
+	s.addrs = s.addrs[:0]
+	for k := lo; k < hi; k++ {
+		start := 0
+		if k > 0 {
+			start = ends[k-1]
+		}
+		if ln := ends[k] - start; ln != s.width {
+			s.addrs = s.side.recordAddrs(hs[k], ln, s.addrs)
+		}
+	}
+	prefetch(s.addrs)
+}
+
+// InternRange interns the strings k in [lo, hi) of a batch in order,
+// appending their ids to ids.
+func (s *store) InternRange(enc []byte, ends []int, hs []uint64, lo, hi int, ids []uint32) []uint32 {
+	for k := lo; k < hi; k++ {
+		start := 0
+		if k > 0 {
+			start = ends[k-1]
+		}
+		id, _ := s.internHashed(enc[start:ends[k]], hs[k])
+		ids = append(ids, id)
+	}
+	return ids
+}
 
 // InternAll interns the strings enc[ends[i-1]:ends[i]] into ids, like
 // Intern on each in order, with the stages above run back to back.
 func (s *store) InternAll(enc []byte, ends []int, ids []uint32) []uint32 {
 	s.hashes = s.hashes[:0]
-	if s.raw < 0 {
-		start := 0
-		for _, end := range ends {
-			s.hashes = append(s.hashes, maphash.Bytes(s.seed, enc[start:end]))
-			start = end
-		}
-		return s.internAllSide(enc, ends, ids)
-	}
-	// Pack the batch's inline strings (widening the layout first if one
-	// does not fit: that repacks the table) and hash the packed forms.
-	s.packAll(enc, ends)
-	if s.raw < 0 { // the layout outgrew the inline slots
-		return s.InternAll(enc, ends, ids)
-	}
-	pk, pends := s.pk, s.pends
-	side := false
-	pstart := 0
 	start := 0
-	for k, end := range ends {
-		if pe := pends[k]; pe >= 0 {
-			s.hashes = append(s.hashes, maphash.Bytes(s.seed, pk[pstart:pe]))
-			pstart = pe
-		} else {
-			side = true
-			s.hashes = append(s.hashes, maphash.Bytes(s.seed, enc[start:end]))
-		}
+	for _, end := range ends {
+		s.hashes = append(s.hashes, maphash.Bytes(s.seed, enc[start:end]))
 		start = end
 	}
-	// Prefetch the home slots (the line and the next one: a probe run may
-	// go on, or the slot end, there; prefetching the next line only when
-	// the slot or the next one ends there was 8% slower, a third line 4%
-	// slower), and the side set's.
-	s.addrs = s.addrs[:0]
-	base := uintptr(unsafe.Pointer(unsafe.SliceData(s.table)))
-	sz := uintptr(s.slot)
-	for k, h := range s.hashes {
-		if pends[k] < 0 {
-			s.addrs = s.side.slotAddrs(h, s.addrs)
-			continue
-		}
-		a := base + uintptr(s.home(h32(h)))*sz
-		s.addrs = append(s.addrs, a, a+64)
+	if s.width < 0 {
+		return s.internAllSide(enc, ends, ids)
 	}
-	prefetch(s.addrs)
-	if side {
-		s.addrs = s.addrs[:0]
-		start = 0
-		for k, end := range ends {
-			if pends[k] < 0 {
-				s.addrs = s.side.recordAddrs(s.hashes[k], end-start, s.addrs)
-			}
-			start = end
-		}
-		prefetch(s.addrs)
+	if s.PrefetchSlots(ends, s.hashes) {
+		s.PrefetchRecords(ends, s.hashes, 0, len(ends))
 	}
 	w := s.width
-	wide := w >= 8 && w <= 24
+	if w < 8 || w > 24 {
+		return s.InternRange(enc, ends, s.hashes, 0, len(ends), ids)
+	}
 	// The lookups of findInline, in this loop rather than a call per
 	// string.
 	o1, o2 := uintptr(4+w-8), uintptr(4+s.mid)
 	le := binary.LittleEndian
-	start, pstart = 0, 0
+	start = 0
 	for k, end := range ends {
-		raw := enc[start:end]
+		b := enc[start:end]
 		start = end
-		pe := pends[k]
-		if pe < 0 {
-			id, _ := s.internSide(raw, s.hashes[k])
-			ids = append(ids, id)
-			continue
-		}
-		b := pk[pstart:pe]
-		pstart = pe
-		hh := h32(s.hashes[k])
-		if !wide {
-			id, _ := s.internPacked(b, hh)
+		if len(b) != w {
+			id, _ := s.internHashed(b, s.hashes[k])
 			ids = append(ids, id)
 			continue
 		}
 		k0, k1, k2 := le.Uint64(b), le.Uint64(b[w-8:]), le.Uint64(b[s.mid:])
+		hh := h32(s.hashes[k])
 		i := s.home(hh)
 		for {
 			p := s.at(i)
@@ -492,7 +468,7 @@ func (s *store) InternAll(enc []byte, ends []int, ids []uint32) []uint32 {
 
 // PrefetchGet prefetches the slots of the states ids, which Get will read.
 func (s *store) PrefetchGet(ids []lts.State) {
-	if s.raw < 0 {
+	if s.width < 0 {
 		return
 	}
 	s.addrs = s.addrs[:0]

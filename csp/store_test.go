@@ -47,8 +47,6 @@ func TestStore(t *testing.T) {
 		{"mixed", 18, []int{18, 17, 18, 19, 18, 0, 18, 3}},
 		{"all-side", 18, []int{17, 19}},
 		{"width0", 0, []int{0, 1, 2}},
-		{"packed40", 40, []int{40}},
-		{"packed96", 96, []int{96, 95}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := newStore(tc.width)
@@ -106,8 +104,7 @@ func TestStore(t *testing.T) {
 			}
 			inline := 0
 			for _, k := range keys {
-				// Inline unless the packed width outgrew the slots.
-				if len(k) == tc.width && s.raw >= 0 {
+				if len(k) == tc.width && tc.width <= maxWidth {
 					inline++
 				}
 			}
@@ -115,58 +112,6 @@ func TestStore(t *testing.T) {
 				t.Fatalf("%d inline, %d side; want %d, %d", s.inline, s.side.n, inline, len(keys)-inline)
 			}
 		})
-	}
-}
-
-// TestStoreWiden: states of 30 small values, whose layout widens as the
-// values grow (repacking the table), then outgrows the inline slots
-// (moving every state to the side set): ids, Get and Lookup agree with a
-// map throughout.
-func TestStoreWiden(t *testing.T) {
-	s := newStore(30)
-	want := map[string]uint32{}
-	var keys [][]byte
-	n := 40000
-	for i := 0; i < n; i++ {
-		b := make([]byte, 30)
-		j := i
-		if i%4 == 3 {
-			j = i / 3 // seen before
-		}
-		for k := range b {
-			// Position k takes values up to about 2^(k/3) * j/n: late
-			// states widen the layout, and past 3/4 of the run every
-			// position takes any byte.
-			b[k] = byte((j * (k + 1) * 7) % (1 << min(8, 1+k/8+4*j/n)))
-			if j > n*3/4 {
-				b[k] = byte(j*31 + k*17)
-			}
-		}
-		id, added := s.Intern(b)
-		old, seen := want[string(b)]
-		if seen != !added || (seen && id != old) || (!seen && id != uint32(len(keys))) {
-			t.Fatalf("state %d: id %d added %v; seen %v as %d", i, id, added, seen, old)
-		}
-		if !seen {
-			want[string(b)] = id
-			keys = append(keys, b)
-		}
-		if i%5000 == 0 || i == n-1 {
-			for id, k := range keys {
-				if got := s.Get(uint32(id)); string(got) != string(k) {
-					t.Fatalf("after %d: Get(%d) = %x, want %x", i, id, got, k)
-				}
-				if got, ok := s.Lookup(k); !ok || got != uint32(id) {
-					t.Fatalf("after %d: Lookup(%x) = %d %v, want %d", i, k, got, ok, id)
-				}
-			}
-		}
-		if i == n/2 && (s.raw < 0 || s.width == 0) {
-			t.Fatalf("after %d states: raw %d, packed width %d; want packed", i, s.raw, s.width)
-		}
-	}
-	if s.raw >= 0 {
-		t.Fatalf("packed width %d at the end: want the side set", s.width)
 	}
 }
 
@@ -248,8 +193,8 @@ func TestInternAll(t *testing.T) {
 	}
 }
 
-// TestStoreBound: the table costs at most 4 slots per state at every
-// size, and 2 just before a growth (its load stays between
+// TestStoreBound: the table costs at most 4*(width+4) bytes per state at
+// every size, and 2*(width+4) just before a growth (its load stays between
 // 1/4 and 1/2); the id index adds 4 bytes per state.
 func TestStoreBound(t *testing.T) {
 	s := newStore(18)
@@ -261,13 +206,12 @@ func TestStoreBound(t *testing.T) {
 	for i := 0; i < n; i++ {
 		s.Intern(storeKey(uint64(i), 18))
 		if i > 1000 {
-			per := float64(len(s.table)) / float64(s.Len()) / float64(s.slot)
+			per := float64(len(s.table)) / float64(s.Len())
 			lo, hi = min(lo, per), max(hi, per)
 		}
 	}
-	// Slots per state (the keys' values pack into 10 bytes).
-	if s.width >= 18 || lo < 2 || lo > 2.01 || hi > 4 || hi < 3.99 {
-		t.Errorf("table slots per state from %.2f to %.2f, want 2 to 4 (packed width %d)", lo, hi, s.width)
+	if lo < 2*22 || lo > 2*22+0.1 || hi > 4*22 || hi < 4*22-0.1 {
+		t.Errorf("table bytes per state from %.2f to %.2f, want 44 to 88", lo, hi)
 	}
 	var index int
 	for _, blk := range s.index {
