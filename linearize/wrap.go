@@ -84,6 +84,45 @@
 // of Reduced consists of reduced states only (every forced or responding
 // step needs an invocation, which only a full state takes), so no step is
 // postponed forever.
+//
+// # Compression
+//
+// Reduced takes two kinds of its own steps as one transition, so that the
+// refinement search stores no product pair for the state in between:
+//
+//   - a local invocation e whose forced state's steps (its thread's next
+//     steps) are all internal: e together with each of them, labelled e;
+//   - an internal step into a responding state (some thread's every step
+//     is a local response, so only its responses are taken there): the
+//     internal step together with each of those responses, labelled with
+//     the response.
+//
+// Each compressed transition is a path of two steps of Reduced with one
+// visible event, so every trace of the compressed system is a trace of
+// Reduced. Conversely, take a path of Reduced from the initial state: a
+// step a -> x that the compressed system replaced is followed in the path,
+// if at all, by a step x -> y that x offers, and all of x's steps were
+// compressed with it, so a -> y is a compressed transition with the
+// visible events of the two steps. A path that ends at such an x ends with
+// the trace of a, or of a followed by the invocation e, which the
+// compressed system has too (x offers at least one step, each compressed
+// into an e-transition from a). So the two systems have the same traces,
+// and trace refinement, the search's shortest counterexample length and
+// its verdict are the same. A step in between is computed when its first
+// state is expanded; an error there leaves the step uncompressed, so the
+// error is met, with its own trace, when the state in between is. With a
+// thread symmetry a compressed step carries the composed renaming of its
+// two steps and the ties of its target (the state in between, a forced or
+// a responding one, is not stored, so its ties play no part), and a
+// response taken from the state in between has its thread renamed into the
+// numbering of the state before. A counterexample's path is mapped back
+// step by step (UnreduceSteps): a step that is no transition of the base
+// is replaced by the two-step path through a successor of the state
+// before, each candidate checked on the unreduced system.
+//
+// The base's successors are cached per state (up to a bound; a full cache
+// starts afresh): the search expands a state once per product pair, and a
+// compressed step expands the state in between once per state before it.
 package linearize
 
 import (
