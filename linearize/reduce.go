@@ -61,10 +61,8 @@ type renKey struct {
 }
 
 type reduceScratch struct {
-	trs  []lts.Transition
-	mv   []lts.Move
-	trs2 []lts.Transition // the successors of a state in between
-	mv2  []lts.Move
+	tmp   []lts.Transition // the base's successors before they are cached
+	tmpMv []lts.Move
 }
 
 // NewReduced reduces impl, whose invocations and responses are named as
@@ -108,14 +106,14 @@ func (r *Reduced) SuccessorsMoves(id lts.State, buf []lts.Transition, mv []lts.M
 		x = &reduceScratch{}
 	}
 	defer r.pool.Put(x)
-	trs, moves, err := r.baseSuccessors(s, x.trs[:0], x.mv[:0])
-	x.trs, x.mv = trs, moves
+	e, err := r.baseSuccessors(s, x)
 	if err != nil {
 		return buf, mv, err
 	}
+	trs, moves := e.trs, e.mv
 	only := forced
 	if only < 0 {
-		only = r.responder(trs, moves)
+		only = e.only
 	}
 	for i, tr := range trs {
 		m := moves[i]
@@ -141,8 +139,8 @@ func (r *Reduced) SuccessorsMoves(id lts.State, buf []lts.Transition, mv []lts.M
 // into the forced state.
 func (r *Reduced) invStep(tr lts.Transition, m lts.Move, buf []lts.Transition, mv []lts.Move, x *reduceScratch) ([]lts.Transition, []lts.Move) {
 	comp := int32(m.Perm.At(int(m.Comp))) // the thread, named as in the target
-	trs, moves, err := r.baseSuccessors(tr.Target, x.trs2[:0], x.mv2[:0])
-	x.trs2, x.mv2 = trs, moves
+	e, err := r.baseSuccessors(tr.Target, x)
+	trs, moves := e.trs, e.mv
 	n := 0
 	for i, t := range trs {
 		if moves[i].Comp != comp {
@@ -174,13 +172,9 @@ func (r *Reduced) invStep(tr lts.Transition, m lts.Move, buf []lts.Transition, m
 // to a responding state (one where some thread can only give local
 // responses), that thread's responses from there (compressed), else tr.
 func (r *Reduced) tauStep(tr lts.Transition, m lts.Move, buf []lts.Transition, mv []lts.Move, x *reduceScratch) ([]lts.Transition, []lts.Move) {
-	trs, moves, err := r.baseSuccessors(tr.Target, x.trs2[:0], x.mv2[:0])
-	x.trs2, x.mv2 = trs, moves
-	only := int32(-1)
-	if err == nil {
-		only = r.responder(trs, moves)
-	}
-	if only < 0 {
+	e, err := r.baseSuccessors(tr.Target, x)
+	trs, moves, only := e.trs, e.mv, e.only
+	if err != nil || only < 0 {
 		return append(buf, lts.Transition{Event: lts.Tau, Target: 2 * tr.Target}), append(mv, m)
 	}
 	// The responses name threads as the state in between does; the
@@ -224,19 +218,20 @@ func (r *Reduced) rename(e lts.Event, p lts.Perm) lts.Event {
 	return out
 }
 
-// baseSuccessors appends the base's transitions of s, from the cache when
-// they are there: a state is expanded for each of its pairs, and for each
-// compressed step that passes it.
-func (r *Reduced) baseSuccessors(s lts.State, buf []lts.Transition, mv []lts.Move) ([]lts.Transition, []lts.Move, error) {
-	if trs, moves, ok := r.cache.get(s, buf, mv); ok {
-		return trs, moves, nil
+// baseSuccessors returns the base's transitions of s (not to be
+// modified) and their responder, from the cache when they are there: a
+// state is expanded for each of its pairs, and for each compressed step
+// that passes it.
+func (r *Reduced) baseSuccessors(s lts.State, x *reduceScratch) (cacheEntry, error) {
+	if e, ok := r.cache.get(s); ok {
+		return e, nil
 	}
-	n := len(buf)
-	trs, moves, err := r.base.SuccessorsMoves(s, buf, mv)
-	if err == nil {
-		r.cache.put(s, trs[n:], moves[n:])
+	trs, moves, err := r.base.SuccessorsMoves(s, x.tmp[:0], x.tmpMv[:0])
+	x.tmp, x.tmpMv = trs, moves
+	if err != nil {
+		return cacheEntry{}, err
 	}
-	return trs, moves, err
+	return r.cache.put(s, trs, moves, r.responder(trs, moves)), nil
 }
 
 // responder returns the least component whose every step is a local

@@ -152,6 +152,7 @@ type Wrapper struct {
 	ops    map[string]int       // op name -> its number in state keys
 	memo   map[uint64][]lts.State
 	perms  map[permKey]lts.State // PermuteState's memo
+	perms8 map[uint64]lts.State  // the same for renamings of threads 0..7 (a packed key hashes faster)
 	key    []byte
 	en     []lts.Event
 }
@@ -496,7 +497,13 @@ func (w *Wrapper) PermuteState(s lts.State, p lts.Perm) lts.State {
 		return s
 	}
 	key := permKey{s, p}
-	if t, ok := w.perms[key]; ok {
+	small := uint64(p)>>32 == 0
+	key8 := uint64(s) | uint64(p)<<32
+	if small {
+		if t, ok := w.perms8[key8]; ok {
+			return t
+		}
+	} else if t, ok := w.perms[key]; ok {
 		return t
 	}
 	st := w.states[s]
@@ -512,10 +519,16 @@ func (w *Wrapper) PermuteState(s lts.State, p lts.Perm) lts.State {
 		ts = ts[:len(ts)-1]
 	}
 	t := w.intern(wstate{spec: st.spec, threads: ts})
-	if w.perms == nil {
-		w.perms = map[permKey]lts.State{}
+	switch {
+	case small && w.perms8 == nil:
+		w.perms8 = map[uint64]lts.State{key8: t}
+	case small:
+		w.perms8[key8] = t
+	case w.perms == nil:
+		w.perms = map[permKey]lts.State{key: t}
+	default:
+		w.perms[key] = t
 	}
-	w.perms[key] = t
 	return t
 }
 
