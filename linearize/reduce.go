@@ -45,6 +45,8 @@ type Reduced struct {
 	roles  atomic.Pointer[[]Role] // by event; roleUnknown until classified
 	pool   sync.Pool
 	cache  succCache
+	// uncompressed turns the compression off (tests compare the two).
+	uncompressed bool
 	// renamed memoises events with their thread renamed (rename).
 	renMu   sync.Mutex
 	renamed map[renKey]lts.Event
@@ -121,7 +123,7 @@ func (r *Reduced) SuccessorsMoves(id lts.State, buf []lts.Transition, mv []lts.M
 			continue
 		}
 		switch {
-		case tr.Event == lts.Tau:
+		case tr.Event == lts.Tau && !r.uncompressed:
 			buf, mv = r.tauStep(tr, m, buf, mv, x)
 		case forced < 0 && only < 0 && m.Local && m.Comp >= 0 && r.role(tr.Event) == RoleInv:
 			buf, mv = r.invStep(tr, m, buf, mv, x)
@@ -154,7 +156,7 @@ func (r *Reduced) invStep(tr lts.Transition, m lts.Move, buf []lts.Transition, m
 	}
 	// An error is left to the forced state's own expansion, which reports
 	// it with its trace.
-	if err != nil || n == 0 {
+	if err != nil || n == 0 || r.uncompressed {
 		m.Ties = 0
 		return append(buf, lts.Transition{Event: tr.Event, Target: r.force(tr.Target, comp)}), append(mv, m)
 	}
