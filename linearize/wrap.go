@@ -153,8 +153,11 @@ type Wrapper struct {
 	memo   map[uint64][]lts.State
 	perms  map[permKey]lts.State // PermuteState's memo
 	perms8 map[uint64]lts.State  // the same for renamings of threads 0..7 (a packed key hashes faster)
-	key    []byte
-	en     []lts.Event
+	// effectMemo: effects' memo, by specification state, operation and
+	// arguments.
+	effectMemo map[string][]effect
+	key        []byte
+	en         []lts.Event
 }
 
 // thread statuses
@@ -298,13 +301,48 @@ func (w *Wrapper) respond(st wstate, k evKind, buf []lts.State) ([]lts.State, er
 // effect, one per result the specification allows and successor state.
 func (w *Wrapper) linearize(st wstate, i int) ([]wstate, error) {
 	t := st.thread(i)
+	effects, err := w.effects(st.spec, t)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]wstate, 0, len(effects))
+	for _, ef := range effects {
+		o := st.with(i, status{kind: done, op: t.op, data: ef.res})
+		o.spec = ef.spec
+		out = append(out, o)
+	}
+	return out, nil
+}
+
+// effect is one way a called operation can take effect: the results it
+// returns and the specification's state after it.
+type effect struct {
+	res  []int // shared: not to be modified
+	spec lts.State
+}
+
+// effects returns the ways the called operation t can take effect in
+// specification state sp (memoised: it depends on nothing else, and
+// responses ask for the same ones from many states).
+func (w *Wrapper) effects(sp lts.State, t status) ([]effect, error) {
+	k := binary.AppendUvarint(w.key[:0], uint64(sp))
+	k = append(k, t.op...)
+	k = append(k, 0)
+	for _, d := range t.data {
+		k = binary.AppendVarint(k, int64(d))
+	}
+	w.key = k
+	if out, ok := w.effectMemo[string(k)]; ok {
+		return out, nil
+	}
+	key := string(k)
 	var err error
-	w.en, err = w.spec.Enabled(st.spec, w.en[:0])
+	w.en, err = w.spec.Enabled(sp, w.en[:0])
 	if err != nil {
 		return nil, err
 	}
 	en := slices.Clone(w.en)
-	var out []wstate
+	var out []effect
 	for _, e := range en {
 		if w.table.Base(e) != t.op {
 			continue
@@ -313,17 +351,19 @@ func (w *Wrapper) linearize(st wstate, i int) ([]wstate, error) {
 		if len(data) < len(t.data) || !slices.Equal(data[:len(t.data)], t.data) {
 			continue
 		}
-		next, err := w.spec.Step(st.spec, e, nil)
+		next, err := w.spec.Step(sp, e, nil)
 		if err != nil {
 			return nil, err
 		}
 		res := slices.Clone(data[len(t.data):])
-		for _, sp := range next {
-			o := st.with(i, status{kind: done, op: t.op, data: res})
-			o.spec = sp
-			out = append(out, o)
+		for _, n := range next {
+			out = append(out, effect{res: res, spec: n})
 		}
 	}
+	if w.effectMemo == nil {
+		w.effectMemo = map[string][]effect{}
+	}
+	w.effectMemo[key] = out
 	return out, nil
 }
 
