@@ -1,6 +1,8 @@
 package linearize
 
 import (
+	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -23,6 +25,13 @@ type Mover interface {
 // trace whose history is not (quasi-)linearizable, or not well formed,
 // whenever the implementation has one.
 //
+// Two kinds of its steps are taken as one transition ("Compression" in
+// the package documentation): a local invocation and the forced thread's
+// next step when every such step is internal, and an internal step and
+// the responses of the state it leads to when that state is a responding
+// one. The state in between is then no state of the system (the search
+// stores no pair for it); UnreduceSteps puts it back into a path.
+//
 // A state id is 2s for the implementation's state s, and 2k+1 for the
 // k-th forced state. It is safe for concurrent use.
 type Reduced struct {
@@ -35,6 +44,12 @@ type Reduced struct {
 	index  map[forcedState]uint32
 	roles  atomic.Pointer[[]Role] // by event; roleUnknown until classified
 	pool   sync.Pool
+	cache  succCache
+	// uncompressed turns the compression off (tests compare the two).
+	uncompressed bool
+	// renamed memoises events with their thread renamed (rename).
+	renMu   sync.Mutex
+	renamed map[renKey]lts.Event
 }
 
 type forcedState struct {
@@ -42,9 +57,14 @@ type forcedState struct {
 	comp int32
 }
 
+type renKey struct {
+	e lts.Event
+	p lts.Perm
+}
+
 type reduceScratch struct {
-	trs []lts.Transition
-	mv  []lts.Move
+	tmp   []lts.Transition // the base's successors before they are cached
+	tmpMv []lts.Move
 }
 
 // NewReduced reduces impl, whose invocations and responses are named as
@@ -53,7 +73,7 @@ func NewReduced(impl Mover, naming Naming) *Reduced {
 	if naming.Rules == nil && (naming.Inv == "" || naming.Res == "") {
 		naming = DefaultNaming
 	}
-	return &Reduced{base: impl, naming: naming, tab: impl.Events(), index: map[forcedState]uint32{}}
+	return &Reduced{base: impl, naming: naming, tab: impl.Events(), index: map[forcedState]uint32{}, renamed: map[renKey]lts.Event{}}
 }
 
 // Base is the system reduced.
@@ -78,7 +98,9 @@ func (r *Reduced) Successors(s lts.State, buf []lts.Transition) ([]lts.Transitio
 
 // SuccessorsMoves is Successors with the base's moves (a forced target
 // keeps its renaming, with no ties: its forced thread is not
-// interchangeable).
+// interchangeable; a compressed step has the renaming of its two steps
+// together and the ties of its target, and Comp -1 unless one component
+// took both steps).
 func (r *Reduced) SuccessorsMoves(id lts.State, buf []lts.Transition, mv []lts.Move) ([]lts.Transition, []lts.Move, error) {
 	s, forced := r.decode(id)
 	x, _ := r.pool.Get().(*reduceScratch)
@@ -86,29 +108,132 @@ func (r *Reduced) SuccessorsMoves(id lts.State, buf []lts.Transition, mv []lts.M
 		x = &reduceScratch{}
 	}
 	defer r.pool.Put(x)
-	trs, moves, err := r.base.SuccessorsMoves(s, x.trs[:0], x.mv[:0])
-	x.trs, x.mv = trs, moves
+	e, err := r.baseSuccessors(s, x)
 	if err != nil {
 		return buf, mv, err
 	}
+	trs, moves := e.trs, e.mv
 	only := forced
 	if only < 0 {
-		only = r.responder(trs, moves)
+		only = e.only
 	}
 	for i, tr := range trs {
 		m := moves[i]
 		if only >= 0 && m.Comp != only {
 			continue
 		}
-		target := 2 * tr.Target
-		if forced < 0 && only < 0 && m.Local && m.Comp >= 0 && r.role(tr.Event) == RoleInv {
-			target = r.force(tr.Target, int32(m.Perm.At(int(m.Comp))))
-			m.Ties = 0
+		switch {
+		case tr.Event == lts.Tau && !r.uncompressed:
+			buf, mv = r.tauStep(tr, m, buf, mv, x)
+		case forced < 0 && only < 0 && m.Local && m.Comp >= 0 && r.role(tr.Event) == RoleInv:
+			buf, mv = r.invStep(tr, m, buf, mv, x)
+		default:
+			buf = append(buf, lts.Transition{Event: tr.Event, Target: 2 * tr.Target})
+			mv = append(mv, m)
 		}
-		buf = append(buf, lts.Transition{Event: tr.Event, Target: target})
-		mv = append(mv, m)
 	}
 	return buf, mv, nil
+}
+
+// invStep appends the transitions for the local invocation tr of
+// component m.Comp: the invocation together with each next step of its
+// thread when they are all internal (compressed), else the invocation
+// into the forced state.
+func (r *Reduced) invStep(tr lts.Transition, m lts.Move, buf []lts.Transition, mv []lts.Move, x *reduceScratch) ([]lts.Transition, []lts.Move) {
+	comp := int32(m.Perm.At(int(m.Comp))) // the thread, named as in the target
+	e, err := r.baseSuccessors(tr.Target, x)
+	trs, moves := e.trs, e.mv
+	n := 0
+	for i, t := range trs {
+		if moves[i].Comp != comp {
+			continue
+		}
+		if t.Event != lts.Tau {
+			n = 0
+			break
+		}
+		n++
+	}
+	// An error is left to the forced state's own expansion, which reports
+	// it with its trace.
+	if err != nil || n == 0 || r.uncompressed {
+		m.Ties = 0
+		return append(buf, lts.Transition{Event: tr.Event, Target: r.force(tr.Target, comp)}), append(mv, m)
+	}
+	for i, t := range trs {
+		if moves[i].Comp != comp {
+			continue
+		}
+		buf = append(buf, lts.Transition{Event: tr.Event, Target: 2 * t.Target})
+		mv = append(mv, lts.Move{Comp: m.Comp, Perm: m.Perm.Then(moves[i].Perm), Ties: moves[i].Ties})
+	}
+	return buf, mv
+}
+
+// tauStep appends the transitions for the internal step tr: if it leads
+// to a responding state (one where some thread can only give local
+// responses), that thread's responses from there (compressed), else tr.
+func (r *Reduced) tauStep(tr lts.Transition, m lts.Move, buf []lts.Transition, mv []lts.Move, x *reduceScratch) ([]lts.Transition, []lts.Move) {
+	e, err := r.baseSuccessors(tr.Target, x)
+	trs, moves, only := e.trs, e.mv, e.only
+	if err != nil || only < 0 {
+		return append(buf, lts.Transition{Event: lts.Tau, Target: 2 * tr.Target}), append(mv, m)
+	}
+	// The responses name threads as the state in between does; the
+	// transition names them as this state does.
+	back := m.Perm.Inverse()
+	for i, t := range trs {
+		m2 := moves[i]
+		if m2.Comp != only {
+			continue
+		}
+		comp := int32(-1)
+		if m.Comp >= 0 && int(m.Comp) == back.At(int(only)) {
+			comp = m.Comp
+		}
+		buf = append(buf, lts.Transition{Event: r.rename(t.Event, back), Target: 2 * t.Target})
+		mv = append(mv, lts.Move{Comp: comp, Perm: m.Perm.Then(m2.Perm), Ties: m2.Ties})
+	}
+	return buf, mv
+}
+
+// rename renames the thread of e (its first datum) by p.
+func (r *Reduced) rename(e lts.Event, p lts.Perm) lts.Event {
+	if p == 0 || e == lts.Tau {
+		return e
+	}
+	k := renKey{e, p}
+	r.renMu.Lock()
+	out, ok := r.renamed[k]
+	r.renMu.Unlock()
+	if ok {
+		return out
+	}
+	data := slices.Clone(r.tab.Data(e))
+	if len(data) > 0 {
+		data[0] = p.At(data[0])
+	}
+	out = r.tab.Intern(r.tab.Base(e), data...)
+	r.renMu.Lock()
+	r.renamed[k] = out
+	r.renMu.Unlock()
+	return out
+}
+
+// baseSuccessors returns the base's transitions of s (not to be
+// modified) and their responder, from the cache when they are there: a
+// state is expanded for each of its pairs, and for each compressed step
+// that passes it.
+func (r *Reduced) baseSuccessors(s lts.State, x *reduceScratch) (cacheEntry, error) {
+	if e, ok := r.cache.get(s); ok {
+		return e, nil
+	}
+	trs, moves, err := r.base.SuccessorsMoves(s, x.tmp[:0], x.tmpMv[:0])
+	x.tmp, x.tmpMv = trs, moves
+	if err != nil {
+		return cacheEntry{}, err
+	}
+	return r.cache.put(s, trs, moves, r.responder(trs, moves)), nil
 }
 
 // responder returns the least component whose every step is a local
@@ -200,33 +325,93 @@ func roleOf(tab *lts.EventTable, naming Naming, e lts.Event) Role {
 	return c.Role
 }
 
-// Unreduce maps a path of the reduced system to the base (and, if the
-// base is itself reduced by a symmetry, on to its unreduced system): the
-// reduced system's steps are the base's.
-func (r *Reduced) Unreduce(events []lts.Event, path []lts.State) (lts.System, []lts.State, error) {
-	base := make([]lts.State, len(path))
+// UnreduceSteps maps a path of the reduced system (events[i] leads into
+// path[i], from the initial state; ren[i], if ren is not nil, is the
+// renaming of pair symmetry that takes path[i] to its concrete state) to
+// a path of the base's unreduced system: a compressed step becomes its two
+// steps. Each step is checked to be a transition of that system; a
+// compressed step's state in between is found by trying the base's
+// successors of the state before it.
+func (r *Reduced) UnreduceSteps(events []lts.Event, path []lts.State, ren []lts.Perm) (lts.System, []lts.Event, []lts.State, error) {
+	var evs []lts.Event
+	var sts []lts.State
+	var rens []lts.Perm
+	prev, prevRen := r.base.Initial(), lts.Perm(0)
 	for i, id := range path {
-		base[i], _ = r.decode(id)
+		s, _ := r.decode(id)
+		var ri lts.Perm
+		if ren != nil {
+			ri = ren[i]
+		}
+		k := len(evs)
+		evs, sts, rens = append(evs, events[i]), append(sts, s), append(rens, ri)
+		if _, _, err := r.concrete(evs, sts, rens, ren != nil); err != nil {
+			evs, sts, rens = evs[:k], sts[:k], rens[:k]
+			trs, moves, err := r.base.SuccessorsMoves(prev, nil, nil)
+			if err != nil {
+				return nil, nil, nil, err
+			}
+			found := false
+			for j, tr := range trs {
+				var e1, e2 lts.Event
+				switch {
+				case tr.Event == lts.Tau:
+					e1, e2 = lts.Tau, events[i]
+				case r.rename(tr.Event, prevRen) == events[i]:
+					e1, e2 = events[i], lts.Tau
+				default:
+					continue
+				}
+				evs = append(evs, e1, e2)
+				sts = append(sts, tr.Target, s)
+				rens = append(rens, moves[j].Perm.Inverse().Then(prevRen), ri)
+				if _, _, err := r.concrete(evs, sts, rens, ren != nil); err == nil {
+					found = true
+					break
+				}
+				evs, sts, rens = evs[:k], sts[:k], rens[:k]
+			}
+			if !found {
+				return nil, nil, nil, fmt.Errorf("linearize: internal error: step %d of a reduced path has no counterpart", i+1)
+			}
+		}
+		prev, prevRen = s, ri
 	}
-	if u, ok := r.base.(interface {
-		Unreduce([]lts.Event, []lts.State) (lts.System, []lts.State, error)
-	}); ok {
-		return u.Unreduce(events, base)
+	sys, concrete, err := r.concrete(evs, sts, rens, ren != nil)
+	if err != nil {
+		return nil, nil, nil, err
 	}
-	return r.base, base, nil
+	return sys, evs, concrete, nil
 }
 
-// UnreduceRenamed is Unreduce for a base whose symmetry renames events
-// (refine's pair symmetry).
-func (r *Reduced) UnreduceRenamed(events []lts.Event, path []lts.State, ren []lts.Perm) (lts.System, []lts.State, error) {
-	base := make([]lts.State, len(path))
-	for i, id := range path {
-		base[i], _ = r.decode(id)
-	}
+// concrete maps a path of the base to its unreduced system and checks
+// that each step is a transition there.
+func (r *Reduced) concrete(events []lts.Event, path []lts.State, ren []lts.Perm, renamed bool) (lts.System, []lts.State, error) {
+	var sys lts.System = r.base
+	concrete := path
+	var err error
 	if u, ok := r.base.(interface {
 		UnreduceRenamed([]lts.Event, []lts.State, []lts.Perm) (lts.System, []lts.State, error)
+	}); ok && renamed {
+		sys, concrete, err = u.UnreduceRenamed(events, path, ren)
+	} else if u, ok := r.base.(interface {
+		Unreduce([]lts.Event, []lts.State) (lts.System, []lts.State, error)
 	}); ok {
-		return u.UnreduceRenamed(events, base, ren)
+		sys, concrete, err = u.Unreduce(events, path)
 	}
-	return r.base, base, nil
+	if err != nil {
+		return nil, nil, err
+	}
+	cur := sys.Initial()
+	var buf []lts.Transition
+	for i, s := range concrete {
+		if buf, err = sys.Successors(cur, buf[:0]); err != nil {
+			return nil, nil, err
+		}
+		if !slices.Contains(buf, lts.Transition{Event: events[i], Target: s}) {
+			return nil, nil, fmt.Errorf("linearize: step %d is not a transition", i+1)
+		}
+		cur = s
+	}
+	return sys, concrete, nil
 }

@@ -84,6 +84,45 @@
 // of Reduced consists of reduced states only (every forced or responding
 // step needs an invocation, which only a full state takes), so no step is
 // postponed forever.
+//
+// # Compression
+//
+// Reduced takes two kinds of its own steps as one transition, so that the
+// refinement search stores no product pair for the state in between:
+//
+//   - a local invocation e whose forced state's steps (its thread's next
+//     steps) are all internal: e together with each of them, labelled e;
+//   - an internal step into a responding state (some thread's every step
+//     is a local response, so only its responses are taken there): the
+//     internal step together with each of those responses, labelled with
+//     the response.
+//
+// Each compressed transition is a path of two steps of Reduced with one
+// visible event, so every trace of the compressed system is a trace of
+// Reduced. Conversely, take a path of Reduced from the initial state: a
+// step a -> x that the compressed system replaced is followed in the path,
+// if at all, by a step x -> y that x offers, and all of x's steps were
+// compressed with it, so a -> y is a compressed transition with the
+// visible events of the two steps. A path that ends at such an x ends with
+// the trace of a, or of a followed by the invocation e, which the
+// compressed system has too (x offers at least one step, each compressed
+// into an e-transition from a). So the two systems have the same traces,
+// and trace refinement, the search's shortest counterexample length and
+// its verdict are the same. A step in between is computed when its first
+// state is expanded; an error there leaves the step uncompressed, so the
+// error is met, with its own trace, when the state in between is. With a
+// thread symmetry a compressed step carries the composed renaming of its
+// two steps and the ties of its target (the state in between, a forced or
+// a responding one, is not stored, so its ties play no part), and a
+// response taken from the state in between has its thread renamed into the
+// numbering of the state before. A counterexample's path is mapped back
+// step by step (UnreduceSteps): a step that is no transition of the base
+// is replaced by the two-step path through a successor of the state
+// before, each candidate checked on the unreduced system.
+//
+// The base's successors are cached per state (up to a bound; a full cache
+// starts afresh): the search expands a state once per product pair, and a
+// compressed step expands the state in between once per state before it.
 package linearize
 
 import (
@@ -113,8 +152,12 @@ type Wrapper struct {
 	ops    map[string]int       // op name -> its number in state keys
 	memo   map[uint64][]lts.State
 	perms  map[permKey]lts.State // PermuteState's memo
-	key    []byte
-	en     []lts.Event
+	perms8 map[uint64]lts.State  // the same for renamings of threads 0..7 (a packed key hashes faster)
+	// effectMemo: effects' memo, by specification state, operation and
+	// arguments.
+	effectMemo map[string][]effect
+	key        []byte
+	en         []lts.Event
 }
 
 // thread statuses
@@ -258,13 +301,48 @@ func (w *Wrapper) respond(st wstate, k evKind, buf []lts.State) ([]lts.State, er
 // effect, one per result the specification allows and successor state.
 func (w *Wrapper) linearize(st wstate, i int) ([]wstate, error) {
 	t := st.thread(i)
+	effects, err := w.effects(st.spec, t)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]wstate, 0, len(effects))
+	for _, ef := range effects {
+		o := st.with(i, status{kind: done, op: t.op, data: ef.res})
+		o.spec = ef.spec
+		out = append(out, o)
+	}
+	return out, nil
+}
+
+// effect is one way a called operation can take effect: the results it
+// returns and the specification's state after it.
+type effect struct {
+	res  []int // shared: not to be modified
+	spec lts.State
+}
+
+// effects returns the ways the called operation t can take effect in
+// specification state sp (memoised: it depends on nothing else, and
+// responses ask for the same ones from many states).
+func (w *Wrapper) effects(sp lts.State, t status) ([]effect, error) {
+	k := binary.AppendUvarint(w.key[:0], uint64(sp))
+	k = append(k, t.op...)
+	k = append(k, 0)
+	for _, d := range t.data {
+		k = binary.AppendVarint(k, int64(d))
+	}
+	w.key = k
+	if out, ok := w.effectMemo[string(k)]; ok {
+		return out, nil
+	}
+	key := string(k)
 	var err error
-	w.en, err = w.spec.Enabled(st.spec, w.en[:0])
+	w.en, err = w.spec.Enabled(sp, w.en[:0])
 	if err != nil {
 		return nil, err
 	}
 	en := slices.Clone(w.en)
-	var out []wstate
+	var out []effect
 	for _, e := range en {
 		if w.table.Base(e) != t.op {
 			continue
@@ -273,17 +351,19 @@ func (w *Wrapper) linearize(st wstate, i int) ([]wstate, error) {
 		if len(data) < len(t.data) || !slices.Equal(data[:len(t.data)], t.data) {
 			continue
 		}
-		next, err := w.spec.Step(st.spec, e, nil)
+		next, err := w.spec.Step(sp, e, nil)
 		if err != nil {
 			return nil, err
 		}
 		res := slices.Clone(data[len(t.data):])
-		for _, sp := range next {
-			o := st.with(i, status{kind: done, op: t.op, data: res})
-			o.spec = sp
-			out = append(out, o)
+		for _, n := range next {
+			out = append(out, effect{res: res, spec: n})
 		}
 	}
+	if w.effectMemo == nil {
+		w.effectMemo = map[string][]effect{}
+	}
+	w.effectMemo[key] = out
 	return out, nil
 }
 
@@ -457,7 +537,13 @@ func (w *Wrapper) PermuteState(s lts.State, p lts.Perm) lts.State {
 		return s
 	}
 	key := permKey{s, p}
-	if t, ok := w.perms[key]; ok {
+	small := uint64(p)>>32 == 0
+	key8 := uint64(s) | uint64(p)<<32
+	if small {
+		if t, ok := w.perms8[key8]; ok {
+			return t
+		}
+	} else if t, ok := w.perms[key]; ok {
 		return t
 	}
 	st := w.states[s]
@@ -473,10 +559,16 @@ func (w *Wrapper) PermuteState(s lts.State, p lts.Perm) lts.State {
 		ts = ts[:len(ts)-1]
 	}
 	t := w.intern(wstate{spec: st.spec, threads: ts})
-	if w.perms == nil {
-		w.perms = map[permKey]lts.State{}
+	switch {
+	case small && w.perms8 == nil:
+		w.perms8 = map[uint64]lts.State{key8: t}
+	case small:
+		w.perms8[key8] = t
+	case w.perms == nil:
+		w.perms = map[permKey]lts.State{key: t}
+	default:
+		w.perms[key] = t
 	}
-	w.perms[key] = t
 	return t
 }
 

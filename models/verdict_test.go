@@ -238,7 +238,7 @@ func TestLinearizesReductions(t *testing.T) {
 // invocation/response model (issue: at most 3x; docs/linearizes.md gives
 // today's figures).
 //
-//	go test ./models -run '^$' -bench Linearizes -count 5
+//	go test ./models -run '^$' -bench Linearizes -count 6
 func BenchmarkLinearizes(b *testing.B) {
 	for _, seg := range []int{1, 2} {
 		f, src, err := Generate("segqueue", map[string]int{"seg": seg})
@@ -247,12 +247,17 @@ func BenchmarkLinearizes(b *testing.B) {
 		}
 		for _, sel := range []string{"Impl() refines<quasi 2 on", "ImplIR() linearizes<quasi 2 on"} {
 			b.Run(fmt.Sprintf("seg=%d/%s", seg, strings.Fields(sel)[1]), func(b *testing.B) {
+				cpu0 := cpuSeconds()
 				for b.Loop() {
 					rep, err := pipeline.Source(context.Background(), f, src, pipeline.Options{Assert: sel})
 					if err != nil || len(rep.Assertions) != 1 || rep.Assertions[0].Verdict != lts.Valid {
 						b.Fatalf("%v %+v", err, rep)
 					}
 					b.ReportMetric(float64(rep.Assertions[0].Stats.Pairs), "pairs")
+				}
+				// The machine is shared: CPU time spreads less than wall time.
+				if cpu := cpuSeconds() - cpu0; cpu > 0 {
+					b.ReportMetric(cpu*1e9/float64(b.N), "cpu-ns/op")
 				}
 			})
 		}

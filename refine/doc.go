@@ -88,7 +88,10 @@
 // which the path check alone stands); and a fresh set simulation of the
 // spec through Start and Step must accept t and reject t·e. The events
 // offered after t are the union of Enabled over that fresh set. A
-// counterexample that fails is an internal error, never a verdict.
+// counterexample that fails is an internal error, never a verdict. An impl
+// some of whose transitions are two steps of another system
+// (linearize.Reduced's compressed steps) first maps the path to that
+// system's (UnreduceSteps), and the checks run there.
 //
 // # Parallel search
 //

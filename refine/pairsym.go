@@ -57,6 +57,12 @@ type pairSym struct {
 	moves []lts.Move
 	stab  map[uint64][]lts.Perm
 	canon map[canonKey]canonVal
+	// With few threads a renaming and its ties fit in 32 bits beside a
+	// macrostate: memo64 and canon64 are memo and canon under that
+	// packed key (a 64-bit key hashes several times faster).
+	n       int
+	memo64  map[uint64]uint32
+	canon64 map[uint64]canonVal
 }
 
 type permMacro struct {
@@ -70,7 +76,19 @@ func newPairSym(impl lts.System, spec lts.Automaton) *pairSym {
 	if !ok1 || !ok2 || mi.Symmetry() == 0 {
 		return nil
 	}
-	return &pairSym{impl: mi, spec: ps, memo: map[permMacro]uint32{}, stab: map[uint64][]lts.Perm{}, canon: map[canonKey]canonVal{}}
+	return &pairSym{impl: mi, spec: ps, memo: map[permMacro]uint32{}, stab: map[uint64][]lts.Perm{}, canon: map[canonKey]canonVal{},
+		n: mi.Symmetry(), memo64: map[uint64]uint32{}, canon64: map[uint64]canonVal{}}
+}
+
+// pack packs macrostate m, renaming p and ties into one key, if they fit:
+// p moves only the first n threads (4n bits), ties links only them (n-1
+// bits).
+func (ps *pairSym) pack(m uint32, p lts.Perm, ties uint64) (uint64, bool) {
+	n := ps.n
+	if n < 1 || 5*n-1 > 32 || uint64(p)>>(4*n) != 0 || ties>>(n-1) != 0 {
+		return 0, false
+	}
+	return uint64(m) | uint64(p)<<32 | ties<<(32+4*n), true
 }
 
 // permute renames every state of macrostate m by p.
@@ -78,8 +96,13 @@ func (s *search) permute(m uint32, p lts.Perm) uint32 {
 	if p == 0 || m == empty {
 		return m
 	}
+	k64, packed := s.sym.pack(m, p, 0)
 	k := permMacro{m, p}
-	if r, ok := s.sym.memo[k]; ok {
+	if packed {
+		if r, ok := s.sym.memo64[k64]; ok {
+			return r
+		}
+	} else if r, ok := s.sym.memo[k]; ok {
 		return r
 	}
 	src := s.norm.macros.Get(m)
@@ -88,7 +111,11 @@ func (s *search) permute(m uint32, p lts.Perm) uint32 {
 		buf = append(buf, s.sym.spec.PermuteState(lts.State(binary.LittleEndian.Uint32(src[i:])), p))
 	}
 	r := s.norm.intern(buf)
-	s.sym.memo[k] = r
+	if packed {
+		s.sym.memo64[k64] = r
+	} else {
+		s.sym.memo[k] = r
+	}
 	return r
 }
 
@@ -99,8 +126,13 @@ func (s *search) canonical(m uint32, mv lts.Move) (uint32, lts.Perm) {
 	if mv.Perm == 0 && mv.Ties == 0 {
 		return m, 0
 	}
+	k64, packed := s.sym.pack(m, mv.Perm, mv.Ties)
 	k := canonKey{m, mv.Perm, mv.Ties}
-	if r, ok := s.sym.canon[k]; ok {
+	if packed {
+		if r, ok := s.sym.canon64[k64]; ok {
+			return r.m, r.p
+		}
+	} else if r, ok := s.sym.canon[k]; ok {
 		return r.m, r.p
 	}
 	m1 := s.permute(m, mv.Perm)
@@ -118,7 +150,11 @@ func (s *search) canonical(m uint32, mv lts.Move) (uint32, lts.Perm) {
 		}
 	}
 	r := canonVal{best, mv.Perm.Then(bp)}
-	s.sym.canon[k] = r
+	if packed {
+		s.sym.canon64[k64] = r
+	} else {
+		s.sym.canon[k] = r
+	}
 	return r.m, r.p
 }
 

@@ -24,7 +24,24 @@ type pathStep struct {
 // error, never a verdict.
 func buildCounterexample(impl lts.System, spec lts.Automaton, steps []pathStep, ren []lts.Perm) (*Counterexample, error) {
 	tab := impl.Events()
-	if u, ok := impl.(renamedUnreducer); ok && ren != nil {
+	if u, ok := impl.(stepUnreducer); ok {
+		// Some steps stand for two of another system's (with pair
+		// symmetry, ren renames each step's state to the concrete one).
+		evs := make([]lts.Event, len(steps))
+		path := make([]lts.State, len(steps))
+		for i, st := range steps {
+			evs[i], path[i] = st.ev, st.s
+		}
+		sys, events, concrete, err := u.UnreduceSteps(evs, path, ren)
+		if err != nil {
+			return nil, fmt.Errorf("refine: %w", err)
+		}
+		impl = sys
+		steps = steps[:0]
+		for i, s := range concrete {
+			steps = append(steps, pathStep{ev: events[i], s: s})
+		}
+	} else if u, ok := impl.(renamedUnreducer); ok && ren != nil {
 		// Pair symmetry: step i's concrete state is ren[i] applied to
 		// its representative.
 		evs := make([]lts.Event, len(steps))
@@ -90,6 +107,14 @@ func buildCounterexample(impl lts.System, spec lts.Automaton, steps []pathStep, 
 // symmetry (*csp.Proc): Unreduce maps a path to the unreduced system.
 type unreducer interface {
 	Unreduce(events []lts.Event, path []lts.State) (lts.System, []lts.State, error)
+}
+
+// stepUnreducer is implemented by systems some of whose transitions are
+// two steps of another system (linearize.Reduced): UnreduceSteps maps a
+// path (with pair symmetry, given each step's renaming; else ren is nil)
+// to that system's path, with its events.
+type stepUnreducer interface {
+	UnreduceSteps(events []lts.Event, path []lts.State, ren []lts.Perm) (lts.System, []lts.Event, []lts.State, error)
 }
 
 // renamedUnreducer is implemented by systems whose symmetry renames

@@ -1,0 +1,110 @@
+package linearize
+
+import (
+	"sync"
+
+	"github.com/quasar-verify/quasar/lts"
+)
+
+// cacheTransitions bounds the transitions a generation of succCache holds
+// (about 40 bytes each).
+const cacheTransitions = 1 << 20
+
+// cacheChunk is the size of the blocks the successors are kept in: a
+// block is never moved or changed once written, so get returns slices of
+// it without copying.
+const cacheChunk = 1 << 12
+
+// succCache keeps the base's successors of the states expanded lately,
+// indexed by state (the base's ids are dense). It has two generations:
+// when the current one is full it becomes the old one, and an entry found
+// in the old one moves to the current one, so the states the search keeps
+// meeting stay. It only saves work: what it returns is what the base
+// would.
+type succCache struct {
+	mu       sync.Mutex
+	cur, old cacheGen
+}
+
+type cacheGen struct {
+	at     []uint32 // at[s]: 1 + index in ents; 0 not cached
+	ents   []cacheSpan
+	trs    [][]lts.Transition // blocks
+	mv     [][]lts.Move
+	total  int // transitions held
+	filled int // transitions in the last block
+}
+
+// cacheSpan locates a state's successors (no pointers: the garbage
+// collector does not scan ents).
+type cacheSpan struct {
+	block, off, n uint32
+	only          int32 // Reduced.responder of the successors
+}
+
+// cacheEntry is a state's successors, not to be modified, and their
+// responder.
+type cacheEntry struct {
+	trs  []lts.Transition
+	mv   []lts.Move
+	only int32
+}
+
+func (g *cacheGen) lookup(s lts.State) (cacheEntry, bool) {
+	if int(s) >= len(g.at) || g.at[s] == 0 {
+		return cacheEntry{}, false
+	}
+	sp := g.ents[g.at[s]-1]
+	end := sp.off + sp.n
+	return cacheEntry{trs: g.trs[sp.block][sp.off:end:end], mv: g.mv[sp.block][sp.off:end:end], only: sp.only}, true
+}
+
+// get returns the cached successors of s, if any.
+func (c *succCache) get(s lts.State) (cacheEntry, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if e, ok := c.cur.lookup(s); ok {
+		return e, true
+	}
+	if e, ok := c.old.lookup(s); ok {
+		return c.add(s, e), true
+	}
+	return cacheEntry{}, false
+}
+
+// put caches (a copy of) the successors of s and returns the copy.
+func (c *succCache) put(s lts.State, trs []lts.Transition, mv []lts.Move, only int32) cacheEntry {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if e, ok := c.cur.lookup(s); ok {
+		return e
+	}
+	return c.add(s, cacheEntry{trs: trs, mv: mv, only: only})
+}
+
+// add copies e into the current generation, starting a new one when it
+// is full.
+func (c *succCache) add(s lts.State, e cacheEntry) cacheEntry {
+	g := &c.cur
+	if g.total+len(e.trs) > cacheTransitions {
+		c.old, c.cur = c.cur, cacheGen{at: make([]uint32, len(c.cur.at))}
+	}
+	if int(s) >= len(g.at) {
+		g.at = append(g.at, make([]uint32, int(s)+1-len(g.at)+len(g.at))...)
+	}
+	if len(g.trs) == 0 || cacheChunk-g.filled < len(e.trs) {
+		n := max(cacheChunk, len(e.trs))
+		g.trs, g.mv = append(g.trs, make([]lts.Transition, n)), append(g.mv, make([]lts.Move, n))
+		g.filled = 0
+	}
+	b := len(g.trs) - 1
+	copy(g.trs[b][g.filled:], e.trs)
+	copy(g.mv[b][g.filled:], e.mv)
+	sp := cacheSpan{block: uint32(b), off: uint32(g.filled), n: uint32(len(e.trs)), only: e.only}
+	g.filled += len(e.trs)
+	g.total += len(e.trs)
+	g.ents = append(g.ents, sp)
+	g.at[s] = uint32(len(g.ents))
+	end := sp.off + sp.n
+	return cacheEntry{trs: g.trs[b][sp.off:end:end], mv: g.mv[b][sp.off:end:end], only: e.only}
+}
