@@ -900,6 +900,35 @@ func (s *Proc) viewKey(x *scratch, v uint32) viewKey {
 // (their view, then their thread-array entries; a stable sort, so equal
 // threads keep their order). States of one byte per value, nearly all of
 // them, are permuted in place of their encoding (canonBytes).
+//
+// The representative is a function of the orbit alone, not of the state
+// picked from it, the file's name, the term ids of this process or the
+// run. Thread i's local state is L_i = (view of its term, entry i of each
+// thread array); the rest of the state is shared. Renaming by π moves
+// thread i to π(i) with its thread id renamed, and entry i of each thread
+// array to entry π(i); the view erases the thread id and the typing of
+// findSymmetry lets it occur nowhere else, so L_π(i)(π s) = L_i(s) and the
+// shared part is unchanged: the multiset {L_i} and the shared part are the
+// same for every state of the orbit. The representative lists the L_i in
+// increasing order (thread j gets the j-th, its view renamed to j), with
+// the shared part unchanged, so it depends on nothing else, provided that
+//   - the order is a total order on local states that depends on their
+//     content only: cmpViews compares termKey, which renders a view's
+//     structure, definition names, source offsets and values, never a term
+//     or node id (numbered in the order of creation: it varies with the
+//     workers and map iteration) nor the main file's name; the fnv hash
+//     put first is a function of that key;
+//   - equal keys mean equal views, so that threads the order ties are
+//     equal and their order does not show: termKey renders every field
+//     of a term but its event sets (hiding, alphabets), which a thread
+//     may not use, and a node by its kind, definition and source
+//     position, of which prep makes one node.
+//
+// The order of a refinement check's walk, and so which pairs its
+// antichains keep, follows from the representatives (refine's search is
+// sequential in its decisions), which is why its figures are the same
+// under any file name, worker count and run (paper's
+// TestFiguresReproducible).
 func (s *Proc) canonAll(x *scratch) {
 	out := x.canon[:0]
 	ends := x.cends[:0]

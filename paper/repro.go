@@ -223,7 +223,7 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 		key := r.Model + " " + r.Params + " " + r.Method
 		if d, ok := done[key]; ok {
 			r.Assert, r.Expected, r.Verdict, r.Reason, r.Err = d.Assert, d.Expected, d.Verdict, d.Reason, d.Err
-			r.States, r.Transitions, r.Seconds, r.Runs, r.PeakBytes = d.States, d.Transitions, d.Seconds, d.Runs, d.PeakBytes
+			r.States, r.Transitions, r.Seconds, r.Runs, r.PeakBytes, r.Symmetry = d.States, d.Transitions, d.Seconds, d.Runs, d.PeakBytes, d.Symmetry
 		} else {
 			// Start each row from a collected heap, so that its peak memory
 			// is its own.

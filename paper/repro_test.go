@@ -64,6 +64,17 @@ func TestSmallRows(t *testing.T) {
 			t.Errorf("%s %s %s (%s): verdict %v, expected %v %s", r.Model, r.Params, r.Method, r.Assert, r.Verdict, r.Expected, r.Reason)
 		}
 	}
+	// A Fig. 8 row that repeats a Table 4 row is that row's check, all of it.
+	twin := map[string]*Row{}
+	for _, r := range rep.Rows {
+		key := r.Model + " " + r.Params + " " + r.Method
+		if d, ok := twin[key]; !ok {
+			twin[key] = r
+		} else if d.Symmetry != r.Symmetry || d.States != r.States || d.Transitions != r.Transitions || d.Verdict != r.Verdict {
+			t.Errorf("table %s %s: %v, %d states, %d transitions, symmetry %d; table %s: %v, %d, %d, %d",
+				r.Table, key, r.Verdict, r.States, r.Transitions, r.Symmetry, d.Table, d.Verdict, d.States, d.Transitions, d.Symmetry)
+		}
+	}
 	md := string(rep.Markdown())
 	for _, want := range []string{"## Table 1", "## Table 4", "## Fig. 8", "| 1 | 1 | valid | valid |", "Queue buggy1", "Every verdict"} {
 		if !strings.Contains(md, want) {

@@ -23,7 +23,12 @@ import (
 //     equivalent: the one with the least macrostate id is kept. Ids are
 //     assigned in the order of the sequential walk, so the choice does
 //     not depend on the number of workers (there is one walker; the
-//     implementation's state ids, which may, are not compared).
+//     implementation's state ids, which may, are not compared). Unlike
+//     the implementation's representative (csp's canonAll), this choice
+//     is not a function of the orbit alone but of the walk before it;
+//     the walk is a function of the model's text (representatives by
+//     content, successors in the terms' order, one walker), so the
+//     figures still are (paper's TestFiguresReproducible).
 //
 // The renaming stored with each pair rebuilds the concrete trace of a
 // counterexample: the implementation path is a path between
