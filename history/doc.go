@@ -172,7 +172,12 @@
 // before the full search at K, whose fresh events have one successor per
 // spec path of up to K pulls. At bound 0 the relaxation is the spec, so a
 // container is checked in the papers' configuration, where the rules
-// apply. quasistranded.go refutes some queue histories without a search,
+// apply. With every event in one class and no barrier, quasiwindow.go
+// restricts the spec to rank windows (an op's event may occur in the spec
+// run only within K ranks of the places real time leaves the op; an event
+// no op performs only in the last K ranks) and drops configurations with
+// an obligation that no op left can discharge in time.
+// quasistranded.go refutes some queue histories without a search,
 // by necessary conditions derived from relax's characterisation (D): a
 // value that no op dequeues while later values are dequeued too long
 // before the end (every event one class, or puts rigid), or an empty

@@ -46,7 +46,17 @@ func compileQuasiPulls(m Model, ops []Op, q *relax.Config, pulls int) (Machine, 
 			Classes:  []relax.Class{{Patterns: []lts.Pattern{lts.ParsePattern(take)}, Bound: 0}},
 			Barriers: []lts.Pattern{lts.ParsePattern(take + ".0")}}
 	}
-	r, err := relax.New(a, *q)
+	spec := a
+	if windowing(q) {
+		// The spec restricted to the rank windows (quasiwindow.go): the
+		// same verdicts, far fewer pulled paths.
+		ev, err := newAutomatonMachine(am, a, ops, nil)
+		if err != nil {
+			return nil, err
+		}
+		spec = newRankedSpec(a, ev, ops, q.All, q.Complete)
+	}
+	r, err := relax.New(spec, *q)
 	if err != nil {
 		return nil, err
 	}
@@ -62,6 +72,9 @@ func compileQuasiPulls(m Model, ops []Op, q *relax.Config, pulls int) (Machine, 
 		mc.never = ca.neverTaken(mc.events)
 	}
 	qm := newQuasiMachine(mc, r, a, ops)
+	if windowing(q) && qm == Machine(mc) {
+		qm = newWindowMachine(mc, r, ops)
+	}
 	if cm, ok := m.(containerModel); ok && qm == Machine(mc) && q.Mode == relax.Exact && zeroBounds(q) && mc.missing == nil && mc.never == nil {
 		// No rules apply (a set, repeated values): at bound 0 the
 		// model's own machine decides the same, with its pruning.
@@ -132,7 +145,9 @@ func deepening(mc Machine, q *relax.Config) int {
 	if q == nil || q.Mode != relax.Exact {
 		return 0
 	}
-	if _, ok := mc.(*automatonMachine); !ok {
+	switch mc.(type) {
+	case *automatonMachine, *windowMachine:
+	default:
 		return 0
 	}
 	most := q.All
@@ -189,7 +204,7 @@ func searchDeepening(m Model, mc Machine, ops []Op, q *relax.Config, most int, b
 		if err != nil || out == found || out == limited {
 			return s, rm, err
 		}
-		if am, ok := mc.(*automatonMachine); ok && j == 0 && out == none {
+		if am := automatonOf(mc); am != nil && j == 0 && out == none {
 			if i := am.impossible(ops); i >= 0 {
 				// Invalid at every bound: op i takes effect nowhere. The
 				// failed search at bound 0 gives the report (its longest
@@ -231,4 +246,15 @@ func zeroBounds(q *relax.Config) bool {
 		}
 	}
 	return true
+}
+
+// automatonOf is the automaton machine of a machine that deepens.
+func automatonOf(mc Machine) *automatonMachine {
+	switch m := mc.(type) {
+	case *automatonMachine:
+		return m
+	case *windowMachine:
+		return m.automatonMachine
+	}
+	return nil
 }

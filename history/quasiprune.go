@@ -386,7 +386,8 @@ var (
 	// the dominance with x and y exchanged, 3 strandedQueue and
 	// strandedRigid with one operation too few after the dequeue, 4
 	// barrierBlocked asking the removal to precede the barrier in real
-	// time.
+	// time, 7 windowMachine asking an obligation's op to come one read
+	// sooner, 8 rank windows one rank narrower at their low end.
 	quasiMutant = 0
 )
 
