@@ -49,37 +49,6 @@ func patternHistory(r *rand.Rand) *History {
 	return h
 }
 
-// refQueueFixed is refQueue where ops[i] pending with a result (a prefix
-// op of Localize, fixed by locFixedModel) must return it.
-func refQueueFixed(ops []Op, order []int) bool {
-	var q []int64
-	for _, i := range order {
-		o := ops[i]
-		if o.F == "enq" {
-			n, _ := o.Input.Int()
-			q = append(q, n)
-			continue
-		}
-		if o.Status == Info {
-			if len(q) > 0 {
-				q = q[1:]
-			}
-			continue
-		}
-		if len(q) == 0 {
-			if !o.Output.IsNil() {
-				return false
-			}
-			continue
-		}
-		if n, ok := o.Output.Int(); !ok || n != q[0] {
-			return false
-		}
-		q = q[1:]
-	}
-	return true
-}
-
 // patternMismatches runs queueViolation on iters random histories and on
 // a random prefix of each (pending ops at the cut keep their later result,
 // as in Localize) and judges each refutation by brute force: it returns
@@ -100,14 +69,14 @@ func patternMismatches(t *testing.T, iters int) (fired, bad int) {
 			sem = fm.fixAll(sub)
 			for i := range sem {
 				if sem[i].Return == Pending && sem[i].Status == Ok {
-					continue // fixed: must return its result if it takes effect
+					continue // fixed: Status Ok, so refQueue makes it return its result if it takes effect
 				}
 				if sem[i].Return == Pending {
 					sem[i].Status = Info
 				}
 			}
 		}
-		want := bruteForce(sub, func(order []int) bool { return refQueueFixed(sem, order) })
+		want := bruteForce(sub, func(order []int) bool { return refQueue(sem, order) })
 		if d, why := queueViolation(sub, m, nil); d >= 0 {
 			fired++
 			if want {
@@ -199,7 +168,7 @@ func TestPendingDuplicateRemovals(t *testing.T) {
 		}
 		sub := locPrefix(h.Ops, evs, cuts[r.Intn(len(cuts))])
 		sem := fm.fixAll(sub)
-		want := bruteForce(sub, func(order []int) bool { return refQueueFixed(sem, order) })
+		want := bruteForce(sub, func(order []int) bool { return refQueue(sem, order) })
 		counts[want]++
 		res, err := CheckOps(context.Background(), sub, fm, Options{})
 		if err != nil {
