@@ -10,6 +10,7 @@ import (
 	"golang.org/x/tools/txtar"
 
 	"github.com/quasar-verify/quasar/csp"
+	"github.com/quasar-verify/quasar/internal/modeltest"
 	"github.com/quasar-verify/quasar/lang"
 	"github.com/quasar-verify/quasar/lts"
 )
@@ -56,19 +57,8 @@ func TestCompressionKeepsTraces(t *testing.T) {
 // representative, so that its traces are not the model's).
 func compileImpl(t *testing.T, name string, src []byte) *csp.Proc {
 	t.Helper()
-	m, err := lang.Parse(name, src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := lang.Check(m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	prog, err := csp.Compile(c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, d := range m.Decls {
+	prog, c := modeltest.CompileSource(t, name, src)
+	for _, d := range c.File.Decls {
 		if a, ok := d.(*lang.AssertDecl); ok {
 			impl, err := prog.Process(a.Left)
 			if err != nil {

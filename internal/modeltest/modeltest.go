@@ -18,6 +18,14 @@ func Compile(tb testing.TB, name string, params map[string]int) (*csp.Program, *
 	if err != nil {
 		tb.Fatal(err)
 	}
+	prog, c := CompileSource(tb, file, src)
+	return prog, c, src
+}
+
+// CompileSource parses, checks and compiles the model src read from file;
+// it fails tb on any error.
+func CompileSource(tb testing.TB, file string, src []byte) (*csp.Program, *lang.Checked) {
+	tb.Helper()
 	m, err := lang.Parse(file, src)
 	if err != nil {
 		tb.Fatal(err)
@@ -30,5 +38,5 @@ func Compile(tb testing.TB, name string, params map[string]int) (*csp.Program, *
 	if err != nil {
 		tb.Fatal(err)
 	}
-	return prog, c, src
+	return prog, c
 }
