@@ -76,25 +76,7 @@ func compileImpl(t *testing.T, name string, src []byte) *csp.Proc {
 
 // closure is the sorted set of states reachable from set by tau steps.
 func closure(t *testing.T, sys lts.System, set []lts.State) []lts.State {
-	seen := map[lts.State]bool{}
-	stack := slices.Clone(set)
-	for _, s := range set {
-		seen[s] = true
-	}
-	for len(stack) > 0 {
-		s := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		trs, err := sys.Successors(s, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, tr := range trs {
-			if tr.Event == lts.Tau && !seen[tr.Target] {
-				seen[tr.Target] = true
-				stack = append(stack, tr.Target)
-			}
-		}
-	}
+	seen := reach(t, sys, set, true)
 	out := make([]lts.State, 0, len(seen))
 	for s := range seen {
 		out = append(out, s)
@@ -170,8 +152,17 @@ func firstTraceDifference(t *testing.T, a, b lts.System) string {
 
 // reachable counts the states of sys reachable from its initial state.
 func reachable(t *testing.T, sys lts.System) int {
-	seen := map[lts.State]bool{sys.Initial(): true}
-	stack := []lts.State{sys.Initial()}
+	return len(reach(t, sys, []lts.State{sys.Initial()}, false))
+}
+
+// reach is the set of states reachable from set, by tau steps only when
+// tauOnly.
+func reach(t *testing.T, sys lts.System, set []lts.State, tauOnly bool) map[lts.State]bool {
+	seen := map[lts.State]bool{}
+	stack := slices.Clone(set)
+	for _, s := range set {
+		seen[s] = true
+	}
 	for len(stack) > 0 {
 		s := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
@@ -180,11 +171,11 @@ func reachable(t *testing.T, sys lts.System) int {
 			t.Fatal(err)
 		}
 		for _, tr := range trs {
-			if !seen[tr.Target] {
+			if (!tauOnly || tr.Event == lts.Tau) && !seen[tr.Target] {
 				seen[tr.Target] = true
 				stack = append(stack, tr.Target)
 			}
 		}
 	}
-	return len(seen)
+	return seen
 }
