@@ -43,7 +43,8 @@ import (
 //  3. The test case: those operations as recorded (pending ones with their
 //     completions: a violation stays one when results are fixed, operations
 //     obligatory and real-time order richer), units removed once more
-//     while it still violates, and re-checked from scratch with the plain
+//     while it still violates (quasi checks within step 2's state budget:
+//     an undecided one keeps its unit), and re-checked from scratch with the plain
 //     model: that check is Result.
 
 // Units. Removing one operation can invent a violation (drop enq(5) and a
@@ -511,7 +512,17 @@ func (z *localizer) report(tc []Op) (*Localization, error) {
 	items := us.all()
 	for i := 0; i < len(items) && len(items) > 1; i++ {
 		rest := without(items, i, i+1)
-		r, err := z.plain(us.gather(rest), sopt)
+		// A quasi check of what remains gets the state budget of step 2:
+		// one that is accepted only after a long search (every order of
+		// long concurrent enqueues) would otherwise cost most of the run;
+		// an undecided one keeps its unit.
+		ropt := sopt
+		if z.opt.Quasi != nil {
+			if b := locStates + locStatesPerOp*len(tc); ropt.Limits.MaxStates == 0 || ropt.Limits.MaxStates > b {
+				ropt.Limits.MaxStates = b
+			}
+		}
+		r, err := z.plain(us.gather(rest), ropt)
 		if err != nil {
 			return nil, err
 		}

@@ -13,41 +13,52 @@ import (
 // every event in one class of bound Q (--quasi Q: exact mode, no barrier)
 // in which a value is stranded while later values keep flowing. It applies
 // to queues with distinct values (each put at most once, each removed by
-// at most one completed op, no pending removal) and returns the completed
-// dequeue that cannot take effect (-1 if the rule does not fire) and why.
+// at most one completed op), directly or through Localize's fixed-result
+// model (locFixedModel): a pending removal with a fixed result x may take
+// effect removing x, or not at all; one with no fixed result (it may
+// remove any value) stops the rule. It returns the completed dequeue that
+// cannot take effect (-1 if the rule does not fire) and why.
 //
-// Rule (proof). Let v be put by a completed op e_v and removed by none,
-// and w put by a completed op e_w and removed by a completed op d_w. Take
-// any accepted linearization τ of N events and its spec run σ with map f
-// (relax/doc.go's characterisation (D); one class, so a position's rank is
-// its index). If e_w is at least 2Q+1 places after e_v in τ, then σ puts w
-// after v: rank_σ(f(e_w)) >= t_w - Q > t_v + Q >= rank_σ(f(e_v)). σ is a
-// queue run, so it removes v before w; no op removes v, so that removal is
-// a pending position p of σ, and (D) asks rank_σ(p) + Q >= N. Then d_w,
-// after p in σ, has rank_σ(f(d_w)) >= N - Q + 1, and (D) for d_w gives its
-// place t >= rank_σ(f(d_w)) - Q >= N - 2Q + 1: at most 2Q - 2 events of τ
-// follow d_w. Real time forces events between and after: if e_v returns
-// before e_w is invoked and at least 2Q completed ops are invoked after e_v
-// returns and return before e_w is invoked, e_w is 2Q+1 places after e_v
-// or more; if at least 2Q - 1
-// completed ops are invoked after d_w returns, more than 2Q - 2 events
-// follow d_w. Both together contradict every τ: the history is not
-// quasi-linearizable at Q (open mode, and so complete mode).
+// Rule (proof). Let v be put by a completed op e_v and removed by no op,
+// completed or pending with a fixed result, and w put by a completed op
+// e_w and removed by a completed op d_w. Take any accepted linearization
+// τ of N events (the completed ops and some pending ones, each with its
+// fixed result) and its spec run σ with map f (relax/doc.go's
+// characterisation (D); one class, so a position's rank is its index). If
+// e_w is at least 2Q+1 places after e_v in τ, then σ puts w after v:
+// rank_σ(f(e_w)) >= t_w - Q > t_v + Q >= rank_σ(f(e_v)). σ is a queue run,
+// so it removes v before w; no event of τ removes v (a pending op in τ
+// carries its fixed result, not v), so that removal is a pending position
+// p of σ, and (D) asks rank_σ(p) + Q >= N. Then d_w, after p in σ, has
+// rank_σ(f(d_w)) >= N - Q + 1, and (D) for d_w gives its place t >=
+// rank_σ(f(d_w)) - Q >= N - 2Q + 1: at most 2Q - 2 events of τ follow
+// d_w. Real time forces events between and after (completed ops are in
+// every τ): if e_v returns before e_w is invoked and at least 2Q completed
+// ops are invoked after e_v returns and return before e_w is invoked, e_w
+// is 2Q+1 places after e_v or more; if at least 2Q - 1 completed ops are
+// invoked after d_w returns, more than 2Q - 2 events follow d_w. Both
+// together contradict every τ: the history is not quasi-linearizable at Q
+// (open mode, and so complete mode).
 //
 // The earliest-returning stranded put leaves the most ops after it, so it
 // is the only v tried; every w is tried, in O(n log n).
 func strandedQueue(ops []Op, m Model, q *relax.Config) (int, string) {
+	fixed := ops // ops with their fixed results (pending ones stay pending in ops)
+	if f, ok := m.(*locFixedModel); ok {
+		m, fixed = f.m, f.fixAll(ops)
+	}
 	cm, ok := m.(containerModel)
 	if !ok || cm.kind != cQueue || q == nil || q.Mode != relax.Exact || len(q.Classes) > 0 || len(q.Barriers) > 0 || q.All > 1<<20 {
 		return -1, ""
 	}
 	bound := q.All
-	cops, err := cm.compileOps(ops)
+	cops, err := cm.compileOps(fixed)
 	if err != nil {
 		return -1, ""
 	}
-	put := map[int64]int{}   // value -> its put
-	taken := map[int64]int{} // value -> its completed removal
+	put := map[int64]int{}      // value -> its put
+	taken := map[int64]int{}    // value -> its completed removal
+	removed := map[int64]bool{} // values some op may remove
 	for i := range cops {
 		c := &cops[i]
 		switch c.code {
@@ -60,18 +71,23 @@ func strandedQueue(ops []Op, m Model, q *relax.Config) (int, string) {
 			if c.info {
 				return -1, "" // a pending removal may take any value
 			}
-			if !c.empty {
-				if _, dup := taken[c.res]; dup {
-					return -1, ""
-				}
-				taken[c.res] = i
+			if c.empty {
+				continue
 			}
+			removed[c.res] = true
+			if ops[i].Return == Pending {
+				continue // fixed result: removes c.res or nothing
+			}
+			if _, dup := taken[c.res]; dup {
+				return -1, ""
+			}
+			taken[c.res] = i
 		}
 	}
 	// The stranded put that returns first.
 	v := -1
 	for x, i := range put {
-		if _, ok := taken[x]; !ok && ops[i].Status == Ok && (v < 0 || ops[i].Return < ops[v].Return || ops[i].Return == ops[v].Return && i < v) {
+		if !removed[x] && ops[i].Return != Pending && (v < 0 || ops[i].Return < ops[v].Return || ops[i].Return == ops[v].Return && i < v) {
 			v = i
 		}
 	}
@@ -82,7 +98,7 @@ func strandedQueue(ops []Op, m Model, q *relax.Config) (int, string) {
 	// completed op's call, sorted, for the ops after d_w.
 	var after, calls []int64
 	for i := range ops {
-		if ops[i].Status != Ok {
+		if ops[i].Return == Pending {
 			continue
 		}
 		calls = append(calls, ops[i].Call)
@@ -95,7 +111,7 @@ func strandedQueue(ops []Op, m Model, q *relax.Config) (int, string) {
 	best := -1
 	for x, ew := range put {
 		dw, ok := taken[x]
-		if !ok || ops[ew].Status != Ok {
+		if !ok || ops[ew].Return == Pending {
 			continue
 		}
 		between, _ := slices.BinarySearch(after, ops[ew].Call) // return < e_w's call

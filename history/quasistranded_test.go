@@ -38,17 +38,48 @@ func strandingQueue(r *rand.Rand, n, procs int) *History {
 	return h
 }
 
+// lateDequeues gives about half of h's lost values a dequeue that returns
+// them after every other op (the starving queue's value that comes out at
+// last), invoked at a random time, on a process of its own; it returns how
+// many, whose completions are the last events of h.
+func lateDequeues(r *rand.Rand, h *History) int {
+	end, procs := int64(0), 0
+	taken := map[int64]bool{}
+	for _, o := range h.Ops {
+		end, procs = max(end, o.Return), max(procs, o.Process+1)
+		if v, ok := o.Output.Int(); ok {
+			taken[v] = true
+		}
+	}
+	late := 0
+	for _, o := range h.Ops {
+		if v, ok := o.Input.Int(); ok && !taken[v] && r.Intn(2) == 0 {
+			h.Ops = append(h.Ops, Op{Process: procs + late, F: "deq", Output: Int(v), Status: Ok, Call: r.Int63n(end + 1), Return: end + 1 + int64(late)})
+			late++
+		}
+	}
+	byCall(h)
+	return late
+}
+
 // strandedMismatches checks the refutations of quasistranded.go on random
-// stranding histories of 7-9 operations at bound 1 against brute force:
-// whenever one fires, no linearization may be accepted by relax.Admits.
-// rigid selects the papers' configuration (barrierBlocked, then
-// strandedRigid: deq relaxed, deq.0 a barrier) instead of every event in
-// one class (strandedQueue). It
+// stranding histories of 7-9 operations (8-10 cut to a prefix) at bound 1 against brute force:
+// whenever one fires, no linearization may be accepted. rigid selects the
+// papers' configuration (barrierBlocked, then strandedRigid: deq relaxed,
+// deq.0 a barrier) instead of every event in one class (strandedQueue).
+// prefix checks strandedQueue on prefixes cut as Localize cuts them
+// (locPrefix, locFixedModel: an op pending at the cut takes effect with
+// the result it returned later, or not at all; lateDequeues makes lost
+// values' removals pending at the cut), judged by quasiOracle. It
 // returns the number of firings and of mismatches.
-func strandedMismatches(t *testing.T, iters int, rigid bool) (fired, bad int) {
+func strandedMismatches(t *testing.T, iters int, rigid, prefix bool) (fired, bad int) {
 	r := rand.New(rand.NewSource(11))
 	for it := 0; it < iters; it++ {
-		h := strandingQueue(r, 7+r.Intn(3), 2+r.Intn(2))
+		n := 7 + r.Intn(3)
+		if prefix {
+			n++ // the cut leaves fewer ops
+		}
+		h := strandingQueue(r, n, 2+r.Intn(2))
 		cfg, err := relax.ParseConfig("1")
 		if rigid {
 			cfg, err = relax.ParseConfig("1 on {deq} barrier {deq.0}")
@@ -57,7 +88,8 @@ func strandedMismatches(t *testing.T, iters int, rigid bool) (fired, bad int) {
 			t.Fatal(err)
 		}
 		b := -1
-		if rigid {
+		switch {
+		case rigid:
 			mc, err := compile(Queue(), h.Ops, Options{Quasi: &cfg})
 			if err != nil {
 				t.Fatal(err)
@@ -67,7 +99,32 @@ func strandedMismatches(t *testing.T, iters int, rigid bool) (fired, bad int) {
 					b, _ = strandedRigid(qm, h.Ops)
 				}
 			}
-		} else {
+		case prefix:
+			late := lateDequeues(r, h)
+			evs := locEvents(h.Ops)
+			fm := newLocFixedModel(Queue(), h.Ops)
+			ops := locPrefix(h.Ops, evs, len(evs)-late-r.Intn(len(evs)/4+1))
+			if b, _ = strandedQueue(ops, fm, &cfg); b < 0 {
+				continue
+			}
+			if ops[b].Return == Pending {
+				t.Fatalf("history %d: the rule blocks a pending op", it)
+			}
+			for i := range ops {
+				if ops[i].Return == Pending {
+					ops[i] = fm.fix(ops[i])
+					ops[i].Status = Info
+				}
+			}
+			fired++
+			if quasiOracle(t, ops, cfg) {
+				bad++
+				if bad == 1 {
+					t.Logf("prefix %d (%v): refuted by the rule, accepted by brute force\n%s", it, cfg, dumpOps(ops))
+				}
+			}
+			continue
+		default:
 			b, _ = strandedQueue(h.Ops, Queue(), &cfg)
 		}
 		if b < 0 {
@@ -99,31 +156,36 @@ func strandedMismatches(t *testing.T, iters int, rigid bool) (fired, bad int) {
 }
 
 // TestStrandedQueueAgainstBruteForce: no rule refutes an accepted
-// history, they fire often enough to be tested, and deliberately wrong
-// premises (one dequeue too few after the blocked one; a barrier's
-// removal required to precede it) are caught.
+// history (whole, or a prefix as Localize checks it), they fire often
+// enough to be tested, and deliberately wrong premises (one dequeue too
+// few after the blocked one; a barrier's removal required to precede it)
+// are caught.
 func TestStrandedQueueAgainstBruteForce(t *testing.T) {
-	for _, rigid := range []bool{false, true} {
-		fired, bad := strandedMismatches(t, 3000, rigid)
+	for _, c := range []struct{ rigid, prefix bool }{{false, false}, {true, false}, {false, true}} {
+		iters := 3000
+		if c.prefix {
+			iters = 9000 // the rule fires on fewer prefixes
+		}
+		fired, bad := strandedMismatches(t, iters, c.rigid, c.prefix)
 		if bad > 0 {
-			t.Fatalf("rigid=%v: %d of %d refutations wrong", rigid, bad, fired)
+			t.Fatalf("%+v: %d of %d refutations wrong", c, bad, fired)
 		}
 		if fired < 30 {
-			t.Fatalf("rigid=%v: the rule fired only %d times", rigid, fired)
+			t.Fatalf("%+v: the rule fired only %d times", c, fired)
 		}
 		mutants := []int{3}
-		if rigid {
+		if c.rigid {
 			mutants = append(mutants, 4)
 		}
 		for _, mu := range mutants {
 			quasiMutant = mu
-			_, bad = strandedMismatches(t, 3000, rigid)
+			_, bad = strandedMismatches(t, iters, c.rigid, c.prefix)
 			quasiMutant = 0
 			if bad == 0 {
-				t.Fatalf("rigid=%v: mutant %d went unnoticed", rigid, mu)
+				t.Fatalf("%+v: mutant %d went unnoticed", c, mu)
 			}
 		}
-		t.Logf("rigid=%v: the rule fired on %d histories", rigid, fired)
+		t.Logf("%+v: the rule fired on %d histories", c, fired)
 	}
 }
 
