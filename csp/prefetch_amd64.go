@@ -9,8 +9,3 @@ package csp
 //
 //go:noescape
 func prefetch(addrs []uintptr)
-
-// prefetch1 is prefetch of one address.
-//
-//go:noescape
-func prefetch1(addr uintptr)

@@ -14,9 +14,3 @@ loop:
 	JNE loop
 done:
 	RET
-
-// func prefetch1(addr uintptr)
-TEXT ·prefetch1(SB), NOSPLIT, $0-8
-	MOVQ addr+0(FP), AX
-	PREFETCHT0 (AX)
-	RET

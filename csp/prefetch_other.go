@@ -5,6 +5,3 @@ package csp
 // prefetch is a no-op where no assembly is provided; the batch is still
 // interned correctly, only without overlapping its cache misses.
 func prefetch(addrs []uintptr) {}
-
-// prefetch1 is prefetch of one address.
-func prefetch1(addr uintptr) {}

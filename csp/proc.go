@@ -143,9 +143,7 @@ func (p *Program) newProc(name string, t uint32, root *pnode) (*Proc, error) {
 	enc := s.encode(nil, comps, p.init)
 	// Nearly every state has the length of the initial one (one byte per
 	// component and variable): the store keeps those inline.
-	// Wider ones are tree-compressed, each component's byte next to
-	// the variable byte of the same rank.
-	s.store = newStoreLayout(len(enc), layoutInterleave(len(enc), min(s.ncomp, len(enc))))
+	s.store = newStore(len(enc))
 	id, _ := s.store.Intern(enc)
 	s.init = lts.State(id)
 	return s, nil

@@ -57,12 +57,6 @@ type store struct {
 	mid int
 
 	side sideSet
-	// tree keeps the states of the width when it is above maxWidth
-	// (store_tree.go); sideOf maps the ids of the side states of such a
-	// store to their ranks.
-	tree   *treeSet
-	sideOf map[uint32]uint32
-	getBuf []byte
 
 	hashes []uint64
 	addrs  []uintptr // the addresses a batch stage prefetches
@@ -94,24 +88,9 @@ const (
 )
 
 // newStore returns a store that keeps states of width bytes inline (a
-// negative width: none; one above maxWidth: tree-compressed, their bytes
-// in the order given).
-func newStore(width int) *store { return newStoreLayout(width, nil) }
-
-// newStoreLayout is newStore with the byte order of the tree (nil: the
-// states' own order).
-func newStoreLayout(width int, layout []int32) *store {
+// negative width or one above maxWidth: none).
+func newStore(width int) *store {
 	s := &store{seed: maphash.MakeSeed(), width: -1}
-	if width > maxWidth {
-		if layout == nil {
-			for i := range width {
-				layout = append(layout, int32(i))
-			}
-		}
-		s.tree = newTreeSet(width, layout)
-		s.side.init(s.seed, 4)
-		return s
-	}
 	if width >= 0 && width <= maxWidth {
 		s.width, s.slot = width, 4+width
 		s.slots = minSlots
@@ -136,9 +115,6 @@ func (s *store) Bytes() int64 {
 	n := int64(len(s.table))
 	for _, r := range s.index {
 		n += int64(cap(r)) * 4
-	}
-	if s.tree != nil {
-		n += s.tree.bytes() + int64(len(s.sideOf))*16
 	}
 	return n + s.side.bytes()
 }
@@ -172,15 +148,6 @@ func store32(p unsafe.Pointer, v uint32) {
 
 // Get returns the bytes of id (valid until the next Intern; callers copy).
 func (s *store) Get(id uint32) []byte {
-	if t := s.tree; t != nil {
-		if s.sideOf != nil {
-			if k, ok := s.sideOf[id]; ok {
-				return s.side.get(k)
-			}
-		}
-		s.getBuf = t.appendState(s.getBuf[:0], t.root.key(id))
-		return s.getBuf
-	}
 	if s.width < 0 {
 		return s.side.get(id) // every state is a side state: rank = id
 	}
@@ -204,13 +171,6 @@ func (s *store) Hash(b []byte) uint64 { return maphash.Bytes(s.seed, b) }
 
 // Lookup returns the id of b if present.
 func (s *store) Lookup(b []byte) (uint32, bool) {
-	if t := s.tree; t != nil && len(b) == t.width {
-		k, ok := t.findRootKey(b)
-		if !ok {
-			return 0, false
-		}
-		return t.root.find(k)
-	}
 	h := s.Hash(b)
 	if len(b) == s.width {
 		_, id, ok := s.findInline(b, h32(h))
@@ -227,9 +187,6 @@ func (s *store) Intern(b []byte) (uint32, bool) {
 
 // internHashed is Intern with the hash of b already computed.
 func (s *store) internHashed(b []byte, h uint64) (uint32, bool) {
-	if t := s.tree; t != nil && len(b) == t.width {
-		return s.internTree(t.rootKey(b))
-	}
 	if len(b) != s.width {
 		i, fp, id, ok := s.side.find(b, h)
 		if ok {
@@ -239,11 +196,6 @@ func (s *store) internHashed(b []byte, h uint64) (uint32, bool) {
 		k := s.side.add(i, fp, id, b)
 		if s.width >= 0 {
 			s.setIndex(id, uint32(k)<<1|1)
-		} else if s.tree != nil {
-			if s.sideOf == nil {
-				s.sideOf = map[uint32]uint32{}
-			}
-			s.sideOf[id] = uint32(k)
 		}
 		return id, true
 	}
@@ -253,25 +205,6 @@ func (s *store) internHashed(b []byte, h uint64) (uint32, bool) {
 		return id, false
 	}
 	return s.insertAt(s.at(i), b, hh), true
-}
-
-// internTree returns the id of the tree state of root key k, adding it
-// if new.
-func (s *store) internTree(k uint64) (uint32, bool) {
-	r := &s.tree.root
-	i := mixKey(k) >> r.shift
-	for ; ; i = (i + 1) & r.mask {
-		v := r.slots[2*i+1]
-		if v == 0 {
-			break
-		}
-		if r.slots[2*i] == k {
-			return uint32(v - 1), false
-		}
-	}
-	id := s.newID()
-	r.add(i, k, id)
-	return id, true
 }
 
 // insertAt adds b, of hash hh, at the empty slot p and returns its id.
@@ -482,9 +415,6 @@ func (s *store) InternRange(enc []byte, ends []int, hs []uint64, lo, hi int, ids
 // InternAll interns the strings enc[ends[i-1]:ends[i]] into ids, like
 // Intern on each in order, with the stages above run back to back.
 func (s *store) InternAll(enc []byte, ends []int, ids []uint32) []uint32 {
-	if s.tree != nil {
-		return s.internAllTree(enc, ends, ids)
-	}
 	s.hashes = s.hashes[:0]
 	start := 0
 	for _, end := range ends {
@@ -538,16 +468,6 @@ func (s *store) InternAll(enc []byte, ends []int, ids []uint32) []uint32 {
 
 // PrefetchGet prefetches the slots of the states ids, which Get will read.
 func (s *store) PrefetchGet(ids []lts.State) {
-	if t := s.tree; t != nil {
-		s.addrs = s.addrs[:0]
-		for _, id := range ids {
-			if b := t.root.keys[id>>refBits]; int(id&(refBlock-1)) < len(b) {
-				s.addrs = append(s.addrs, uintptr(unsafe.Pointer(&b[id&(refBlock-1)])))
-			}
-		}
-		prefetch(s.addrs)
-		return
-	}
 	if s.width < 0 {
 		return
 	}
@@ -635,39 +555,6 @@ func (s *store) internAllSide(enc []byte, ends []int, ids []uint32) []uint32 {
 			d.add(i, fp, id, b)
 			ids = append(ids, id)
 		}
-	}
-	return ids
-}
-
-// internAllTree is InternAll for a tree store: the root keys of the batch
-// (the tables below the root are small), the prefetches of their home
-// slots in the root table, then the lookups in order.
-func (s *store) internAllTree(enc []byte, ends []int, ids []uint32) []uint32 {
-	t := s.tree
-	s.hashes, s.addrs = s.hashes[:0], s.addrs[:0]
-	start := 0
-	for _, end := range ends {
-		b := enc[start:end]
-		start = end
-		if len(b) != t.width {
-			s.hashes = append(s.hashes, 0)
-			continue
-		}
-		k := t.rootKey(b)
-		s.hashes = append(s.hashes, k)
-		prefetch1(t.root.slotAddr(mixKey(k)))
-	}
-	start = 0
-	for j, end := range ends {
-		b := enc[start:end]
-		start = end
-		var id uint32
-		if len(b) != t.width {
-			id, _ = s.internHashed(b, s.Hash(b))
-		} else {
-			id, _ = s.internTree(s.hashes[j])
-		}
-		ids = append(ids, id)
 	}
 	return ids
 }
