@@ -24,6 +24,12 @@ type Options struct {
 	// NoSymmetry keeps CheckAssertion from reducing deadlock and
 	// termination checks by thread symmetry (SymmetricProcess).
 	NoSymmetry bool
+	// Compact, if its Mode is not Exact, makes the checks store a
+	// fingerprint or a few bits per visited state (Proc.Compacted): a
+	// verdict that rests on having visited every state is then
+	// probabilistic (Result.Probabilistic, Result.Coverage), and the search
+	// is sequential whatever Workers says. The system must be a *Proc.
+	Compact Compaction
 }
 
 // Step is one step of a counterexample: the event (its name, "tau" for
@@ -54,6 +60,15 @@ type Result struct {
 	// trace leads to the state whose step failed); the verdict is then
 	// Unknown and the check itself returns no error.
 	Err *lts.RuntimeError `json:"error,omitempty"`
+	// Coverage describes the probabilistic visited set of a compact
+	// search (Options.Compact), nil otherwise.
+	Coverage *Coverage `json:"coverage,omitempty"`
+	// Probabilistic: the verdict rests on a compact search having visited
+	// every reachable state (valid without a trace, reaches' optimum, or
+	// reaches invalid), which it may not have done: Coverage.Omission
+	// estimates the probability. A verdict with a trace is exact: the
+	// trace was rebuilt on the system.
+	Probabilistic bool `json:"probabilistic,omitempty"`
 }
 
 // visitor is called for every state in BFS order with its transitions; it
@@ -75,6 +90,12 @@ type bfs struct {
 	errAt  lts.State
 	reason string
 	shown  time.Time // last call of opt.Progress
+	// cp is the system when it is compacted (Proc.Compacted): the search
+	// is then sequential, releases each level's bytes when the next one is
+	// expanded, and its parent tree records the index of a state's
+	// transition in its parent's successors instead of the event, so that
+	// a path can be replayed (Proc.rebuild).
+	cp *Proc
 }
 
 const noState = ^lts.State(0)
@@ -95,7 +116,40 @@ const (
 )
 
 func newBFS(ctx context.Context, sys lts.System, opt Options) *bfs {
-	return &bfs{sys: sys, opt: opt, b: budget.New(ctx, opt.Timeout, opt.MaxStates, opt.MaxBytes), shown: time.Now()}
+	x := &bfs{sys: sys, opt: opt, b: budget.New(ctx, opt.Timeout, opt.MaxStates, opt.MaxBytes), shown: time.Now()}
+	if p, ok := sys.(*Proc); ok && p.fp != nil {
+		x.cp = p
+	}
+	return x
+}
+
+// compacted returns the system a check of kind k runs on: sys, or its
+// compacted twin when opt.Compact asks for one (an error if the check or
+// the system does not allow it). kind < 0: an exploration.
+func compacted(sys lts.System, opt Options, kind lang.AssertKind) (lts.System, error) {
+	p, ok := sys.(*Proc)
+	mode := opt.Compact.Mode
+	if mode == Exact && ok && p.fp != nil {
+		mode = p.fp.mode
+	}
+	if mode == Exact {
+		return sys, nil
+	}
+	if kind >= 0 {
+		if err := CompactSupports(kind, mode); err != nil {
+			return nil, err
+		}
+	}
+	if !ok {
+		return nil, fmt.Errorf("%s needs a process of a CSP# model, not a %T", mode, sys)
+	}
+	if p.fp != nil {
+		if opt.Compact.Mode != Exact && p.fp.mode != opt.Compact.Mode {
+			return nil, fmt.Errorf("the system is compacted by %s, not %s", p.fp.mode, opt.Compact.Mode)
+		}
+		return p, nil
+	}
+	return p.Compacted(opt.Compact)
 }
 
 // poll checks the limits (the reason to stop, or "") and reports progress.
@@ -146,7 +200,7 @@ func (x *bfs) run(visit visitor) {
 	init := x.sys.Initial()
 	x.mark(init, init, lts.Tau)
 	level := []lts.State{init}
-	if x.opt.Workers > 1 {
+	if x.opt.Workers > 1 && x.cp == nil {
 		x.runParallel(level, visit)
 		return
 	}
@@ -196,6 +250,10 @@ func (x *bfs) runBatched(bs frontier.Batcher, level []lts.State, visit visitor) 
 	var next []lts.State
 	sized, _ := bs.(lts.Sized)
 	for len(level) > 0 {
+		if x.cp != nil {
+			// The levels before this one are done: their bytes go.
+			x.cp.forget(level[0])
+		}
 		next = next[:0]
 		for lo := 0; lo < len(level); lo += frontier.BatchSize {
 			if r := x.poll(); r != "" {
@@ -229,11 +287,15 @@ func (x *bfs) runBatched(bs frontier.Batcher, level []lts.State, visit visitor) 
 				if visit(s, ts) {
 					return
 				}
-				for _, t := range ts {
+				for j, t := range ts {
 					if t.Target < known {
 						continue
 					}
-					if x.mark(t.Target, s, t.Event) {
+					ev := t.Event
+					if x.cp != nil {
+						ev = lts.Event(j)
+					}
+					if x.mark(t.Target, s, ev) {
 						next = append(next, t.Target)
 					}
 				}
@@ -292,8 +354,27 @@ func (x *bfs) runParallel(level []lts.State, visit visitor) {
 	}
 }
 
-// path returns the states and events from the initial state to s.
-func (x *bfs) path(s lts.State) ([]lts.State, []lts.Event) {
+// path returns the states and events from the initial state to s; the
+// path of a compacted system is rebuilt (an error if that fails).
+func (x *bfs) path(s lts.State) ([]lts.State, []lts.Event, error) {
+	ss, es := x.treePath(s)
+	if x.cp == nil {
+		return ss, es, nil
+	}
+	idx := make([]int, len(es))
+	for i, e := range es {
+		idx[i] = int(e)
+	}
+	es, err := x.cp.rebuild(ss, idx)
+	if err != nil {
+		return nil, nil, fmt.Errorf("the counterexample could not be rebuilt from the compact search: %v", err)
+	}
+	return ss, es, nil
+}
+
+// treePath returns the states and the links' labels from the initial
+// state to s.
+func (x *bfs) treePath(s lts.State) ([]lts.State, []lts.Event) {
 	var ss []lts.State
 	var es []lts.Event
 	for {
@@ -355,24 +436,44 @@ func (x *bfs) finish(r *Result) *Result {
 			r.Err = &lts.RuntimeError{Msg: x.err.Error()}
 		}
 		r.Reason = "run-time error: " + x.err.Error()
-		ss, es := x.path(x.errAt)
-		tr, err := x.trace(ss, es)
+		ss, es, err := x.path(x.errAt)
+		if err == nil {
+			r.Trace, err = x.trace(ss, es)
+		}
 		if err != nil {
 			r.Reason += "; " + err.Error()
 		}
-		r.Trace = tr
+		x.cover(r)
 		return r
 	}
 	if x.reason != "" && r.Verdict == lts.Valid {
 		r.Verdict = lts.Unknown
 		r.Reason = x.reason
 	}
+	x.cover(r)
 	return r
 }
 
+// cover fills the coverage of a compact search and marks a verdict that
+// rests on the search having visited every state.
+func (x *bfs) cover(r *Result) {
+	if x.cp == nil {
+		return
+	}
+	x.cp.mu.Lock()
+	r.Coverage = x.cp.fp.coverage()
+	x.cp.mu.Unlock()
+	r.Probabilistic = r.Err == nil && len(r.Trace) == 0 && (r.Verdict == lts.Valid || r.Verdict == lts.Invalid) ||
+		r.Verdict == lts.Valid && r.HasValue
+}
+
 func (x *bfs) witness(r *Result, s lts.State) {
-	ss, es := x.path(s)
-	var err error
+	ss, es, err := x.path(s)
+	if err != nil {
+		// Never a counterexample that was not rebuilt.
+		r.Verdict, r.Reason, r.Trace, r.HasValue = lts.Unknown, err.Error(), nil, false
+		return
+	}
 	if r.Trace, err = x.trace(ss, es); err != nil {
 		r.Verdict, r.Err, r.Reason = lts.Unknown, &lts.RuntimeError{Msg: err.Error()}, err.Error()
 	}
@@ -396,6 +497,10 @@ func (x *bfs) trace(ss []lts.State, es []lts.Event) ([]Step, error) {
 // Explore visits every reachable state and reports the counts (verdict
 // Valid when complete, Unknown on a limit).
 func Explore(ctx context.Context, sys lts.System, opt Options) (*Result, error) {
+	sys, err := compacted(sys, opt, -1)
+	if err != nil {
+		return nil, err
+	}
 	x := newBFS(ctx, sys, opt)
 	x.run(func(lts.State, []lts.Transition) bool { return false })
 	r := x.finish(&Result{Verdict: lts.Valid})
@@ -409,6 +514,10 @@ func resultErr(*Result) error { return nil }
 // DeadlockFree checks that no reachable state is stuck: without
 // transitions and not successfully terminated.
 func DeadlockFree(ctx context.Context, sys lts.System, opt Options) (*Result, error) {
+	sys, err := compacted(sys, opt, lang.KindDeadlockFree)
+	if err != nil {
+		return nil, err
+	}
 	term, _ := sys.(lts.Terminator)
 	x := newBFS(ctx, sys, opt)
 	r := &Result{Verdict: lts.Valid}
@@ -427,6 +536,10 @@ func DeadlockFree(ctx context.Context, sys lts.System, opt Options) (*Result, er
 // NonTerminating checks that every reachable state has a transition: the
 // process neither deadlocks nor terminates.
 func NonTerminating(ctx context.Context, sys lts.System, opt Options) (*Result, error) {
+	sys, err := compacted(sys, opt, lang.KindNonTerminating)
+	if err != nil {
+		return nil, err
+	}
 	term, _ := sys.(lts.Terminator)
 	x := newBFS(ctx, sys, opt)
 	r := &Result{Verdict: lts.Valid}
@@ -448,6 +561,10 @@ func NonTerminating(ctx context.Context, sys lts.System, opt Options) (*Result, 
 // Deterministic checks that no reachable state has two transitions with
 // the same label (tau included) to different states.
 func Deterministic(ctx context.Context, sys lts.System, opt Options) (*Result, error) {
+	sys, err := compacted(sys, opt, lang.KindDeterministic)
+	if err != nil {
+		return nil, err
+	}
 	x := newBFS(ctx, sys, opt)
 	r := &Result{Verdict: lts.Valid}
 	x.run(func(s lts.State, ts []lts.Transition) bool {
@@ -472,6 +589,10 @@ func Deterministic(ctx context.Context, sys lts.System, opt Options) (*Result, e
 // subgraph is searched for a cycle in state order; the counterexample is
 // the shortest path to the first state found on a cycle, and the cycle.
 func DivergenceFree(ctx context.Context, sys lts.System, opt Options) (*Result, error) {
+	sys, err := compacted(sys, opt, lang.KindDivergenceFree)
+	if err != nil {
+		return nil, err
+	}
 	x := newBFS(ctx, sys, opt)
 	var order []lts.State
 	x.run(func(s lts.State, _ []lts.Transition) bool {
@@ -570,7 +691,17 @@ func DivergenceFree(ctx context.Context, sys lts.System, opt Options) (*Result, 
 // OptMin/OptMax, every reachable state is visited and Value is the least
 // (greatest) value of value over the states where cond holds; the witness
 // is the first such state found in BFS order.
+//
+// With opt.Compact, sys must be compacted already (Proc.Compacted), and
+// cond and value read its states.
 func Reaches(ctx context.Context, sys lts.System, cond func(lts.State) (bool, error), optKind lang.OptKind, value func(lts.State) (int64, error), opt Options) (*Result, error) {
+	if p, ok := sys.(*Proc); opt.Compact.Mode != Exact && (!ok || p.fp == nil) {
+		return nil, fmt.Errorf("csp: Reaches with %s needs a compacted system (Proc.Compacted) and conditions on it", opt.Compact.Mode)
+	}
+	sys, err := compacted(sys, opt, lang.KindReaches)
+	if err != nil {
+		return nil, err
+	}
 	x := newBFS(ctx, sys, opt)
 	r := &Result{Verdict: lts.Invalid, Reason: "no reachable state satisfies the condition"}
 	best := noState
@@ -652,6 +783,14 @@ func CheckAssertion(ctx context.Context, prog *Program, a *lang.AssertDecl, opt 
 	}
 	if err != nil {
 		return nil, err
+	}
+	if opt.Compact.Mode != Exact {
+		if err := CompactSupports(a.Kind, opt.Compact.Mode); err != nil {
+			return nil, errAt(a, "%v", err)
+		}
+		if sys, err = sys.Compacted(opt.Compact); err != nil {
+			return nil, errAt(a, "%v", err)
+		}
 	}
 	switch a.Kind {
 	case lang.KindDeadlockFree:

@@ -35,9 +35,12 @@ type Proc struct {
 
 	mu    sync.Mutex
 	store *store
-	init  lts.State
-	pool  sync.Pool
-	sym   *symState // nil: no symmetry reduction (symmetry.go)
+	// fp, if not nil, replaces store: a probabilistic visited set
+	// (compact.go, Compacted).
+	fp   *compactStore
+	init lts.State
+	pool sync.Pool
+	sym  *symState // nil: no symmetry reduction (symmetry.go)
 	// indep: an interleaving without atomic steps, where a local step
 	// (lts.Move.Local) is independent of the other components.
 	indep bool
@@ -161,12 +164,18 @@ func (s *Proc) Terminated(t lts.State) bool { return s.terminated(t) }
 func (s *Proc) NumStates() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.fp != nil {
+		return s.fp.Len()
+	}
 	return s.store.Len()
 }
 
 func (s *Proc) Bytes() int64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.fp != nil {
+		return s.fp.Bytes()
+	}
 	return s.store.Bytes()
 }
 
@@ -322,7 +331,7 @@ func oneByteEach(b []byte) bool {
 // raw copies the encoding of t into buf.
 func (s *Proc) raw(t lts.State, buf []byte) []byte {
 	s.mu.Lock()
-	buf = append(buf[:0], s.store.Get(uint32(t))...)
+	buf = append(buf[:0], s.get(uint32(t))...)
 	s.mu.Unlock()
 	return buf
 }
@@ -365,6 +374,23 @@ type scratch struct {
 	sym   symCache
 }
 
+// get returns the bytes of t (s.mu held; valid until the next intern).
+func (s *Proc) get(t uint32) []byte {
+	if s.fp != nil {
+		return s.fp.Get(t)
+	}
+	return s.store.Get(t)
+}
+
+// lookup returns the id of the state enc if the set holds it (s.mu held).
+// A compacted set knows only the states it has pinned.
+func (s *Proc) lookup(enc []byte) (uint32, bool) {
+	if s.fp != nil {
+		return s.fp.Lookup(enc)
+	}
+	return s.store.Lookup(enc)
+}
+
 func (s *Proc) getScratch() *scratch {
 	n := int(s.p.maxLocals.Load()) + 1
 	if x := s.pool.Get(); x != nil {
@@ -400,8 +426,14 @@ func (s *Proc) intern(x *scratch, buf []lts.Transition) []lts.Transition {
 		s.canonAll(x)
 	}
 	s.mu.Lock()
-	x.ids = s.store.InternAll(x.enc, x.ends, x.ids[:0])
-	hot := s.store.Len() >= hotStates
+	var hot bool
+	if s.fp != nil {
+		x.ids = s.fp.InternAll(x.enc, x.ends, x.ids[:0])
+		hot = s.fp.Len() >= hotStates
+	} else {
+		x.ids = s.store.InternAll(x.enc, x.ends, x.ids[:0])
+		hot = s.store.Len() >= hotStates
+	}
 	s.mu.Unlock()
 	if hot {
 		s.p.heatBlocks()
@@ -795,7 +827,7 @@ func (s *Proc) Who(t lts.State, e lts.Event, u lts.State) string {
 			continue
 		}
 		s.mu.Lock()
-		id, ok := s.store.Lookup(enc)
+		id, ok := s.lookup(enc)
 		s.mu.Unlock()
 		if ok && lts.State(id) == u {
 			// Every component that took part, in component order.
@@ -977,9 +1009,11 @@ func (s *Proc) SuccessorsBatch(ts []lts.State, buf []lts.Transition, counts []in
 	defer s.pool.Put(x)
 	x.raws, x.rawEnd = x.raws[:0], x.rawEnd[:0]
 	s.mu.Lock()
-	s.store.PrefetchGet(ts)
+	if s.fp == nil {
+		s.store.PrefetchGet(ts)
+	}
 	for _, t := range ts {
-		x.raws = append(x.raws, s.store.Get(uint32(t))...)
+		x.raws = append(x.raws, s.get(uint32(t))...)
 		x.rawEnd = append(x.rawEnd, len(x.raws))
 	}
 	s.mu.Unlock()

@@ -704,7 +704,13 @@ func (s *Proc) Unreduce(events []lts.Event, path []lts.State) (lts.System, []lts
 			x.enc, x.ends = append(x.enc[:0], raw...), append(x.ends[:0], len(raw))
 			s.canonAll(x)
 			s.mu.Lock()
-			id, _ := s.store.Intern(x.enc)
+			var id uint32
+			if s.fp != nil {
+				// Only the rebuilt path's states are known exactly.
+				id, _ = s.fp.Lookup(x.enc)
+			} else {
+				id, _ = s.store.Intern(x.enc)
+			}
 			s.mu.Unlock()
 			if lts.State(id) == want {
 				cur, found = t.Target, true
