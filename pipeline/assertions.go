@@ -175,6 +175,12 @@ func checkOne(ctx context.Context, prog *csp.Program, info *lang.Info, a *lang.A
 		res.Stats.Seconds = time.Since(start).Seconds()
 	}()
 	var err error
+	if opt.Compact.Mode != csp.Exact {
+		if err := csp.CompactSupports(a.Kind, opt.Compact.Mode); err != nil {
+			res.Verdict, res.Error = lts.Unknown, err.Error()
+			return
+		}
+	}
 	switch a.Kind {
 	case lang.KindRefines:
 		err = checkRefines(ctx, prog, a, res, opt, nil, linearize.Naming{})
@@ -204,7 +210,7 @@ func checkOne(ctx context.Context, prog *csp.Program, info *lang.Info, a *lang.A
 		err = checkLTL(ctx, prog, info, a, res, opt)
 	default:
 		var r *csp.Result
-		lopt := csp.Options{Limits: opt.Limits, Workers: opt.Workers, NoSymmetry: opt.NoSymmetry, Progress: opt.searchProgress(res)}
+		lopt := csp.Options{Limits: opt.Limits, Workers: opt.Workers, NoSymmetry: opt.NoSymmetry, Progress: opt.searchProgress(res), Compact: opt.Compact}
 		r, err = csp.CheckAssertion(ctx, prog, a, lopt)
 		if err == nil {
 			err = validateLTS(prog, a, r)
@@ -224,6 +230,7 @@ func checkOne(ctx context.Context, prog *csp.Program, info *lang.Info, a *lang.A
 
 func fromLTS(r *csp.Result, res *Assertion) {
 	res.Verdict, res.Reason = r.Verdict, r.Reason
+	res.Probabilistic, res.Coverage = r.Probabilistic, r.Coverage
 	res.Stats = Stats{States: r.Stats.States, Transitions: r.Stats.Transitions, Seconds: r.Stats.Seconds, PeakBytes: r.Stats.PeakBytes, Symmetry: r.Stats.Symmetry}
 	if r.HasValue {
 		v := r.Value

@@ -10,6 +10,7 @@
 package pipeline
 
 import (
+	"github.com/quasar-verify/quasar/csp"
 	"github.com/quasar-verify/quasar/lts"
 	"github.com/quasar-verify/quasar/refine"
 	"github.com/quasar-verify/quasar/relax"
@@ -42,6 +43,11 @@ type Options struct {
 	// Fair is the fairness assumption of LTL assertions: "" or "none",
 	// "weak", "strong" (strong local) or "global" (strong global).
 	Fair string
+	// Compact, if its Mode is not csp.Exact, checks the single-process
+	// assertions with a probabilistic visited set (hash compaction or
+	// bitstate hashing; csp.Compaction); the assertions it does not apply
+	// to end with an error saying so.
+	Compact csp.Compaction
 }
 
 // Progress is a snapshot of a running search.
@@ -72,6 +78,13 @@ type Assertion struct {
 	Value          *int64          `json:"value,omitempty"`    // reaches ... with min/max
 	Error          string          `json:"error,omitempty"`    // a run-time error of the model, or an internal error
 	Internal       bool            `json:"internal,omitempty"` // Error is a bug of quasar, not of the model
+	// Probabilistic: the verdict comes from a compact search (--hash-compact,
+	// --bitstate) and rests on its having visited every reachable state,
+	// which it may not have done; Coverage.Omission estimates the
+	// probability that it did not. A verdict with a counterexample or a
+	// witness is exact (rebuilt and re-validated on the full system).
+	Probabilistic bool          `json:"probabilistic,omitempty"`
+	Coverage      *csp.Coverage `json:"coverage,omitempty"` // the compact search's visited set and estimates
 }
 
 // Stats are the figures of one check.

@@ -10,7 +10,9 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
+	"github.com/quasar-verify/quasar/csp"
 	"github.com/quasar-verify/quasar/internal/budget"
 	"github.com/quasar-verify/quasar/lts"
 	"github.com/quasar-verify/quasar/models"
@@ -23,6 +25,43 @@ type checkOptions struct {
 	modelFlags
 	cpuprofile string
 	memprofile string
+	compact    compactFlags
+}
+
+// compactFlags select a probabilistic visited set.
+type compactFlags struct {
+	hashCompact bool
+	bitstate    string
+	hashes      int
+}
+
+func (f *compactFlags) register(fs *pflag.FlagSet) {
+	fs.BoolVar(&f.hashCompact, "hash-compact", false, "store a 64-bit fingerprint per state instead of the state (SPIN's -DHC): less memory, a valid verdict is probabilistic (docs/verdicts.md)")
+	fs.StringVar(&f.bitstate, "bitstate", "", "store k bits per state in a bit array of this size (e.g. 512MiB; SPIN's -DBITSTATE): a valid verdict is probabilistic (docs/verdicts.md)")
+	fs.IntVar(&f.hashes, "bitstate-hashes", 3, "bits set per state with --bitstate (1 to 32)")
+}
+
+// compaction validates the flags; errors are usage errors.
+func (f *compactFlags) compaction() (csp.Compaction, error) {
+	switch {
+	case f.hashCompact && f.bitstate != "":
+		return csp.Compaction{}, fmt.Errorf("--hash-compact and --bitstate exclude each other")
+	case f.hashCompact:
+		return csp.Compaction{Mode: csp.HashCompact}, nil
+	case f.bitstate != "":
+		n, err := parseSize(f.bitstate)
+		if err != nil {
+			return csp.Compaction{}, fmt.Errorf("--bitstate: %v", err)
+		}
+		if n < 8 {
+			return csp.Compaction{}, fmt.Errorf("--bitstate: the array must have at least 8 bytes, found %d", n)
+		}
+		if f.hashes < 1 || f.hashes > 32 {
+			return csp.Compaction{}, fmt.Errorf("--bitstate-hashes must be 1 to 32, found %d", f.hashes)
+		}
+		return csp.Compaction{Mode: csp.Bitstate, BitstateBytes: n, Hashes: f.hashes}, nil
+	}
+	return csp.Compaction{}, nil
 }
 
 // checkHelp is the help of "quasar check".
@@ -44,7 +83,17 @@ stops the run the same way and prints the results so far.
 Exit code 0: every assertion holds; 1: some assertion is violated; 2: bad
 usage, a model with errors, or a run-time error of the model met while
 checking; 3: a limit was hit or the run was interrupted, and no assertion is
-violated (the verdict is unknown); 4: internal error.`
+violated (the verdict is unknown); 4: internal error.
+
+--hash-compact and --bitstate SIZE trade certainty for memory on deadlockfree,
+nonterminating, reaches (and, with --hash-compact, deterministic) assertions:
+the search stores a fingerprint or a few bits per state, and may take a new
+state for a visited one. A verdict that rests on every state having been
+visited is then printed "valid (probabilistic)" (or "invalid (probabilistic)"
+for a reaches without a witness) with the estimated probability that some
+state was missed; the exit code is the verdict's as usual. A counterexample or
+witness is exact: it is rebuilt and re-validated on the full state space.
+These searches run on one worker. Other assertions end with an error.`
 
 func newCheckCmd(st *streams) *cobra.Command {
 	var opts checkOptions
@@ -58,12 +107,16 @@ func newCheckCmd(st *streams) *cobra.Command {
 	opts.modelFlags.register(fs)
 	fs.StringVar(&opts.cpuprofile, "cpuprofile", "", "write a CPU profile to this file")
 	fs.StringVar(&opts.memprofile, "memprofile", "", "write a heap profile to this file")
+	opts.compact.register(fs)
 	return cmd
 }
 
 func runCheck(ctx context.Context, cmd *cobra.Command, st *streams, opts checkOptions) (err error) {
 	ropt, err := opts.options()
 	if err != nil {
+		return &usageError{cmd, err}
+	}
+	if ropt.Compact, err = opts.compact.compaction(); err != nil {
 		return &usageError{cmd, err}
 	}
 	limits := ropt.Limits

@@ -5,10 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/bits"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
 
+	"github.com/quasar-verify/quasar/csp"
 	"github.com/quasar-verify/quasar/internal/budget"
 	"github.com/quasar-verify/quasar/lts"
 	"github.com/quasar-verify/quasar/pipeline"
@@ -59,6 +62,9 @@ func writeAssertion(w io.Writer, file string, a *pipeline.Assertion, sources map
 		reason := strings.TrimSuffix(strings.TrimSuffix(a.Reason, a.Error), ": ")
 		verdict += " (" + reason + ")"
 	}
+	if a.Probabilistic {
+		verdict += " (probabilistic)"
+	}
 	fmt.Fprintf(w, "%s:%d: %-7s %s", file, a.Line, verdict, a.Text)
 	if a.Value != nil {
 		fmt.Fprintf(w, " = %d", *a.Value)
@@ -66,6 +72,15 @@ func writeAssertion(w io.Writer, file string, a *pipeline.Assertion, sources map
 	fmt.Fprintf(w, "  (%s)\n", formatStats(a.Stats))
 	if a.Verdict != lts.Unknown && a.Reason != "" {
 		fmt.Fprintf(w, "  %s\n", a.Reason)
+	}
+	if c := a.Coverage; c != nil && a.Probabilistic {
+		fmt.Fprintf(w, "  probabilistic: %s\n", coverageText(c, a.Stats.States))
+	} else if c != nil && (a.Counterexample != nil || a.Witness != nil) {
+		mode := "bitstate"
+		if c.Mode == "hash-compact" {
+			mode = "hash-compaction"
+		}
+		fmt.Fprintf(w, "  exact: the trace was rebuilt from the %s search and re-validated on the full state space\n", mode)
 	}
 	if a.Error != "" {
 		msg := strings.TrimRight(formatError(errors.New(a.Error), sources), "\n")
@@ -81,6 +96,49 @@ func writeAssertion(w io.Writer, file string, a *pipeline.Assertion, sources map
 	if a.Witness != nil {
 		writeTrace(w, "witness", a.Witness)
 	}
+}
+
+// coverageText explains a probabilistic verdict: the visited set and the
+// estimated probability that some reachable state was missed.
+func coverageText(c *csp.Coverage, states int64) string {
+	if c.Mode == "hash-compact" {
+		return fmt.Sprintf("hash compaction with %d-bit fingerprints; the probability that some state was missed is at most about %s (n^2/2^%d, n = %d states)",
+			c.FingerprintBits, formatProb(c.Omission), c.FingerprintBits+1, states)
+	}
+	return fmt.Sprintf("bitstate hashing, %s bits (%s), %d hash functions, hash factor %.1f; expected states missed %s (coverage about %s), probability that some state was missed about %s",
+		formatCount(c.Bits), budget.FormatBytes(c.Bits/8), c.Hashes, c.HashFactor, formatProb(c.ExpectedOmitted), formatPercent(c.Coverage), formatProb(c.Omission))
+}
+
+// formatProb prints a probability or an expected count with two
+// significant digits: "7.7e-09", "0.12", "1".
+func formatProb(p float64) string {
+	if p == 0 {
+		return "0"
+	}
+	return strconv.FormatFloat(p, 'g', 2, 64)
+}
+
+// formatCount prints a power of two as 2^k, other counts in full.
+func formatCount(n int64) string {
+	if n > 0 && n&(n-1) == 0 {
+		return fmt.Sprintf("2^%d", bits.TrailingZeros64(uint64(n)))
+	}
+	return strconv.FormatInt(n, 10)
+}
+
+// formatPercent prints a fraction as a percentage that does not round a
+// loss away: 1 - 1e-9 is "99.9999999%", not "100%".
+func formatPercent(f float64) string {
+	if f >= 1 {
+		return "100%"
+	}
+	for d := 1; d < 15; d++ {
+		s := strconv.FormatFloat(f*100, 'f', d, 64)
+		if v, _ := strconv.ParseFloat(s, 64); v < 100 {
+			return s + "%"
+		}
+	}
+	return strconv.FormatFloat(f*100, 'g', -1, 64) + "%"
 }
 
 // formatStats is "1234 states, 5678 transitions, 12ms, 3.1 MiB"; a search
@@ -171,7 +229,14 @@ func writeJSON(w io.Writer, rep *pipeline.Report) error {
 	for _, a := range rep.Assertions {
 		ja := jsonAssertion{
 			Line: a.Line, Text: a.Text, Kind: a.Kind, Verdict: a.Verdict, Reason: a.Reason, Error: a.Error,
-			Internal: a.Internal, Stats: a.Stats, Value: a.Value,
+			Internal: a.Internal, Stats: a.Stats, Value: a.Value, Probabilistic: a.Probabilistic,
+		}
+		if c := a.Coverage; c != nil {
+			ja.Coverage = &jsonCoverage{
+				Mode: c.Mode, FingerprintBits: c.FingerprintBits, Bits: c.Bits, Hashes: c.Hashes,
+				HashFactor: c.HashFactor, Fill: c.Fill, FalseHit: c.FalseHit, FalseHitFormula: c.Formula,
+				ExpectedOmitted: c.ExpectedOmitted, Omission: c.Omission, Coverage: c.Coverage,
+			}
 		}
 		ja.Counterexample, ja.Witness = jsonTrace(a.Counterexample), jsonTrace(a.Witness)
 		doc.Assertions = append(doc.Assertions, ja)
@@ -221,6 +286,26 @@ type jsonAssertion struct {
 	Counterexample *jsonCounterexample `json:"counterexample,omitempty"`
 	Witness        *jsonCounterexample `json:"witness,omitempty"` // reaches: a shortest trace to the goal
 	Value          *int64              `json:"value,omitempty"`
+	// Probabilistic: a --hash-compact or --bitstate verdict that rests on
+	// the search having visited every state (docs/verdicts.md).
+	Probabilistic bool          `json:"probabilistic,omitempty"`
+	Coverage      *jsonCoverage `json:"coverage,omitempty"`
+}
+
+// jsonCoverage is the visited set of a compact search and its estimates
+// (csp.Coverage).
+type jsonCoverage struct {
+	Mode            string  `json:"mode"` // "hash-compact" or "bitstate"
+	FingerprintBits int     `json:"fingerprint_bits,omitempty"`
+	Bits            int64   `json:"bits,omitempty"`
+	Hashes          int     `json:"hashes,omitempty"`
+	HashFactor      float64 `json:"hash_factor,omitempty"`
+	Fill            float64 `json:"fill,omitempty"`
+	FalseHit        float64 `json:"false_hit,omitempty"`
+	FalseHitFormula float64 `json:"false_hit_formula,omitempty"`
+	ExpectedOmitted float64 `json:"expected_omitted,omitempty"`
+	Omission        float64 `json:"omission_probability"`
+	Coverage        float64 `json:"coverage,omitempty"`
 }
 
 type jsonCounterexample struct {
