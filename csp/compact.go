@@ -1,6 +1,7 @@
 package csp
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math"
 	"math/bits"
@@ -144,7 +145,8 @@ type compactStore struct {
 	omit float64 // expected false hits so far (coverage)
 
 	segs   []segment
-	free   []segment // released segments, reused
+	chunks [][]byte // released window chunks, reused
+	offs   [][]uint64
 	pinned map[uint32][]byte
 
 	hashes []uint64
@@ -152,12 +154,20 @@ type compactStore struct {
 }
 
 // segment holds the bytes of the states base, base+1, …: state base+i is
-// data[ends[i-1]:ends[i]].
+// the record [uvarint length][bytes] at offs[i] (chunk<<winChunkBits |
+// offset) in chunks of winChunk bytes, which a record never straddles.
+// Chunks and offset arrays are reused from level to level, so the window
+// makes no garbage once it has grown to the widest level.
 type segment struct {
-	base uint32
-	data []byte
-	ends []uint32
+	base   uint32
+	chunks [][]byte
+	offs   []uint64
 }
+
+const (
+	winChunkBits = 20
+	winChunk     = 1 << winChunkBits
+)
 
 const (
 	fpSlot      = 12
@@ -210,10 +220,11 @@ func (s *compactStore) Len() int { return s.n }
 func (s *compactStore) Bytes() int64 {
 	n := int64(len(s.table)) + int64(len(s.bits))*8
 	for _, g := range s.segs {
-		n += int64(cap(g.data)) + int64(cap(g.ends))*4
+		n += int64(len(g.chunks))*winChunk + int64(cap(g.offs))*8
 	}
-	for _, g := range s.free {
-		n += int64(cap(g.data)) + int64(cap(g.ends))*4
+	n += int64(len(s.chunks)) * winChunk
+	for _, o := range s.offs {
+		n += int64(cap(o)) * 8
 	}
 	return n
 }
@@ -317,11 +328,25 @@ func (s *compactStore) add(b []byte) uint32 {
 	id := uint32(s.n)
 	s.n++
 	g := &s.segs[len(s.segs)-1]
-	if len(g.ends) == 0 {
+	if len(g.offs) == 0 {
 		g.base = id
 	}
-	g.data = append(g.data, b...)
-	g.ends = append(g.ends, uint32(len(g.data)))
+	need := binary.MaxVarintLen64 + len(b)
+	k := len(g.chunks) - 1
+	if k < 0 || len(g.chunks[k])+need > cap(g.chunks[k]) {
+		var c []byte
+		if n := len(s.chunks); n > 0 && need <= winChunk {
+			c, s.chunks = s.chunks[n-1][:0], s.chunks[:n-1]
+		} else {
+			c = make([]byte, 0, max(winChunk, need))
+		}
+		g.chunks = append(g.chunks, c)
+		k++
+	}
+	c := g.chunks[k]
+	g.offs = append(g.offs, uint64(k)<<winChunkBits|uint64(len(c)))
+	c = binary.AppendUvarint(c, uint64(len(b)))
+	g.chunks[k] = append(c, b...)
 	return id
 }
 
@@ -381,18 +406,17 @@ func (s *compactStore) InternAll(enc []byte, ends []int, ids []uint32) []uint32 
 func (s *compactStore) Get(id uint32) []byte {
 	for i := len(s.segs) - 1; i >= 0; i-- {
 		g := &s.segs[i]
-		if len(g.ends) == 0 || id < g.base {
+		if len(g.offs) == 0 || id < g.base {
 			continue
 		}
 		k := id - g.base
-		if int(k) >= len(g.ends) {
+		if int(k) >= len(g.offs) {
 			break
 		}
-		lo := uint32(0)
-		if k > 0 {
-			lo = g.ends[k-1]
-		}
-		return g.data[lo:g.ends[k]:g.ends[k]]
+		o := g.offs[k]
+		c := g.chunks[o>>winChunkBits][o&(winChunk-1):]
+		n, w := binary.Uvarint(c)
+		return c[w : w+int(n) : w+int(n)]
 	}
 	if b, ok := s.pinned[id]; ok {
 		return b
@@ -420,20 +444,24 @@ func (s *compactStore) pin(id uint32, b []byte) { s.pinned[id] = append([]byte(n
 func (s *compactStore) forget(below uint32) {
 	keep := s.segs[:0]
 	for _, g := range s.segs {
-		if len(g.ends) > 0 && g.base+uint32(len(g.ends)) <= below {
-			g.data, g.ends = g.data[:0], g.ends[:0]
-			s.free = append(s.free, g)
+		if len(g.offs) > 0 && g.base+uint32(len(g.offs)) <= below {
+			for _, c := range g.chunks {
+				if cap(c) == winChunk {
+					s.chunks = append(s.chunks, c)
+				}
+			}
+			s.offs = append(s.offs, g.offs[:0])
 			continue
 		}
 		keep = append(keep, g)
 	}
 	s.segs = keep
-	if n := len(s.segs); n > 0 && len(s.segs[n-1].ends) == 0 {
+	if n := len(s.segs); n > 0 && len(s.segs[n-1].offs) == 0 {
 		return
 	}
 	var g segment
-	if n := len(s.free); n > 0 {
-		g, s.free = s.free[n-1], s.free[:n-1]
+	if n := len(s.offs); n > 0 {
+		g.offs, s.offs = s.offs[n-1], s.offs[:n-1]
 	}
 	s.segs = append(s.segs, g)
 }

@@ -7,11 +7,16 @@
 # (philosophers.m, one thread), and prints per tool the state count, the
 # wall and CPU seconds, the rates per wall and per CPU second, the peak RSS
 # and RSS per state. The machine may be shared: the CPU rates are the fair
-# comparison. Usage: bench/philosophers/run.sh [N ...] (default 12 14 16).
+# comparison. Quasar also runs with --hash-compact (quasar-hc) and with
+# --bitstate $BITSTATE (quasar-bs, default 64MiB: 2^29 bits, SPIN's -w29),
+# its probabilistic visited sets; QUASAR_ONLY=1 skips SPIN and Rumur.
+# Usage: bench/philosophers/run.sh [N ...] (default 12 14 16).
 set -eu
 cd "$(dirname "$0")/../.."
 root=$(pwd)
-for tool in spin rumur; do
+bitstate=${BITSTATE:-64MiB}
+quasar_only=${QUASAR_ONLY:-}
+for tool in $([ -n "$quasar_only" ] || echo spin rumur); do
 	if ! command -v $tool >/dev/null 2>&1; then
 		echo "installing $tool" >&2
 		(apt-get install -y $tool || (apt-get update && apt-get install -y $tool)) >/dev/null
@@ -41,6 +46,15 @@ for n in $sizes; do
 		s=$(grep -o '"states": *[0-9]*' "$work/q.json" | head -1 | grep -o '[0-9]*$')
 		report "quasar-w$w" "$n" "$s"
 	done
+	for mode in hc bs; do
+		flag=--hash-compact
+		[ $mode = bs ] && flag="--bitstate $bitstate"
+		/usr/bin/time -f "%e %U %S %M" -o "$work/time.txt" \
+			"$work/quasar" check --symmetry=false --workers 1 $flag --json "$work/p.csp" > "$work/q.json" || true
+		s=$(grep -o '"states": *[0-9]*' "$work/q.json" | head -1 | grep -o '[0-9]*$')
+		report "quasar-$mode" "$n" "$s"
+	done
+	[ -z "$quasar_only" ] || continue
 
 	(cd "$work" && spin -DN="$n" -a "$root/bench/philosophers/philosophers.pml" >/dev/null &&
 		gcc -O2 -DSAFETY -DNOREDUCE -DMEMLIM=16000 -o pan pan.c)
