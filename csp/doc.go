@@ -109,6 +109,20 @@
 // over every other step (PAT 3.4.2). docs/semantics.md lists every rule and
 // decision.
 //
+// # Probabilistic visited sets
+//
+// Proc.Compacted (compact.go) gives a system whose visited set is SPIN's
+// hash compaction (a 64-bit fingerprint -> dense id table) or bitstate
+// hashing (k bits of a fixed array per state, no ids), keeping the bytes
+// of the current and next BFS level only. The BFS checks run on it
+// (Options.Compact; sequentially): the parent tree then records the index
+// of each state's transition in its parent's successors, and a
+// counterexample is rebuilt by replaying those indices from the initial
+// state, which meets exactly the states the search met. A verdict that
+// rests on a complete search is marked Probabilistic, with the estimated
+// probability of a miss in Result.Coverage (docs/verdicts.md §5,
+// docs/engine.md).
+//
 // # Checks
 //
 // Every check is a breadth-first search that records a parent tree, so a
