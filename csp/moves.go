@@ -24,6 +24,115 @@ func (s *Proc) SuccessorsMoves(t lts.State, buf []lts.Transition, mv []lts.Move)
 	if err := s.expand(t, x); err != nil {
 		return buf, mv, err
 	}
+	return s.moves(x, buf, mv)
+}
+
+// ComponentMoves is SuccessorsMoves restricted to the transitions in which
+// component comp alone moves (Move.Comp == comp), in the same order: the
+// other components' steps are evaluated (a run-time error of the state is
+// reported as SuccessorsMoves reports it) but their successors are neither
+// encoded nor stored.
+func (s *Proc) ComponentMoves(t lts.State, comp int32, buf []lts.Transition, mv []lts.Move) (out []lts.Transition, moves []lts.Move, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			out, moves, err = buf, mv, fmt.Errorf("lts: internal error: %v", r)
+		}
+	}()
+	x := s.getScratch()
+	x.only = comp + 1
+	defer func() {
+		x.only = 0
+		s.pool.Put(x)
+	}()
+	if err := s.expand(t, x); err != nil {
+		return buf, mv, err
+	}
+	if x.only != 0 {
+		// The general path made every successor: keep comp's.
+		s.keepComp(x, comp)
+	}
+	return s.moves(x, buf, mv)
+}
+
+// keepComp drops from x the successors that component comp alone did not
+// make (the general path's joints of several components included).
+func (s *Proc) keepComp(x *scratch, comp int32) {
+	enc, ends, evs, who := x.enc[:0], x.ends[:0], x.evs[:0], x.who[:0]
+	start := 0
+	for i, end := range x.ends {
+		w := x.who[i]
+		c := int32(-1)
+		switch {
+		case w <= -2:
+			c = (-2 - w) / 2
+		case w >= 0:
+			if j := x.c.joints[w]; j.n == 1 {
+				c = x.c.flat[x.c.parts[j.off]].who
+			}
+		}
+		if c == comp {
+			// In place: the kept bytes never overtake the ones read.
+			enc = append(enc, x.enc[start:end]...)
+			ends = append(ends, len(enc))
+			evs = append(evs, x.evs[i])
+			who = append(who, w)
+		}
+		start = end
+	}
+	x.enc, x.ends, x.evs, x.who = enc, ends, evs, who
+}
+
+// LocalSteps tells, for each component of state t in order, whether
+// every step its control offers is local (lts.Move.Local and CompLocal:
+// unguarded prefixes without event block and with a fixed label, in an
+// interleaving without atomic steps), so that they are all enabled
+// whatever the variables, and SuccessorsMoves lists exactly these steps
+// for that component, in this order. It appends their events to evs (a
+// hidden event is tau) and, per component, the end of its events in evs
+// to ends, or -1 when some step of that component is not local. known is
+// false (and nothing is appended) when this cannot be told without
+// expanding t: the templates of some control are not known yet.
+func (s *Proc) LocalSteps(t lts.State, evs []lts.Event, ends []int) (outEvs []lts.Event, outEnds []int, known bool) {
+	var cb [16]uint32
+	s.mu.Lock()
+	comps, _ := s.decodeComps(s.store.Get(uint32(t)), cb[:0])
+	s.mu.Unlock()
+	n0, e0 := len(evs), len(ends)
+	for _, ct := range comps {
+		if !s.indep {
+			ends = append(ends, -1)
+			continue
+		}
+		if ct == termSkip || ct == termStop {
+			ends = append(ends, len(evs))
+			continue
+		}
+		ts := s.p.term(ct).edges.Load()
+		if ts == nil {
+			return evs[:n0], ends[:e0], false
+		}
+		if !ts.plain || !ts.local {
+			ends = append(ends, -1)
+			continue
+		}
+		for i := range ts.es {
+			ev := ts.es[i].ev
+			for _, h := range s.hides {
+				if s.p.has(h, ev) {
+					ev = lts.Tau
+					break
+				}
+			}
+			evs = append(evs, ev)
+		}
+		ends = append(ends, len(evs))
+	}
+	return evs, ends, true
+}
+
+// moves interns the successors expanded into x and appends them to buf,
+// with their moves to mv.
+func (s *Proc) moves(x *scratch, buf []lts.Transition, mv []lts.Move) ([]lts.Transition, []lts.Move, error) {
 	// Read who moved before intern: canonicalising decodes into x.comps.
 	for _, w := range x.who {
 		m := lts.Move{Comp: -1}
