@@ -44,7 +44,14 @@ type Reduced struct {
 	index  map[forcedState]uint32
 	roles  atomic.Pointer[[]Role] // by event; roleUnknown until classified
 	pool   sync.Pool
-	cache  succCache
+	cache  succCache // the transitions of the states asked for
+	// comps caches the base's transitions of one component (only) of
+	// the states in between compressed steps: each is met from every
+	// state before it.
+	comps succCache
+	// resp memoises staticResponder by base state: 0 unknown, 1 no
+	// responder, 2+c component c (pages of respPage states, under mu).
+	resp [][]uint8
 	// uncompressed turns the compression off (tests compare the two).
 	uncompressed bool
 	// renamed memoises events with their thread renamed (rename).
@@ -63,8 +70,10 @@ type renKey struct {
 }
 
 type reduceScratch struct {
-	tmp   []lts.Transition // the base's successors before they are cached
+	tmp   []lts.Transition // the base's successors
 	tmpMv []lts.Move
+	evs   []lts.Event // staticResponder's
+	ends  []int
 }
 
 // NewReduced reduces impl, whose invocations and responses are named as
@@ -100,23 +109,43 @@ func (r *Reduced) Successors(s lts.State, buf []lts.Transition) ([]lts.Transitio
 // keeps its renaming, with no ties: its forced thread is not
 // interchangeable; a compressed step has the renaming of its two steps
 // together and the ties of its target, and Comp -1 unless one component
-// took both steps).
+// took both steps). A state's transitions are computed once and cached.
 func (r *Reduced) SuccessorsMoves(id lts.State, buf []lts.Transition, mv []lts.Move) ([]lts.Transition, []lts.Move, error) {
-	s, forced := r.decode(id)
+	if e, ok := r.cache.get(id); ok {
+		return append(buf, e.trs...), append(mv, e.mv...), nil
+	}
 	x, _ := r.pool.Get().(*reduceScratch)
 	if x == nil {
 		x = &reduceScratch{}
 	}
 	defer r.pool.Put(x)
-	e, err := r.baseSuccessors(s, x)
+	n, k := len(buf), len(mv)
+	buf, mv, err := r.successors(id, buf, mv, x)
 	if err != nil {
 		return buf, mv, err
 	}
-	trs, moves := e.trs, e.mv
-	only := forced
-	if only < 0 {
-		only = e.only
+	r.cache.put(id, buf[n:], mv[k:], 0)
+	return buf, mv, nil
+}
+
+// successors computes the transitions of id (SuccessorsMoves).
+func (r *Reduced) successors(id lts.State, buf []lts.Transition, mv []lts.Move, x *reduceScratch) ([]lts.Transition, []lts.Move, error) {
+	s, forced := r.decode(id)
+	var trs []lts.Transition
+	var moves []lts.Move
+	var only int32
+	var err error
+	if forced >= 0 {
+		only = forced
+		trs, moves, err = r.compSuccessors(s, forced, x)
+	} else {
+		trs, moves, only, err = r.responding(s, x)
 	}
+	if err != nil {
+		return buf, mv, err
+	}
+	// The scratch's own buffers are reused by the steps below.
+	trs, moves = slices.Clone(trs), slices.Clone(moves)
 	for i, tr := range trs {
 		m := moves[i]
 		if only >= 0 && m.Comp != only {
@@ -135,19 +164,148 @@ func (r *Reduced) SuccessorsMoves(id lts.State, buf []lts.Transition, mv []lts.M
 	return buf, mv, nil
 }
 
+// responding returns the base's transitions of s that the reduced system
+// takes (those of its responder, if it has one, else all of them; not to
+// be modified, valid until x is reused) and the responder, or -1.
+func (r *Reduced) responding(s lts.State, x *reduceScratch) ([]lts.Transition, []lts.Move, int32, error) {
+	only, known := r.staticResponder(s, x)
+	if known && only >= 0 {
+		trs, moves, err := r.compSuccessors(s, only, x)
+		return trs, moves, only, err
+	}
+	trs, moves, err := r.base.SuccessorsMoves(s, x.tmp[:0], x.tmpMv[:0])
+	x.tmp, x.tmpMv = trs, moves
+	if err != nil {
+		return nil, nil, -1, err
+	}
+	if !known {
+		only = r.responder(trs, moves)
+	}
+	return trs, moves, only, nil
+}
+
+// compSuccessors returns the base's transitions of s in which component
+// comp moves (not to be modified; valid until x is reused).
+func (r *Reduced) compSuccessors(s lts.State, comp int32, x *reduceScratch) ([]lts.Transition, []lts.Move, error) {
+	if e, ok := r.comps.get(s); ok && e.only == comp {
+		return e.trs, e.mv, nil
+	}
+	trs, moves, err := r.compExpand(s, comp, x)
+	if err != nil {
+		return trs, moves, err
+	}
+	e := r.comps.put(s, trs, moves, comp)
+	if e.only != comp {
+		// Cached for another component before: not replaced.
+		return trs, moves, nil
+	}
+	return e.trs, e.mv, nil
+}
+
+// compExpand computes compSuccessors.
+func (r *Reduced) compExpand(s lts.State, comp int32, x *reduceScratch) ([]lts.Transition, []lts.Move, error) {
+	var trs []lts.Transition
+	var moves []lts.Move
+	var err error
+	if cm, ok := r.base.(compMover); ok {
+		trs, moves, err = cm.ComponentMoves(s, comp, x.tmp[:0], x.tmpMv[:0])
+	} else {
+		trs, moves, err = r.base.SuccessorsMoves(s, x.tmp[:0], x.tmpMv[:0])
+		if err == nil {
+			k := 0
+			for i := range trs {
+				if moves[i].Comp == comp {
+					trs[k], moves[k] = trs[i], moves[i]
+					k++
+				}
+			}
+			trs, moves = trs[:k], moves[:k]
+		}
+	}
+	x.tmp, x.tmpMv = trs, moves
+	return trs, moves, err
+}
+
+// compMover is a Mover that expands one component alone and tells which
+// components offer local steps only (*csp.Proc).
+type compMover interface {
+	ComponentMoves(s lts.State, comp int32, buf []lts.Transition, mv []lts.Move) ([]lts.Transition, []lts.Move, error)
+	LocalSteps(t lts.State, evs []lts.Event, ends []int) ([]lts.Event, []int, bool)
+}
+
+// staticResponder returns the least component of s whose every step is a
+// local response (responder), read from the controls without expanding s;
+// known is false when the base cannot tell.
+func (r *Reduced) staticResponder(s lts.State, x *reduceScratch) (only int32, known bool) {
+	cm, ok := r.base.(compMover)
+	if !ok {
+		return -1, false
+	}
+	page, at := int(s/respPage), int(s%respPage)
+	r.mu.Lock()
+	if page < len(r.resp) && r.resp[page] != nil {
+		if v := r.resp[page][at]; v != 0 {
+			r.mu.Unlock()
+			return int32(v) - 2, true
+		}
+	}
+	r.mu.Unlock()
+	only, known = r.readResponder(cm, s, x)
+	if known {
+		r.mu.Lock()
+		for page >= len(r.resp) {
+			r.resp = append(r.resp, nil)
+		}
+		if r.resp[page] == nil {
+			r.resp[page] = make([]uint8, respPage)
+		}
+		r.resp[page][at] = uint8(only + 2)
+		r.mu.Unlock()
+	}
+	return only, known
+}
+
+// respPage is the number of states of a page of Reduced.resp.
+const respPage = 1 << 12
+
+// readResponder computes staticResponder.
+func (r *Reduced) readResponder(cm compMover, s lts.State, x *reduceScratch) (only int32, known bool) {
+	evs, ends, known := cm.LocalSteps(s, x.evs[:0], x.ends[:0])
+	x.evs, x.ends = evs, ends
+	if !known {
+		return -1, false
+	}
+	start := 0
+	for c, end := range ends {
+		if end < 0 {
+			continue
+		}
+		if end > start && c < 64 {
+			all := true
+			for _, e := range evs[start:end] {
+				if r.role(e) != RoleRes {
+					all = false
+					break
+				}
+			}
+			if all {
+				return int32(c), true
+			}
+		}
+		start = end
+	}
+	return -1, true
+}
+
 // invStep appends the transitions for the local invocation tr of
 // component m.Comp: the invocation together with each next step of its
 // thread when they are all internal (compressed), else the invocation
 // into the forced state.
 func (r *Reduced) invStep(tr lts.Transition, m lts.Move, buf []lts.Transition, mv []lts.Move, x *reduceScratch) ([]lts.Transition, []lts.Move) {
 	comp := int32(m.Perm.At(int(m.Comp))) // the thread, named as in the target
-	e, err := r.baseSuccessors(tr.Target, x)
-	trs, moves := e.trs, e.mv
+	trs, moves, err := r.compSuccessors(tr.Target, comp, x)
 	n := 0
-	for i, t := range trs {
-		if moves[i].Comp != comp {
-			continue
-		}
+	for _, t := range trs {
 		if t.Event != lts.Tau {
 			n = 0
 			break
@@ -161,9 +319,6 @@ func (r *Reduced) invStep(tr lts.Transition, m lts.Move, buf []lts.Transition, m
 		return append(buf, lts.Transition{Event: tr.Event, Target: r.force(tr.Target, comp)}), append(mv, m)
 	}
 	for i, t := range trs {
-		if moves[i].Comp != comp {
-			continue
-		}
 		buf = append(buf, lts.Transition{Event: tr.Event, Target: 2 * t.Target})
 		mv = append(mv, lts.Move{Comp: m.Comp, Perm: m.Perm.Then(moves[i].Perm), Ties: moves[i].Ties})
 	}
@@ -174,8 +329,10 @@ func (r *Reduced) invStep(tr lts.Transition, m lts.Move, buf []lts.Transition, m
 // to a responding state (one where some thread can only give local
 // responses), that thread's responses from there (compressed), else tr.
 func (r *Reduced) tauStep(tr lts.Transition, m lts.Move, buf []lts.Transition, mv []lts.Move, x *reduceScratch) ([]lts.Transition, []lts.Move) {
-	e, err := r.baseSuccessors(tr.Target, x)
-	trs, moves, only := e.trs, e.mv, e.only
+	if only, known := r.staticResponder(tr.Target, x); known && only < 0 {
+		return append(buf, lts.Transition{Event: lts.Tau, Target: 2 * tr.Target}), append(mv, m)
+	}
+	trs, moves, only, err := r.responding(tr.Target, x)
 	if err != nil || only < 0 {
 		return append(buf, lts.Transition{Event: lts.Tau, Target: 2 * tr.Target}), append(mv, m)
 	}
@@ -218,22 +375,6 @@ func (r *Reduced) rename(e lts.Event, p lts.Perm) lts.Event {
 	r.renamed[k] = out
 	r.renMu.Unlock()
 	return out
-}
-
-// baseSuccessors returns the base's transitions of s (not to be
-// modified) and their responder, from the cache when they are there: a
-// state is expanded for each of its pairs, and for each compressed step
-// that passes it.
-func (r *Reduced) baseSuccessors(s lts.State, x *reduceScratch) (cacheEntry, error) {
-	if e, ok := r.cache.get(s); ok {
-		return e, nil
-	}
-	trs, moves, err := r.base.SuccessorsMoves(s, x.tmp[:0], x.tmpMv[:0])
-	x.tmp, x.tmpMv = trs, moves
-	if err != nil {
-		return cacheEntry{}, err
-	}
-	return r.cache.put(s, trs, moves, r.responder(trs, moves)), nil
 }
 
 // responder returns the least component whose every step is a local
