@@ -116,6 +116,7 @@ func componentMovesAgree(t *testing.T, name string, sys *Proc, limit int) (check
 			}
 			start = end
 		}
+		pendingAgree(t, name, sys, s, trs, moves)
 		for _, tr := range trs {
 			if !seen[tr.Target] {
 				seen[tr.Target] = true
@@ -124,4 +125,64 @@ func componentMovesAgree(t *testing.T, name string, sys *Proc, limit int) (check
 		}
 	}
 	return checked, local
+}
+
+// pendingAgree: Expand then Store gives the transitions of SuccessorsMoves
+// (trs, moves), and the successors of a pending state are those of the
+// state stored: the same transitions without a symmetry, the same targets
+// with one (events name threads as the state expanded does, not as its
+// representative).
+func pendingAgree(t *testing.T, name string, sys *Proc, s lts.State, trs []lts.Transition, moves []lts.Move) {
+	var p, q Pending
+	if err := sys.Expand(s, -1, &p); err != nil {
+		t.Fatalf("%s: state %d: Expand: %v", name, s, err)
+	}
+	got, gotMv, err := sys.Store(&p, nil, nil, nil)
+	if err != nil || !slices.Equal(got, trs) || !slices.Equal(gotMv, moves) {
+		t.Fatalf("%s: state %d: Expand and Store %v %v (%v), SuccessorsMoves %v %v", name, s, got, gotMv, err, trs, moves)
+	}
+	for i := range p.Len() {
+		if p.Event(i) != trs[i].Event || p.Move(i).Comp != moves[i].Comp || p.Move(i).Local != moves[i].Local {
+			t.Fatalf("%s: state %d: pending %d: %v %+v, stored %v %+v", name, s, i, p.Event(i), p.Move(i), trs[i], moves[i])
+		}
+		if sys.sym == nil {
+			e1, n1, k1 := sys.PendingLocalSteps(&p, i, nil, nil)
+			e2, n2, k2 := sys.LocalSteps(trs[i].Target, nil, nil)
+			if k1 != k2 || k1 && (!slices.Equal(e1, e2) || !slices.Equal(n1, n2)) {
+				t.Fatalf("%s: state %d: successor %d: PendingLocalSteps %v %v %v, LocalSteps %v %v %v", name, s, i, e1, n1, k1, e2, n2, k2)
+			}
+		}
+		for c := range sys.ncomp {
+			if err := sys.ExpandPending(&p, i, int32(c), &q); err != nil {
+				continue // the stored state's expansion meets it too
+			}
+			got, gotMv, err := sys.Store(&q, nil, nil, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, wantMv, err := sys.ComponentMoves(trs[i].Target, int32(moves[i].Perm.At(c)), nil, nil)
+			if err != nil {
+				t.Fatalf("%s: state %d: successor %d: ComponentMoves: %v, ExpandPending succeeded", name, s, i, err)
+			}
+			if sys.sym == nil {
+				if !slices.Equal(got, want) || !slices.Equal(gotMv, wantMv) {
+					t.Fatalf("%s: state %d: successor %d, component %d: pending %v %v, stored %v %v", name, s, i, c, got, gotMv, want, wantMv)
+				}
+				continue
+			}
+			a, b := targets(got), targets(want)
+			if !slices.Equal(a, b) {
+				t.Fatalf("%s: state %d: successor %d, component %d: pending targets %v, stored %v", name, s, i, c, a, b)
+			}
+		}
+	}
+}
+
+func targets(trs []lts.Transition) []lts.State {
+	var out []lts.State
+	for _, tr := range trs {
+		out = append(out, tr.Target)
+	}
+	slices.Sort(out)
+	return out
 }

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/quasar-verify/quasar/csp"
 	"github.com/quasar-verify/quasar/lts"
 )
 
@@ -74,6 +75,13 @@ type reduceScratch struct {
 	tmpMv []lts.Move
 	evs   []lts.Event // staticResponder's
 	ends  []int
+	// successorsPending's: a state's successors, a state's in between,
+	// the targets to store; which of those go to forced states, and which
+	// are asked late.
+	p, q, out2   csp.Pending
+	forced, late []int
+	out          []lts.Transition // SuccessorsMoves's
+	outMv        []lts.Move
 }
 
 // NewReduced reduces impl, whose invocations and responses are named as
@@ -119,17 +127,22 @@ func (r *Reduced) SuccessorsMoves(id lts.State, buf []lts.Transition, mv []lts.M
 		x = &reduceScratch{}
 	}
 	defer r.pool.Put(x)
-	n, k := len(buf), len(mv)
-	buf, mv, err := r.successors(id, buf, mv, x)
+	// Into the scratch's buffers, which stay in step (a caller may pass
+	// buf with transitions and mv empty).
+	trs, moves, err := r.successors(id, x.out[:0], x.outMv[:0], x)
+	x.out, x.outMv = trs, moves
 	if err != nil {
 		return buf, mv, err
 	}
-	r.cache.put(id, buf[n:], mv[k:], 0)
-	return buf, mv, nil
+	r.cache.put(id, trs, moves, 0)
+	return append(buf, trs...), append(mv, moves...), nil
 }
 
 // successors computes the transitions of id (SuccessorsMoves).
 func (r *Reduced) successors(id lts.State, buf []lts.Transition, mv []lts.Move, x *reduceScratch) ([]lts.Transition, []lts.Move, error) {
+	if pd, ok := r.base.(pender); ok {
+		return r.successorsPending(pd, id, buf, mv, x)
+	}
 	s, forced := r.decode(id)
 	var trs []lts.Transition
 	var moves []lts.Move
@@ -162,6 +175,170 @@ func (r *Reduced) successors(id lts.State, buf []lts.Transition, mv []lts.Move, 
 		}
 	}
 	return buf, mv, nil
+}
+
+// pender is a Mover that expands a state without storing its successors,
+// and a pending successor in turn (*csp.Proc): the state in between a
+// compressed step is then never stored.
+type pender interface {
+	compMover
+	Expand(t lts.State, comp int32, p *csp.Pending) error
+	ExpandPending(from *csp.Pending, i int, comp int32, p *csp.Pending) error
+	PendingLocalSteps(p *csp.Pending, i int, evs []lts.Event, ends []int) ([]lts.Event, []int, bool)
+	Store(p *csp.Pending, is []int, buf []lts.Transition, mv []lts.Move) ([]lts.Transition, []lts.Move, error)
+}
+
+// successorsPending is successors with a pender base: the same
+// transitions, but the states in between compressed steps are expanded
+// from their encodings and not stored. Their threads keep the names of the
+// state expanded (they are not renamed to a representative), so a
+// response from one needs no renaming, and the renaming of a compressed
+// step is that of its target alone. The targets are collected and stored
+// together, in order.
+func (r *Reduced) successorsPending(pd pender, id lts.State, buf []lts.Transition, mv []lts.Move, x *reduceScratch) ([]lts.Transition, []lts.Move, error) {
+	s, forced := r.decode(id)
+	p := &x.p
+	only := forced
+	var err error
+	if forced >= 0 {
+		err = pd.Expand(s, forced, p)
+	} else {
+		var known bool
+		if only, known = r.staticResponder(s, x); known && only >= 0 {
+			err = pd.Expand(s, only, p)
+		} else if err = pd.Expand(s, -1, p); err == nil && !known {
+			only = r.pendingResponder(p)
+		}
+	}
+	if err != nil {
+		return buf, mv, err
+	}
+	out := &x.out2
+	out.Reset()
+	x.forced, x.late = x.forced[:0], x.late[:0]
+	for i := range p.Len() {
+		m := p.Move(i)
+		if only >= 0 && m.Comp != only {
+			continue
+		}
+		switch ev := p.Event(i); {
+		case ev == lts.Tau && !r.uncompressed:
+			r.tauPending(pd, p, i, m, out, x)
+		case forced < 0 && only < 0 && m.Local && m.Comp >= 0 && r.role(ev) == RoleInv:
+			r.invPending(pd, p, i, m, out, x)
+		default:
+			out.Add(p, i, ev, m)
+		}
+	}
+	n := len(buf)
+	buf, mv, err = pd.Store(out, nil, buf, mv)
+	if err != nil {
+		return buf, mv, err
+	}
+	for k := n; k < len(buf); k++ {
+		buf[k].Target *= 2
+	}
+	// Invocations into forced states: their thread, named as in the
+	// target.
+	for _, k := range x.forced {
+		m := &mv[n+k]
+		m.Ties = 0
+		buf[n+k].Target = r.force(buf[n+k].Target/2, int32(m.Perm.At(int(m.Comp))))
+	}
+	// Internal steps into states whose controls are new: asked as tauStep
+	// does, once stored.
+	if len(x.late) > 0 {
+		trs, moves := slices.Clone(buf[n:]), slices.Clone(mv[n:])
+		buf, mv = buf[:n], mv[:n]
+		late := 0
+		for k, tr := range trs {
+			if late < len(x.late) && x.late[late] == k {
+				late++
+				buf, mv = r.tauStep(lts.Transition{Event: tr.Event, Target: tr.Target / 2}, moves[k], buf, mv, x)
+				continue
+			}
+			buf, mv = append(buf, tr), append(mv, moves[k])
+		}
+	}
+	return buf, mv, nil
+}
+
+// pendingResponder is responder for pending successors.
+func (r *Reduced) pendingResponder(p *csp.Pending) int32 {
+	var ok [64]int8 // as in responder
+	for i := range p.Len() {
+		m := p.Move(i)
+		if m.Comp < 0 || int(m.Comp) >= len(ok) {
+			continue
+		}
+		if m.Local && m.CompLocal && r.role(p.Event(i)) == RoleRes {
+			if ok[m.Comp] == 0 {
+				ok[m.Comp] = 1
+			}
+		} else {
+			ok[m.Comp] = 2
+		}
+	}
+	for c, v := range ok {
+		if v == 1 {
+			return int32(c)
+		}
+	}
+	return -1
+}
+
+// tauPending adds to out the targets of the pending internal step i of p
+// (tauStep): the responses from its target when that is a responding
+// state, else the target.
+func (r *Reduced) tauPending(pd pender, p *csp.Pending, i int, m lts.Move, out *csp.Pending, x *reduceScratch) {
+	evs, ends, known := pd.PendingLocalSteps(p, i, x.evs[:0], x.ends[:0])
+	x.evs, x.ends = evs, ends
+	if !known {
+		// Its controls are new: stored, it is asked as tauStep does.
+		x.late = append(x.late, out.Len())
+		out.Add(p, i, lts.Tau, m)
+		return
+	}
+	c := r.responderOf(evs, ends)
+	q := &x.q
+	if c < 0 || pd.ExpandPending(p, i, c, q) != nil {
+		// Not responding; or an error, left to the state in between,
+		// stored, to report with its trace.
+		out.Add(p, i, lts.Tau, m)
+		return
+	}
+	comp := int32(-1)
+	if m.Comp == c {
+		comp = c
+	}
+	for k := range q.Len() {
+		m2 := q.Move(k)
+		m2.Comp = comp
+		out.Add(q, k, q.Event(k), m2)
+	}
+}
+
+// invPending adds to out the targets of the pending local invocation i of
+// p (invStep): the next steps of its thread from its target when they are
+// all internal, else the target, a forced state.
+func (r *Reduced) invPending(pd pender, p *csp.Pending, i int, m lts.Move, out *csp.Pending, x *reduceScratch) {
+	q := &x.q
+	err := pd.ExpandPending(p, i, m.Comp, q)
+	all := err == nil && q.Len() > 0 && !r.uncompressed
+	for k := range q.Len() {
+		all = all && q.Event(k) == lts.Tau
+	}
+	if !all {
+		// An error is left to the forced state's own expansion.
+		x.forced = append(x.forced, out.Len())
+		out.Add(p, i, p.Event(i), m)
+		return
+	}
+	for k := range q.Len() {
+		m2 := q.Move(k)
+		m2.Comp = m.Comp
+		out.Add(q, k, p.Event(i), m2)
+	}
 }
 
 // responding returns the base's transitions of s that the reduced system
@@ -275,6 +452,12 @@ func (r *Reduced) readResponder(cm compMover, s lts.State, x *reduceScratch) (on
 	if !known {
 		return -1, false
 	}
+	return r.responderOf(evs, ends), true
+}
+
+// responderOf is the least component whose steps, as LocalSteps lists
+// them (evs, ends), are all local responses, and at least one; or -1.
+func (r *Reduced) responderOf(evs []lts.Event, ends []int) int32 {
 	start := 0
 	for c, end := range ends {
 		if end < 0 {
@@ -289,12 +472,12 @@ func (r *Reduced) readResponder(cm compMover, s lts.State, x *reduceScratch) (on
 				}
 			}
 			if all {
-				return int32(c), true
+				return int32(c)
 			}
 		}
 		start = end
 	}
-	return -1, true
+	return -1
 }
 
 // invStep appends the transitions for the local invocation tr of
