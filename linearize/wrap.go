@@ -111,25 +111,30 @@
 // its verdict are the same. A step in between is computed when its first
 // state is expanded; an error there leaves the step uncompressed, so the
 // error is met, with its own trace, when the state in between is. With a
-// thread symmetry a compressed step carries the composed renaming of its
-// two steps and the ties of its target (the state in between, a forced or
-// a responding one, is not stored, so its ties play no part), and a
-// response taken from the state in between has its thread renamed into the
-// numbering of the state before. A counterexample's path is mapped back
+// thread symmetry a compressed step carries the renaming that takes its
+// target to its representative and the target's ties (the state in
+// between, a forced or a responding one, is not stored, so its ties play
+// no part): the state in between is expanded as it comes from the state
+// before, its threads named as there, so the responses taken from it name
+// threads as the state before does. (When the base can only expand stored
+// states, the state in between is stored as its representative; the
+// compressed step then composes the two steps' renamings, and a response's
+// thread is renamed back into the numbering of the state before.) A counterexample's path is mapped back
 // step by step (UnreduceSteps): a step that is no transition of the base
 // is replaced by the two-step path through a successor of the state
 // before, each candidate checked on the unreduced system.
 //
 // A state's transitions are computed once and cached (up to a bound; a
 // full cache starts afresh): the search asks for them once per product
-// pair. Computing them expands, of the state in between, only the thread
-// that moves there (the forced thread, or the responder), when the base
-// can (csp.Proc.ComponentMoves: the other threads' steps are still
-// evaluated, so a run-time error is met as before, but their successors
-// are not stored); and whether a state is a responding one is read from
-// its threads' controls without expanding it (csp.Proc.LocalSteps: a
-// control whose steps are all local offers them all, whatever the
-// variables), which is what the expansion would tell.
+// pair. When the base can (csp.Proc.Expand, ExpandPending, Store), the
+// states in between are never stored: they are expanded from their
+// encodings, only the thread that moves there (the forced thread, or the
+// responder; the other threads' steps are still evaluated, so a run-time
+// error is met as before), and only the targets kept are stored. Whether a
+// state is a responding one is read from its threads' controls without
+// expanding it (csp.Proc.LocalSteps: a control whose steps are all local
+// offers them all, whatever the variables), which is what the expansion
+// would tell.
 //
 // # Sets of states
 //
