@@ -365,6 +365,10 @@ type scratch struct {
 	raws   []byte // encodings of a batch of states
 	rawEnd []int
 	tsets  []*tmplSet // expandPlain: each component's templates
+	// only, when not 0, restricts the successors made to those of
+	// component only-1 (ComponentMoves); the others' steps are still
+	// evaluated, so that the state's run-time errors are the same.
+	only int32
 	// generic makes expandRaw take the general path (Who reads its
 	// combination).
 	generic bool
@@ -610,6 +614,10 @@ func (s *Proc) expandPlain(raw []byte, x *scratch) (bool, error) {
 					x.undo()
 					continue
 				}
+			}
+			if x.only != 0 && int32(i) != x.only-1 {
+				x.undo()
+				continue
 			}
 			for _, h := range s.hides {
 				if p.has(h, ev) {

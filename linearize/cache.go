@@ -15,12 +15,13 @@ const cacheTransitions = 1 << 20
 // it without copying.
 const cacheChunk = 1 << 12
 
-// succCache keeps the base's successors of the states expanded lately,
-// indexed by state (the base's ids are dense). It has two generations:
+// succCache keeps the transitions of the states expanded lately (Reduced's
+// own, or the base's of one component), indexed by state (the ids are
+// dense). It has two generations:
 // when the current one is full it becomes the old one, and an entry found
 // in the old one moves to the current one, so the states the search keeps
-// meeting stay. It only saves work: what it returns is what the base
-// would.
+// meeting stay. It only saves work: what it returns is what would be
+// computed again.
 type succCache struct {
 	mu       sync.Mutex
 	cur, old cacheGen
@@ -39,11 +40,11 @@ type cacheGen struct {
 // collector does not scan ents).
 type cacheSpan struct {
 	block, off, n uint32
-	only          int32 // Reduced.responder of the successors
+	only          int32 // the component of the base's transitions (Reduced.comps)
 }
 
-// cacheEntry is a state's successors, not to be modified, and their
-// responder.
+// cacheEntry is a state's transitions, not to be modified, and their
+// component.
 type cacheEntry struct {
 	trs  []lts.Transition
 	mv   []lts.Move

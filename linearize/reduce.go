@@ -6,6 +6,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/quasar-verify/quasar/csp"
 	"github.com/quasar-verify/quasar/lts"
 )
 
@@ -44,7 +45,14 @@ type Reduced struct {
 	index  map[forcedState]uint32
 	roles  atomic.Pointer[[]Role] // by event; roleUnknown until classified
 	pool   sync.Pool
-	cache  succCache
+	cache  succCache // the transitions of the states asked for
+	// comps caches the base's transitions of one component (only) of
+	// the states in between compressed steps: each is met from every
+	// state before it.
+	comps succCache
+	// resp memoises staticResponder by base state: 0 unknown, 1 no
+	// responder, 2+c component c (pages of respPage states, under mu).
+	resp [][]uint8
 	// uncompressed turns the compression off (tests compare the two).
 	uncompressed bool
 	// renamed memoises events with their thread renamed (rename).
@@ -63,8 +71,17 @@ type renKey struct {
 }
 
 type reduceScratch struct {
-	tmp   []lts.Transition // the base's successors before they are cached
+	tmp   []lts.Transition // the base's successors
 	tmpMv []lts.Move
+	evs   []lts.Event // staticResponder's
+	ends  []int
+	// successorsPending's: a state's successors, a state's in between,
+	// the targets to store; which of those go to forced states, and which
+	// are asked late.
+	p, q, out2   csp.Pending
+	forced, late []int
+	out          []lts.Transition // SuccessorsMoves's
+	outMv        []lts.Move
 }
 
 // NewReduced reduces impl, whose invocations and responses are named as
@@ -100,23 +117,48 @@ func (r *Reduced) Successors(s lts.State, buf []lts.Transition) ([]lts.Transitio
 // keeps its renaming, with no ties: its forced thread is not
 // interchangeable; a compressed step has the renaming of its two steps
 // together and the ties of its target, and Comp -1 unless one component
-// took both steps).
+// took both steps). A state's transitions are computed once and cached.
 func (r *Reduced) SuccessorsMoves(id lts.State, buf []lts.Transition, mv []lts.Move) ([]lts.Transition, []lts.Move, error) {
-	s, forced := r.decode(id)
+	if e, ok := r.cache.get(id); ok {
+		return append(buf, e.trs...), append(mv, e.mv...), nil
+	}
 	x, _ := r.pool.Get().(*reduceScratch)
 	if x == nil {
 		x = &reduceScratch{}
 	}
 	defer r.pool.Put(x)
-	e, err := r.baseSuccessors(s, x)
+	// Into the scratch's buffers, which stay in step (a caller may pass
+	// buf with transitions and mv empty).
+	trs, moves, err := r.successors(id, x.out[:0], x.outMv[:0], x)
+	x.out, x.outMv = trs, moves
 	if err != nil {
 		return buf, mv, err
 	}
-	trs, moves := e.trs, e.mv
-	only := forced
-	if only < 0 {
-		only = e.only
+	r.cache.put(id, trs, moves, 0)
+	return append(buf, trs...), append(mv, moves...), nil
+}
+
+// successors computes the transitions of id (SuccessorsMoves).
+func (r *Reduced) successors(id lts.State, buf []lts.Transition, mv []lts.Move, x *reduceScratch) ([]lts.Transition, []lts.Move, error) {
+	if pd, ok := r.base.(pender); ok {
+		return r.successorsPending(pd, id, buf, mv, x)
 	}
+	s, forced := r.decode(id)
+	var trs []lts.Transition
+	var moves []lts.Move
+	var only int32
+	var err error
+	if forced >= 0 {
+		only = forced
+		trs, moves, err = r.compSuccessors(s, forced, x)
+	} else {
+		trs, moves, only, err = r.responding(s, x)
+	}
+	if err != nil {
+		return buf, mv, err
+	}
+	// The scratch's own buffers are reused by the steps below.
+	trs, moves = slices.Clone(trs), slices.Clone(moves)
 	for i, tr := range trs {
 		m := moves[i]
 		if only >= 0 && m.Comp != only {
@@ -135,19 +177,318 @@ func (r *Reduced) SuccessorsMoves(id lts.State, buf []lts.Transition, mv []lts.M
 	return buf, mv, nil
 }
 
+// pender is a Mover that expands a state without storing its successors,
+// and a pending successor in turn (*csp.Proc): the state in between a
+// compressed step is then never stored.
+type pender interface {
+	compMover
+	Expand(t lts.State, comp int32, p *csp.Pending) error
+	ExpandPending(from *csp.Pending, i int, comp int32, p *csp.Pending) error
+	PendingLocalSteps(p *csp.Pending, i int, evs []lts.Event, ends []int) ([]lts.Event, []int, bool)
+	Store(p *csp.Pending, is []int, buf []lts.Transition, mv []lts.Move) ([]lts.Transition, []lts.Move, error)
+}
+
+// successorsPending is successors with a pender base: the same
+// transitions, but the states in between compressed steps are expanded
+// from their encodings and not stored. Their threads keep the names of the
+// state expanded (they are not renamed to a representative), so a
+// response from one needs no renaming, and the renaming of a compressed
+// step is that of its target alone. The targets are collected and stored
+// together, in order.
+func (r *Reduced) successorsPending(pd pender, id lts.State, buf []lts.Transition, mv []lts.Move, x *reduceScratch) ([]lts.Transition, []lts.Move, error) {
+	s, forced := r.decode(id)
+	p := &x.p
+	only := forced
+	var err error
+	if forced >= 0 {
+		err = pd.Expand(s, forced, p)
+	} else {
+		var known bool
+		if only, known = r.staticResponder(s, x); known && only >= 0 {
+			err = pd.Expand(s, only, p)
+		} else if err = pd.Expand(s, -1, p); err == nil && !known {
+			only = r.pendingResponder(p)
+		}
+	}
+	if err != nil {
+		return buf, mv, err
+	}
+	out := &x.out2
+	out.Reset()
+	x.forced, x.late = x.forced[:0], x.late[:0]
+	for i := range p.Len() {
+		m := p.Move(i)
+		if only >= 0 && m.Comp != only {
+			continue
+		}
+		switch ev := p.Event(i); {
+		case ev == lts.Tau && !r.uncompressed:
+			r.tauPending(pd, p, i, m, out, x)
+		case forced < 0 && only < 0 && m.Local && m.Comp >= 0 && r.role(ev) == RoleInv:
+			r.invPending(pd, p, i, m, out, x)
+		default:
+			out.Add(p, i, ev, m)
+		}
+	}
+	n := len(buf)
+	buf, mv, err = pd.Store(out, nil, buf, mv)
+	if err != nil {
+		return buf, mv, err
+	}
+	for k := n; k < len(buf); k++ {
+		buf[k].Target *= 2
+	}
+	// Invocations into forced states: their thread, named as in the
+	// target.
+	for _, k := range x.forced {
+		m := &mv[n+k]
+		m.Ties = 0
+		buf[n+k].Target = r.force(buf[n+k].Target/2, int32(m.Perm.At(int(m.Comp))))
+	}
+	// Internal steps into states whose controls are new: asked as tauStep
+	// does, once stored.
+	if len(x.late) > 0 {
+		trs, moves := slices.Clone(buf[n:]), slices.Clone(mv[n:])
+		buf, mv = buf[:n], mv[:n]
+		late := 0
+		for k, tr := range trs {
+			if late < len(x.late) && x.late[late] == k {
+				late++
+				buf, mv = r.tauStep(lts.Transition{Event: tr.Event, Target: tr.Target / 2}, moves[k], buf, mv, x)
+				continue
+			}
+			buf, mv = append(buf, tr), append(mv, moves[k])
+		}
+	}
+	return buf, mv, nil
+}
+
+// pendingResponder is responder for pending successors.
+func (r *Reduced) pendingResponder(p *csp.Pending) int32 {
+	var ok [64]int8 // as in responder
+	for i := range p.Len() {
+		m := p.Move(i)
+		if m.Comp < 0 || int(m.Comp) >= len(ok) {
+			continue
+		}
+		if m.Local && m.CompLocal && r.role(p.Event(i)) == RoleRes {
+			if ok[m.Comp] == 0 {
+				ok[m.Comp] = 1
+			}
+		} else {
+			ok[m.Comp] = 2
+		}
+	}
+	for c, v := range ok {
+		if v == 1 {
+			return int32(c)
+		}
+	}
+	return -1
+}
+
+// tauPending adds to out the targets of the pending internal step i of p
+// (tauStep): the responses from its target when that is a responding
+// state, else the target.
+func (r *Reduced) tauPending(pd pender, p *csp.Pending, i int, m lts.Move, out *csp.Pending, x *reduceScratch) {
+	evs, ends, known := pd.PendingLocalSteps(p, i, x.evs[:0], x.ends[:0])
+	x.evs, x.ends = evs, ends
+	if !known {
+		// Its controls are new: stored, it is asked as tauStep does.
+		x.late = append(x.late, out.Len())
+		out.Add(p, i, lts.Tau, m)
+		return
+	}
+	c := r.responderOf(evs, ends)
+	q := &x.q
+	if c < 0 || pd.ExpandPending(p, i, c, q) != nil {
+		// Not responding; or an error, left to the state in between,
+		// stored, to report with its trace.
+		out.Add(p, i, lts.Tau, m)
+		return
+	}
+	comp := int32(-1)
+	if m.Comp == c {
+		comp = c
+	}
+	for k := range q.Len() {
+		m2 := q.Move(k)
+		m2.Comp = comp
+		out.Add(q, k, q.Event(k), m2)
+	}
+}
+
+// invPending adds to out the targets of the pending local invocation i of
+// p (invStep): the next steps of its thread from its target when they are
+// all internal, else the target, a forced state.
+func (r *Reduced) invPending(pd pender, p *csp.Pending, i int, m lts.Move, out *csp.Pending, x *reduceScratch) {
+	q := &x.q
+	err := pd.ExpandPending(p, i, m.Comp, q)
+	all := err == nil && q.Len() > 0 && !r.uncompressed
+	for k := range q.Len() {
+		all = all && q.Event(k) == lts.Tau
+	}
+	if !all {
+		// An error is left to the forced state's own expansion.
+		x.forced = append(x.forced, out.Len())
+		out.Add(p, i, p.Event(i), m)
+		return
+	}
+	for k := range q.Len() {
+		m2 := q.Move(k)
+		m2.Comp = m.Comp
+		out.Add(q, k, p.Event(i), m2)
+	}
+}
+
+// responding returns the base's transitions of s that the reduced system
+// takes (those of its responder, if it has one, else all of them; not to
+// be modified, valid until x is reused) and the responder, or -1.
+func (r *Reduced) responding(s lts.State, x *reduceScratch) ([]lts.Transition, []lts.Move, int32, error) {
+	only, known := r.staticResponder(s, x)
+	if known && only >= 0 {
+		trs, moves, err := r.compSuccessors(s, only, x)
+		return trs, moves, only, err
+	}
+	trs, moves, err := r.base.SuccessorsMoves(s, x.tmp[:0], x.tmpMv[:0])
+	x.tmp, x.tmpMv = trs, moves
+	if err != nil {
+		return nil, nil, -1, err
+	}
+	if !known {
+		only = r.responder(trs, moves)
+	}
+	return trs, moves, only, nil
+}
+
+// compSuccessors returns the base's transitions of s in which component
+// comp moves (not to be modified; valid until x is reused).
+func (r *Reduced) compSuccessors(s lts.State, comp int32, x *reduceScratch) ([]lts.Transition, []lts.Move, error) {
+	if e, ok := r.comps.get(s); ok && e.only == comp {
+		return e.trs, e.mv, nil
+	}
+	trs, moves, err := r.compExpand(s, comp, x)
+	if err != nil {
+		return trs, moves, err
+	}
+	e := r.comps.put(s, trs, moves, comp)
+	if e.only != comp {
+		// Cached for another component before: not replaced.
+		return trs, moves, nil
+	}
+	return e.trs, e.mv, nil
+}
+
+// compExpand computes compSuccessors.
+func (r *Reduced) compExpand(s lts.State, comp int32, x *reduceScratch) ([]lts.Transition, []lts.Move, error) {
+	var trs []lts.Transition
+	var moves []lts.Move
+	var err error
+	if cm, ok := r.base.(compMover); ok {
+		trs, moves, err = cm.ComponentMoves(s, comp, x.tmp[:0], x.tmpMv[:0])
+	} else {
+		trs, moves, err = r.base.SuccessorsMoves(s, x.tmp[:0], x.tmpMv[:0])
+		if err == nil {
+			k := 0
+			for i := range trs {
+				if moves[i].Comp == comp {
+					trs[k], moves[k] = trs[i], moves[i]
+					k++
+				}
+			}
+			trs, moves = trs[:k], moves[:k]
+		}
+	}
+	x.tmp, x.tmpMv = trs, moves
+	return trs, moves, err
+}
+
+// compMover is a Mover that expands one component alone and tells which
+// components offer local steps only (*csp.Proc).
+type compMover interface {
+	ComponentMoves(s lts.State, comp int32, buf []lts.Transition, mv []lts.Move) ([]lts.Transition, []lts.Move, error)
+	LocalSteps(t lts.State, evs []lts.Event, ends []int) ([]lts.Event, []int, bool)
+}
+
+// staticResponder returns the least component of s whose every step is a
+// local response (responder), read from the controls without expanding s;
+// known is false when the base cannot tell.
+func (r *Reduced) staticResponder(s lts.State, x *reduceScratch) (only int32, known bool) {
+	cm, ok := r.base.(compMover)
+	if !ok {
+		return -1, false
+	}
+	page, at := int(s/respPage), int(s%respPage)
+	r.mu.Lock()
+	if page < len(r.resp) && r.resp[page] != nil {
+		if v := r.resp[page][at]; v != 0 {
+			r.mu.Unlock()
+			return int32(v) - 2, true
+		}
+	}
+	r.mu.Unlock()
+	only, known = r.readResponder(cm, s, x)
+	if known {
+		r.mu.Lock()
+		for page >= len(r.resp) {
+			r.resp = append(r.resp, nil)
+		}
+		if r.resp[page] == nil {
+			r.resp[page] = make([]uint8, respPage)
+		}
+		r.resp[page][at] = uint8(only + 2)
+		r.mu.Unlock()
+	}
+	return only, known
+}
+
+// respPage is the number of states of a page of Reduced.resp.
+const respPage = 1 << 12
+
+// readResponder computes staticResponder.
+func (r *Reduced) readResponder(cm compMover, s lts.State, x *reduceScratch) (only int32, known bool) {
+	evs, ends, known := cm.LocalSteps(s, x.evs[:0], x.ends[:0])
+	x.evs, x.ends = evs, ends
+	if !known {
+		return -1, false
+	}
+	return r.responderOf(evs, ends), true
+}
+
+// responderOf is the least component whose steps, as LocalSteps lists
+// them (evs, ends), are all local responses, and at least one; or -1.
+func (r *Reduced) responderOf(evs []lts.Event, ends []int) int32 {
+	start := 0
+	for c, end := range ends {
+		if end < 0 {
+			continue
+		}
+		if end > start && c < 64 {
+			all := true
+			for _, e := range evs[start:end] {
+				if r.role(e) != RoleRes {
+					all = false
+					break
+				}
+			}
+			if all {
+				return int32(c)
+			}
+		}
+		start = end
+	}
+	return -1
+}
+
 // invStep appends the transitions for the local invocation tr of
 // component m.Comp: the invocation together with each next step of its
 // thread when they are all internal (compressed), else the invocation
 // into the forced state.
 func (r *Reduced) invStep(tr lts.Transition, m lts.Move, buf []lts.Transition, mv []lts.Move, x *reduceScratch) ([]lts.Transition, []lts.Move) {
 	comp := int32(m.Perm.At(int(m.Comp))) // the thread, named as in the target
-	e, err := r.baseSuccessors(tr.Target, x)
-	trs, moves := e.trs, e.mv
+	trs, moves, err := r.compSuccessors(tr.Target, comp, x)
 	n := 0
-	for i, t := range trs {
-		if moves[i].Comp != comp {
-			continue
-		}
+	for _, t := range trs {
 		if t.Event != lts.Tau {
 			n = 0
 			break
@@ -161,9 +502,6 @@ func (r *Reduced) invStep(tr lts.Transition, m lts.Move, buf []lts.Transition, m
 		return append(buf, lts.Transition{Event: tr.Event, Target: r.force(tr.Target, comp)}), append(mv, m)
 	}
 	for i, t := range trs {
-		if moves[i].Comp != comp {
-			continue
-		}
 		buf = append(buf, lts.Transition{Event: tr.Event, Target: 2 * t.Target})
 		mv = append(mv, lts.Move{Comp: m.Comp, Perm: m.Perm.Then(moves[i].Perm), Ties: moves[i].Ties})
 	}
@@ -174,8 +512,10 @@ func (r *Reduced) invStep(tr lts.Transition, m lts.Move, buf []lts.Transition, m
 // to a responding state (one where some thread can only give local
 // responses), that thread's responses from there (compressed), else tr.
 func (r *Reduced) tauStep(tr lts.Transition, m lts.Move, buf []lts.Transition, mv []lts.Move, x *reduceScratch) ([]lts.Transition, []lts.Move) {
-	e, err := r.baseSuccessors(tr.Target, x)
-	trs, moves, only := e.trs, e.mv, e.only
+	if only, known := r.staticResponder(tr.Target, x); known && only < 0 {
+		return append(buf, lts.Transition{Event: lts.Tau, Target: 2 * tr.Target}), append(mv, m)
+	}
+	trs, moves, only, err := r.responding(tr.Target, x)
 	if err != nil || only < 0 {
 		return append(buf, lts.Transition{Event: lts.Tau, Target: 2 * tr.Target}), append(mv, m)
 	}
@@ -218,22 +558,6 @@ func (r *Reduced) rename(e lts.Event, p lts.Perm) lts.Event {
 	r.renamed[k] = out
 	r.renMu.Unlock()
 	return out
-}
-
-// baseSuccessors returns the base's transitions of s (not to be
-// modified) and their responder, from the cache when they are there: a
-// state is expanded for each of its pairs, and for each compressed step
-// that passes it.
-func (r *Reduced) baseSuccessors(s lts.State, x *reduceScratch) (cacheEntry, error) {
-	if e, ok := r.cache.get(s); ok {
-		return e, nil
-	}
-	trs, moves, err := r.base.SuccessorsMoves(s, x.tmp[:0], x.tmpMv[:0])
-	x.tmp, x.tmpMv = trs, moves
-	if err != nil {
-		return cacheEntry{}, err
-	}
-	return r.cache.put(s, trs, moves, r.responder(trs, moves)), nil
 }
 
 // responder returns the least component whose every step is a local

@@ -111,18 +111,39 @@
 // its verdict are the same. A step in between is computed when its first
 // state is expanded; an error there leaves the step uncompressed, so the
 // error is met, with its own trace, when the state in between is. With a
-// thread symmetry a compressed step carries the composed renaming of its
-// two steps and the ties of its target (the state in between, a forced or
-// a responding one, is not stored, so its ties play no part), and a
-// response taken from the state in between has its thread renamed into the
-// numbering of the state before. A counterexample's path is mapped back
+// thread symmetry a compressed step carries the renaming that takes its
+// target to its representative and the target's ties (the state in
+// between, a forced or a responding one, is not stored, so its ties play
+// no part): the state in between is expanded as it comes from the state
+// before, its threads named as there, so the responses taken from it name
+// threads as the state before does. (When the base can only expand stored
+// states, the state in between is stored as its representative; the
+// compressed step then composes the two steps' renamings, and a response's
+// thread is renamed back into the numbering of the state before.) A counterexample's path is mapped back
 // step by step (UnreduceSteps): a step that is no transition of the base
 // is replaced by the two-step path through a successor of the state
 // before, each candidate checked on the unreduced system.
 //
-// The base's successors are cached per state (up to a bound; a full cache
-// starts afresh): the search expands a state once per product pair, and a
-// compressed step expands the state in between once per state before it.
+// A state's transitions are computed once and cached (up to a bound; a
+// full cache starts afresh): the search asks for them once per product
+// pair. When the base can (csp.Proc.Expand, ExpandPending, Store), the
+// states in between are never stored: they are expanded from their
+// encodings, only the thread that moves there (the forced thread, or the
+// responder; the other threads' steps are still evaluated, so a run-time
+// error is met as before), and only the targets kept are stored. Whether a
+// state is a responding one is read from its threads' controls without
+// expanding it (csp.Proc.LocalSteps: a control whose steps are all local
+// offers them all, whatever the variables), which is what the expansion
+// would tell.
+//
+// # Sets of states
+//
+// The refinement search follows sets of the automaton's states (one per
+// trace); Wrapper.Prune drops from each set the states that another state
+// of the set simulates (a called operation simulates its own
+// linearization; with a relaxed specification, a state simulates the same
+// state with smaller slacks), so that sets that differ only in such
+// states are one.
 package linearize
 
 import (
@@ -130,6 +151,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"unsafe"
 
 	"github.com/quasar-verify/quasar/lts"
 )
@@ -140,25 +162,48 @@ const maxThreads = 64
 // Wrapper is the automaton of the linearizable behaviours of a specification.
 // It is not safe for concurrent use (refine.Check uses its specification
 // from one goroutine).
+//
+// A state is a vector of 32-bit words: the specification's state, then
+// one status id per thread (trailing idle threads dropped, so each state
+// has one vector), kept in one arena and interned. A status (idle,
+// called(OP, ARGS), done(OP, RES)) is interned too, so that comparing two
+// is comparing ids, and a step builds its successors' vectors without
+// allocating.
 type Wrapper struct {
 	spec   lts.Automaton
 	naming Naming
 	table  *lts.EventTable
 
-	// states: id -> state; index: key -> id.
-	states []wstate
-	index  map[string]lts.State
-	kinds  map[lts.Event]evKind // memoised classification of events
-	ops    map[string]int       // op name -> its number in state keys
-	memo   map[uint64][]lts.State
-	perms  map[permKey]lts.State // PermuteState's memo
-	perms8 map[uint64]lts.State  // the same for renamings of threads 0..7 (a packed key hashes faster)
-	// effectMemo: effects' memo, by specification state, operation and
-	// arguments.
-	effectMemo map[string][]effect
-	key        []byte
-	en         []lts.Event
+	// States: state i is arena[off[i]:off[i+1]]; index: its bytes -> i.
+	arena []uint32
+	off   []uint32
+	index map[string]lts.State
+	// Statuses: id -> status (0 is idle); statusIdx: key -> id.
+	statuses  []status
+	statusIdx map[string]uint32
+	ops       map[string]int32 // op name -> its number
+	opNames   []string
+	// kinds: by event id, the memoised classification (known false: not
+	// classified yet).
+	kinds []evKind
+	// memo: (state, event) -> steps[span]; the step's successors.
+	memo  map[uint64]span
+	steps []lts.State
+	// effectMemo: (spec state, called status) -> effects[span].
+	effectMemo map[uint64]span
+	effects    []effect
+	drop       []int                 // Prune's scratch
+	masks      []threadMask          // Prune's scratch
+	masksOf    []threadMask          // by state: mask's memo (busy 0: not known, or all idle)
+	perms      map[permKey]lts.State // PermuteState's memo
+	perms8     map[uint64]lts.State  // the same for renamings of threads 0..7 (a packed key hashes faster)
+
+	vec []uint32 // scratch: a state's vector being built
+	key []byte
+	en  []lts.Event
 }
+
+type span struct{ off, n uint32 }
 
 // thread statuses
 const (
@@ -170,22 +215,28 @@ const (
 // status is one thread's part of a state.
 type status struct {
 	kind int8
-	op   string
+	op   int32 // -1 for idle
 	data []int // called: the arguments; done: the results
-}
-
-type wstate struct {
-	spec    lts.State
-	threads []status // by thread id; missing ids are idle
 }
 
 // evKind classifies an event of the implementation.
 type evKind struct {
+	known    bool
 	inv, res bool
-	op       string
+	op       int32
 	thread   int
 	data     []int
-	err      error
+	// inv: the status of the thread after it (called); res: the status
+	// a done thread must have to give it (done with these results).
+	status uint32
+	err    error
+}
+
+// effect is one way a called operation can take effect: the thread's
+// status after it (done, with its results) and the specification's state.
+type effect struct {
+	done uint32
+	spec lts.State
 }
 
 // New wraps spec (an automaton over OP.ARGS.RES events; its event table is
@@ -194,11 +245,13 @@ func New(spec lts.Automaton, naming Naming) *Wrapper {
 	if naming.Rules == nil && (naming.Inv == "" || naming.Res == "") {
 		naming = DefaultNaming
 	}
-	return &Wrapper{
+	w := &Wrapper{
 		spec: spec, naming: naming, table: spec.Events(),
-		index: map[string]lts.State{}, kinds: map[lts.Event]evKind{},
-		ops: map[string]int{}, memo: map[uint64][]lts.State{},
+		off: []uint32{0}, index: map[string]lts.State{}, statusIdx: map[string]uint32{},
+		ops: map[string]int32{}, memo: map[uint64]span{}, effectMemo: map[uint64]span{},
 	}
+	w.statusID(status{kind: idle, op: -1}) // id 0
+	return w
 }
 
 // Events is the shared event table.
@@ -207,7 +260,8 @@ func (w *Wrapper) Events() *lts.EventTable { return w.table }
 // Start appends the initial states: every specification start, all idle.
 func (w *Wrapper) Start(buf []lts.State) []lts.State {
 	for _, s := range w.spec.Start(nil) {
-		buf = append(buf, w.intern(wstate{spec: s}))
+		w.vec = append(w.vec[:0], uint32(s))
+		buf = append(buf, w.intern(w.vec))
 	}
 	return buf
 }
@@ -217,13 +271,14 @@ func (w *Wrapper) Start(buf []lts.State) []lts.State {
 // many macrostates.
 func (w *Wrapper) Step(s lts.State, e lts.Event, buf []lts.State) ([]lts.State, error) {
 	key := uint64(s)<<32 | uint64(e)
-	if out, ok := w.memo[key]; ok {
-		return append(buf, out...), nil
+	if sp, ok := w.memo[key]; ok {
+		return append(buf, w.steps[sp.off:sp.off+sp.n]...), nil
 	}
 	n := len(buf)
 	buf, err := w.step(s, e, buf)
 	if err == nil {
-		w.memo[key] = slices.Clone(buf[n:])
+		w.memo[key] = span{uint32(len(w.steps)), uint32(len(buf) - n)}
+		w.steps = append(w.steps, buf[n:]...)
 	}
 	return buf, err
 }
@@ -233,23 +288,22 @@ func (w *Wrapper) step(s lts.State, e lts.Event, buf []lts.State) ([]lts.State, 
 	if k.err != nil {
 		return buf, k.err
 	}
-	st := w.states[s]
-	cur := st.thread(k.thread)
+	cur := w.statuses[w.thread(s, k.thread)]
 	if k.inv {
 		if cur.kind != idle {
-			return buf, fmt.Errorf("thread %d invokes %s while its %s is pending: the model's history is not well formed", k.thread, w.table.Name(e), cur.op)
+			return buf, fmt.Errorf("thread %d invokes %s while its %s is pending: the model's history is not well formed", k.thread, w.table.Name(e), w.opNames[cur.op])
 		}
-		return append(buf, w.intern(st.with(k.thread, status{kind: called, op: k.op, data: k.data}))), nil
+		return append(buf, w.with(s, k.thread, k.status)), nil
 	}
 	switch {
 	case cur.kind == idle:
 		return buf, fmt.Errorf("thread %d responds %s without a pending call", k.thread, w.table.Name(e))
 	case cur.op != k.op:
-		return buf, fmt.Errorf("thread %d responds %s to a call of %s", k.thread, w.table.Name(e), cur.op)
+		return buf, fmt.Errorf("thread %d responds %s to a call of %s", k.thread, w.table.Name(e), w.opNames[cur.op])
 	}
 	n := len(buf)
 	var err error
-	buf, err = w.respond(st, k, buf)
+	buf, err = w.respond(s, &k, buf)
 	if err != nil {
 		return buf[:n], err
 	}
@@ -261,34 +315,36 @@ func (w *Wrapper) step(s lts.State, e lts.Event, buf []lts.State) ([]lts.State, 
 // respond appends the states after thread k.thread's response with
 // results k.data: after linearization steps of other called threads (any
 // subset, any order) and then its own, unless it is done already.
-func (w *Wrapper) respond(st wstate, k evKind, buf []lts.State) ([]lts.State, error) {
-	cur := st.thread(k.thread)
-	if cur.kind == done {
-		if slices.Equal(cur.data, k.data) {
-			buf = append(buf, w.intern(st.with(k.thread, status{})))
+func (w *Wrapper) respond(s lts.State, k *evKind, buf []lts.State) ([]lts.State, error) {
+	cur := w.thread(s, k.thread)
+	if w.statuses[cur].kind == done {
+		if cur == k.status {
+			buf = append(buf, w.with(s, k.thread, 0))
 		}
 		return buf, nil
 	}
 	// Its own linearization step, now.
-	outs, err := w.linearize(st, k.thread)
+	effs, err := w.effectsOf(s, k.thread)
 	if err != nil {
 		return buf, err
 	}
-	for _, o := range outs {
-		if t := o.thread(k.thread); slices.Equal(t.data, k.data) {
-			buf = append(buf, w.intern(o.with(k.thread, status{})))
+	for _, ef := range effs {
+		if ef.done == k.status {
+			buf = append(buf, w.withSpec(s, ef.spec, k.thread, 0))
 		}
 	}
 	// Or another called thread's first.
-	for i, t := range st.threads {
-		if i == k.thread || t.kind != called {
+	for i := range w.threads(s) {
+		if i == k.thread || w.statuses[w.thread(s, i)].kind != called {
 			continue
 		}
-		outs, err := w.linearize(st, i)
+		effs, err := w.effectsOf(s, i)
 		if err != nil {
 			return buf, err
 		}
-		for _, o := range outs {
+		// (Appending to w.effects never changes the entries effs holds.)
+		for _, ef := range effs {
+			o := w.withSpec(s, ef.spec, i, ef.done)
 			if buf, err = w.respond(o, k, buf); err != nil {
 				return buf, err
 			}
@@ -297,74 +353,50 @@ func (w *Wrapper) respond(st wstate, k evKind, buf []lts.State) ([]lts.State, er
 	return buf, nil
 }
 
-// linearize returns the states after thread i's (called) operation takes
-// effect, one per result the specification allows and successor state.
-func (w *Wrapper) linearize(st wstate, i int) ([]wstate, error) {
-	t := st.thread(i)
-	effects, err := w.effects(st.spec, t)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]wstate, 0, len(effects))
-	for _, ef := range effects {
-		o := st.with(i, status{kind: done, op: t.op, data: ef.res})
-		o.spec = ef.spec
-		out = append(out, o)
-	}
-	return out, nil
+// effectsOf returns the ways the called operation of thread i of state s
+// can take effect (not to be modified; valid until the next call).
+func (w *Wrapper) effectsOf(s lts.State, i int) ([]effect, error) {
+	return w.effectsFor(w.spec0(s), w.thread(s, i))
 }
 
-// effect is one way a called operation can take effect: the results it
-// returns and the specification's state after it.
-type effect struct {
-	res  []int // shared: not to be modified
-	spec lts.State
-}
-
-// effects returns the ways the called operation t can take effect in
-// specification state sp (memoised: it depends on nothing else, and
-// responses ask for the same ones from many states).
-func (w *Wrapper) effects(sp lts.State, t status) ([]effect, error) {
-	k := binary.AppendUvarint(w.key[:0], uint64(sp))
-	k = append(k, t.op...)
-	k = append(k, 0)
-	for _, d := range t.data {
-		k = binary.AppendVarint(k, int64(d))
+// effectsFor returns the ways the called operation with status t can take
+// effect in specification state sp (memoised: it depends on nothing else,
+// and responses ask for the same ones from many states).
+func (w *Wrapper) effectsFor(sp lts.State, t uint32) ([]effect, error) {
+	key := uint64(sp)<<32 | uint64(t)
+	if s, ok := w.effectMemo[key]; ok {
+		return w.effects[s.off : s.off+s.n], nil
 	}
-	w.key = k
-	if out, ok := w.effectMemo[string(k)]; ok {
-		return out, nil
-	}
-	key := string(k)
+	st := w.statuses[t]
+	op := w.opNames[st.op]
 	var err error
 	w.en, err = w.spec.Enabled(sp, w.en[:0])
 	if err != nil {
 		return nil, err
 	}
 	en := slices.Clone(w.en)
-	var out []effect
+	start := len(w.effects)
 	for _, e := range en {
-		if w.table.Base(e) != t.op {
+		if w.table.Base(e) != op {
 			continue
 		}
 		data := w.table.Data(e)
-		if len(data) < len(t.data) || !slices.Equal(data[:len(t.data)], t.data) {
+		if len(data) < len(st.data) || !slices.Equal(data[:len(st.data)], st.data) {
 			continue
 		}
 		next, err := w.spec.Step(sp, e, nil)
 		if err != nil {
+			w.effects = w.effects[:start]
 			return nil, err
 		}
-		res := slices.Clone(data[len(t.data):])
+		d := w.statusID(status{kind: done, op: st.op, data: data[len(st.data):]})
 		for _, n := range next {
-			out = append(out, effect{res: res, spec: n})
+			w.effects = append(w.effects, effect{done: d, spec: n})
 		}
 	}
-	if w.effectMemo == nil {
-		w.effectMemo = map[string][]effect{}
-	}
-	w.effectMemo[key] = out
-	return out, nil
+	sp2 := span{uint32(start), uint32(len(w.effects) - start)}
+	w.effectMemo[key] = sp2
+	return w.effects[sp2.off : sp2.off+sp2.n], nil
 }
 
 // Enabled appends the invocations and responses possible from s: the
@@ -372,18 +404,17 @@ func (w *Wrapper) effects(sp lts.State, t status) ([]effect, error) {
 // implementation's), and the responses some linearization allows.
 func (w *Wrapper) Enabled(s lts.State, buf []lts.Event) ([]lts.Event, error) {
 	n := len(buf)
-	st := w.states[s]
 	for e := lts.Event(1); int(e) < w.table.Len(); e++ {
 		k := w.kind(e)
 		if k.err != nil || !(k.inv || k.res) {
 			continue
 		}
-		cur := st.thread(k.thread)
+		cur := w.statuses[w.thread(s, k.thread)]
 		if k.inv && cur.kind == idle {
 			buf = append(buf, e)
 		}
 		if k.res && cur.kind != idle && cur.op == k.op {
-			next, err := w.respond(st, k, nil)
+			next, err := w.respond(s, &k, nil)
 			if err != nil {
 				return buf, err
 			}
@@ -399,17 +430,16 @@ func (w *Wrapper) Enabled(s lts.State, buf []lts.Event) ([]lts.Event, error) {
 
 // Describe shows a state: the specification's, and each busy thread.
 func (w *Wrapper) Describe(s lts.State) string {
-	st := w.states[s]
 	var parts []string
 	if d, ok := w.spec.(interface{ Describe(lts.State) string }); ok {
-		parts = append(parts, "spec "+d.Describe(st.spec))
+		parts = append(parts, "spec "+d.Describe(w.spec0(s)))
 	}
-	for i, t := range st.threads {
-		switch t.kind {
+	for i, t := range w.threads(s) {
+		switch st := w.statuses[t]; st.kind {
 		case called:
-			parts = append(parts, fmt.Sprintf("t%d called %s", i, eventName(t.op, t.data)))
+			parts = append(parts, fmt.Sprintf("t%d called %s", i, eventName(w.opNames[st.op], st.data)))
 		case done:
-			parts = append(parts, fmt.Sprintf("t%d done %s", i, eventName(t.op, t.data)))
+			parts = append(parts, fmt.Sprintf("t%d done %s", i, eventName(w.opNames[st.op], st.data)))
 		}
 	}
 	return strings.Join(parts, ", ")
@@ -417,10 +447,14 @@ func (w *Wrapper) Describe(s lts.State) string {
 
 // kind classifies e (memoised).
 func (w *Wrapper) kind(e lts.Event) evKind {
-	if k, ok := w.kinds[e]; ok {
-		return k
+	if int(e) < len(w.kinds) && w.kinds[e].known {
+		return w.kinds[e]
 	}
 	k := w.classify(e)
+	k.known = true
+	for int(e) >= len(w.kinds) {
+		w.kinds = append(w.kinds, evKind{})
+	}
 	w.kinds[e] = k
 	return k
 }
@@ -433,51 +467,90 @@ func (w *Wrapper) classify(e lts.Event) evKind {
 	if c.Role == RoleOther {
 		return evKind{err: fmt.Errorf("event %s is neither %s: hide it, or name it so", w.table.Name(e), w.naming.describe())}
 	}
-	return evKind{inv: c.Role == RoleInv, res: c.Role == RoleRes, op: c.Op, thread: c.Thread, data: c.Data}
-}
-
-func (st wstate) thread(i int) status {
-	if i < len(st.threads) {
-		return st.threads[i]
+	op, ok := w.ops[c.Op]
+	if !ok {
+		op = int32(len(w.opNames))
+		w.ops[c.Op] = op
+		w.opNames = append(w.opNames, c.Op)
 	}
-	return status{}
-}
-
-// with returns st with thread i's status replaced (st is not modified).
-func (st wstate) with(i int, t status) wstate {
-	n := max(len(st.threads), i+1)
-	ts := make([]status, n)
-	copy(ts, st.threads)
-	ts[i] = t
-	// Trailing idle threads are dropped: one key per state.
-	for len(ts) > 0 && ts[len(ts)-1].kind == idle {
-		ts = ts[:len(ts)-1]
+	k := evKind{inv: c.Role == RoleInv, res: c.Role == RoleRes, op: op, thread: c.Thread, data: c.Data}
+	if k.inv {
+		k.status = w.statusID(status{kind: called, op: op, data: c.Data})
+	} else {
+		k.status = w.statusID(status{kind: done, op: op, data: c.Data})
 	}
-	return wstate{spec: st.spec, threads: ts}
+	return k
 }
 
-// intern returns the id of st, adding it if new.
-func (w *Wrapper) intern(st wstate) lts.State {
-	k := binary.AppendUvarint(w.key[:0], uint64(st.spec))
-	for _, t := range st.threads {
-		op, ok := w.ops[t.op]
-		if !ok {
-			op = len(w.ops)
-			w.ops[t.op] = op
-		}
-		k = append(k, byte(t.kind))
-		k = binary.AppendUvarint(k, uint64(op))
-		k = binary.AppendUvarint(k, uint64(len(t.data)))
-		for _, d := range t.data {
-			k = binary.AppendVarint(k, int64(d))
-		}
+// statusID interns a status.
+func (w *Wrapper) statusID(t status) uint32 {
+	k := append(w.key[:0], byte(t.kind))
+	k = binary.AppendVarint(k, int64(t.op))
+	for _, d := range t.data {
+		k = binary.AppendVarint(k, int64(d))
 	}
 	w.key = k
+	if id, ok := w.statusIdx[string(k)]; ok {
+		return id
+	}
+	id := uint32(len(w.statuses))
+	t.data = slices.Clone(t.data)
+	w.statuses = append(w.statuses, t)
+	w.statusIdx[string(k)] = id
+	return id
+}
+
+// vector is state s's words: its specification state, then its threads'
+// statuses (not to be modified; valid until the next intern).
+func (w *Wrapper) vector(s lts.State) []uint32 {
+	return w.arena[w.off[s]:w.off[s+1]]
+}
+
+// spec0 is the specification state of s.
+func (w *Wrapper) spec0(s lts.State) lts.State { return lts.State(w.arena[w.off[s]]) }
+
+// threads is the statuses of s's threads, up to its last busy one.
+func (w *Wrapper) threads(s lts.State) []uint32 { return w.vector(s)[1:] }
+
+// thread is the status of thread i in s.
+func (w *Wrapper) thread(s lts.State, i int) uint32 {
+	if ts := w.threads(s); i < len(ts) {
+		return ts[i]
+	}
+	return 0
+}
+
+// with returns the state s with thread i's status replaced by t.
+func (w *Wrapper) with(s lts.State, i int, t uint32) lts.State {
+	return w.withSpec(s, w.spec0(s), i, t)
+}
+
+// withSpec returns the state s with specification state sp and thread
+// i's status replaced by t.
+func (w *Wrapper) withSpec(s lts.State, sp lts.State, i int, t uint32) lts.State {
+	v := append(w.vec[:0], w.vector(s)...)
+	v[0] = uint32(sp)
+	for len(v) <= i+1 {
+		v = append(v, 0)
+	}
+	v[i+1] = t
+	w.vec = v
+	return w.intern(v)
+}
+
+// intern returns the id of the state with vector v (trailing idle
+// threads are dropped first: one vector per state), adding it if new.
+func (w *Wrapper) intern(v []uint32) lts.State {
+	for len(v) > 1 && v[len(v)-1] == 0 {
+		v = v[:len(v)-1]
+	}
+	k := unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(v))), 4*len(v))
 	if id, ok := w.index[string(k)]; ok {
 		return id
 	}
-	id := lts.State(len(w.states))
-	w.states = append(w.states, st)
+	id := lts.State(len(w.off) - 1)
+	w.arena = append(w.arena, v...)
+	w.off = append(w.off, uint32(len(w.arena)))
 	w.index[string(k)] = id
 	return id
 }
@@ -546,19 +619,20 @@ func (w *Wrapper) PermuteState(s lts.State, p lts.Perm) lts.State {
 	} else if t, ok := w.perms[key]; ok {
 		return t
 	}
-	st := w.states[s]
-	n := len(st.threads)
-	for i := range st.threads {
+	ts := w.threads(s)
+	n := len(ts)
+	for i := range ts {
 		n = max(n, p.At(i)+1)
 	}
-	ts := make([]status, n)
-	for i, t := range st.threads {
-		ts[p.At(i)] = t
+	v := append(w.vec[:0], uint32(w.spec0(s)))
+	for range n {
+		v = append(v, 0)
 	}
-	for len(ts) > 0 && ts[len(ts)-1].kind == idle {
-		ts = ts[:len(ts)-1]
+	for i, t := range w.threads(s) {
+		v[p.At(i)+1] = t
 	}
-	t := w.intern(wstate{spec: st.spec, threads: ts})
+	w.vec = v
+	t := w.intern(v)
 	switch {
 	case small && w.perms8 == nil:
 		w.perms8 = map[uint64]lts.State{key8: t}
@@ -575,4 +649,170 @@ func (w *Wrapper) PermuteState(s lts.State, p lts.Perm) lts.State {
 type permKey struct {
 	s lts.State
 	p lts.Perm
+}
+
+// Prune removes from the sorted set states (in place) the states that
+// another state of the set simulates, so that the set keeps its traces
+// after every event (refine.Pruner). Two rules:
+//
+//   - linearization: s reaches t by one or more linearization steps (s
+//     performs, in some order, the called operations that are done in t,
+//     with t's results, and reaches t's specification state). A step of t
+//     on another thread's invocation is matched by the same invocation
+//     from s, to a state that again reaches t's successor by the same
+//     linearizations; a response from t is one of the responses from s,
+//     whose own linearization steps may first take t's (respond tries
+//     every order).
+//   - slack: s and t have the same thread statuses and the specification
+//     says its state of s covers its state of t (relax.Relaxed.Covers:
+//     the same obligations with slacks at least t's). The automaton's
+//     steps are built from the specification's, and every step of the
+//     covered state is one of the covering state, to states that are
+//     again related, so the same holds here.
+//
+// Either relation is a strict order (a linearization step makes a called
+// thread done; a covering state has more slack in all), and so is their
+// union, so every dropped state is simulated by one that is kept.
+func (w *Wrapper) Prune(states []lts.State) []lts.State {
+	// Only a state with a done thread can be reached, only one with a
+	// called thread can reach, and both have the same busy threads.
+	w.masks = w.masks[:0]
+	any := false
+	for _, s := range states {
+		m := w.mask(s)
+		w.masks = append(w.masks, m)
+		any = any || m.done != 0
+	}
+	cov, _ := w.spec.(coverer)
+	if !any && cov == nil {
+		return states
+	}
+	w.drop = w.drop[:0]
+	for j, t := range states {
+		mt := w.masks[j]
+		for i, s := range states {
+			if i == j {
+				continue
+			}
+			ms := w.masks[i]
+			if pruneMutant == 4 {
+				// Mutant: the state reached drops the one that reaches it.
+				if mt.called != 0 && ms.busy == mt.busy && mt.called&ms.done != 0 && ms.called&^mt.called == 0 && w.reaches(t, s) {
+					w.drop = append(w.drop, j)
+					break
+				}
+				continue
+			}
+			if mt.done != 0 && ms.busy == mt.busy && ms.called&mt.done != 0 && mt.called&^ms.called == 0 && w.reaches(s, t) ||
+				cov != nil && slices.Equal(w.threads(s), w.threads(t)) && cov.Covers(w.spec0(s), w.spec0(t)) {
+				w.drop = append(w.drop, j)
+				break
+			}
+		}
+	}
+	if len(w.drop) == 0 {
+		return states
+	}
+	out := states[:0]
+	k := 0
+	for j, t := range states {
+		if k < len(w.drop) && w.drop[k] == j {
+			k++
+			continue
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+// pruneMutant, when not 0, makes Prune drop states it must keep (a hand
+// mutant; the tests show the oracle notices each).
+var pruneMutant int
+
+// coverer is a specification that knows states whose traces include
+// another's (relax.Relaxed: the same obligations with larger slacks).
+type coverer interface {
+	Covers(a, b lts.State) bool
+}
+
+// threadMask tells a state's busy, called and done threads (the first 64).
+type threadMask struct{ busy, called, done uint64 }
+
+// mask returns s's threadMask (memoised).
+func (w *Wrapper) mask(s lts.State) threadMask {
+	if int(s) < len(w.masksOf) && w.masksOf[s].busy != 0 {
+		return w.masksOf[s]
+	}
+	var m threadMask
+	for i, t := range w.threads(s) {
+		if i >= 64 {
+			break
+		}
+		switch w.statuses[t].kind {
+		case called:
+			m.called |= 1 << i
+		case done:
+			m.done |= 1 << i
+		}
+	}
+	m.busy = m.called | m.done
+	if m.busy != 0 {
+		for int(s) >= len(w.masksOf) {
+			w.masksOf = append(w.masksOf, threadMask{})
+		}
+		w.masksOf[s] = m
+	}
+	return m
+}
+
+// reaches reports whether s reaches t by one or more linearization steps.
+func (w *Wrapper) reaches(s, t lts.State) bool {
+	vs, vt := w.threads(s), w.threads(t)
+	if len(vt) > len(vs) {
+		return false // t has a busy thread that is idle in s
+	}
+	var diff uint64 // the threads called in s and done in t
+	for i, a := range vs {
+		var b uint32
+		if i < len(vt) {
+			b = vt[i]
+		}
+		if a == b {
+			continue
+		}
+		sa, sb := &w.statuses[a], &w.statuses[b]
+		if sa.kind != called || sb.kind != done || sa.op != sb.op || i >= 64 {
+			return false
+		}
+		diff |= 1 << i
+	}
+	if diff == 0 {
+		return false
+	}
+	return w.reachesSpec(s, w.spec0(s), diff, t)
+}
+
+// reachesSpec reports whether the called operations of s's threads in
+// diff, performed from specification state sp in some order with the
+// results they have in t, can lead to t's specification state.
+func (w *Wrapper) reachesSpec(s lts.State, sp lts.State, diff uint64, t lts.State) bool {
+	if diff == 0 {
+		return sp == w.spec0(t) || pruneMutant == 2
+	}
+	for i := range w.threads(s) {
+		if diff&(1<<i) == 0 {
+			continue
+		}
+		effs, err := w.effectsFor(sp, w.thread(s, i))
+		if err != nil {
+			continue
+		}
+		want := w.thread(t, i)
+		for _, ef := range effs {
+			if ef.done == want && w.reachesSpec(s, ef.spec, diff&^(1<<i), t) {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -59,11 +59,11 @@ type op struct {
 // calling its operations in order (invocation, then response); at each
 // node a random non-empty subset of the possible next events is kept, and
 // a dequeue's response returns a random value (0, 1 or 2).
-func randomImpl(r *rand.Rand, tab *lts.EventTable) *lts.Explicit {
+func randomImpl(r *rand.Rand, tab *lts.EventTable, maxOps int) *lts.Explicit {
 	x := lts.NewExplicit(tab)
 	progs := make([][]op, 2)
 	for t := range progs {
-		for range 1 + r.IntN(2) {
+		for range 1 + r.IntN(maxOps) {
 			progs[t] = append(progs[t], op{enq: r.IntN(2) == 0, v: 1 + r.IntN(2)})
 		}
 	}
@@ -156,17 +156,78 @@ func opsOf(trace []string) []history.Op {
 // (some path's) not linearizable, or not quasi-linearizable with the same
 // relaxation; and a counterexample's history is one of those.
 func TestWrapperAgreesWithHistories(t *testing.T) {
-	r := rand.New(rand.NewPCG(7, 11))
-	quasi, err := relax.ParseConfig("1 on {deq} barrier {deq.0}")
+	counts := map[string]int{}
+	if wrong := wrapperAgainstHistories(t, 300, counts); wrong != "" {
+		t.Fatal(wrong)
+	}
+	// The generator must produce both outcomes, or the test proves little.
+	for _, k := range []string{"quasi=false valid", "quasi=false invalid", "quasi=true valid", "quasi=true invalid"} {
+		if counts[k] < 10 {
+			t.Errorf("only %d cases %s: %v", counts[k], k, counts)
+		}
+	}
+	t.Log(counts)
+}
+
+// TestPruneMutants: each hand mutant of the wrapper's pruning rules (the
+// states a set keeps, Wrapper.Prune) gives a wrong verdict, or a
+// counterexample that fails re-validation, on some of the random
+// implementations of TestWrapperAgreesWithHistories (here with up to three
+// operations a thread and a quasi factor of 2), so that test would notice
+// a pruning rule that dropped a state adding traces; without a mutant
+// every run agrees with the history engine.
+func TestPruneMutants(t *testing.T) {
+	// (A linearization with another result that reaches the same
+	// specification state is no mutant here: the queue's results follow
+	// from its states. The slack rule, relax.Covers, has its own test
+	// and mutant: TestCoversIncludesTraces.)
+	for _, c := range []struct {
+		mutant int
+		what   string
+	}{
+		{0, "none: every run agrees"},
+		{2, "any specification state after the linearizations will do"},
+		{4, "the state reached drops the one that reaches it"},
+	} {
+		linearize.SetPruneMutant(c.mutant)
+		failed := 0
+		for seed := range uint64(20) {
+			// Up to three operations a thread, and a factor of 2.
+			if wrapperAgainstHistoriesSeed(t, seed, 50, 3, "2 on {deq} barrier {deq.0}", nil) != "" {
+				failed++
+			}
+		}
+		linearize.SetPruneMutant(0)
+		t.Logf("mutant %d (%s): %d of 20 runs of 50 implementations go wrong", c.mutant, c.what, failed)
+		if c.mutant == 0 && failed != 0 {
+			t.Errorf("without a mutant, %d runs go wrong", failed)
+		}
+		if c.mutant != 0 && failed == 0 {
+			t.Errorf("mutant %d (%s) went unnoticed", c.mutant, c.what)
+		}
+	}
+}
+
+// wrapperAgainstHistories runs the comparison of
+// TestWrapperAgreesWithHistories on n random implementations and returns
+// the first disagreement, or "".
+func wrapperAgainstHistories(t *testing.T, n int, counts map[string]int) string {
+	return wrapperAgainstHistoriesSeed(t, 7, n, 2, "1 on {deq} barrier {deq.0}", counts)
+}
+
+// wrapperAgainstHistoriesSeed is wrapperAgainstHistories with the seed,
+// the largest number of operations of a thread and the relaxation.
+func wrapperAgainstHistoriesSeed(t *testing.T, seed uint64, n, maxOps int, relaxation string, counts map[string]int) string {
+	r := rand.New(rand.NewPCG(seed, 11))
+	quasi, err := relax.ParseConfig(relaxation)
 	if err != nil {
 		t.Fatal(err)
 	}
 	cfgs := []*relax.Config{nil, &quasi}
-	counts := map[string]int{}
-	for iter := range 300 {
+	for iter := range n {
 		tab := lts.NewEventTable()
 		spec := queueSpec(tab)
-		impl := randomImpl(r, tab)
+		impl := randomImpl(r, tab, maxOps)
 		for _, cfg := range cfgs {
 			want := lts.Valid
 			for _, ops := range histories(impl) {
@@ -189,28 +250,25 @@ func TestWrapperAgreesWithHistories(t *testing.T) {
 			}
 			got, err := refine.Check(context.Background(), impl, linearize.New(s, linearize.DefaultNaming), refine.Options{})
 			if err != nil {
-				t.Fatal(err)
+				// A counterexample that fails re-validation, say.
+				return fmt.Sprintf("iteration %d (quasi %v): %v", iter, cfg != nil, err)
 			}
-			counts[fmt.Sprintf("quasi=%v %v", cfg != nil, want)]++
+			if counts != nil {
+				counts[fmt.Sprintf("quasi=%v %v", cfg != nil, want)]++
+			}
 			if got.Verdict != want {
-				t.Fatalf("iteration %d (quasi %v): the wrapper says %v, the histories %v\n%s", iter, cfg != nil, got.Verdict, want, dump(impl))
+				return fmt.Sprintf("iteration %d (quasi %v): the wrapper says %v, the histories %v\n%s", iter, cfg != nil, got.Verdict, want, dump(impl))
 			}
 			if got.Verdict == lts.Invalid {
 				ops := opsOf(got.Counterexample.Trace)
 				res, err := history.CheckOps(context.Background(), ops, history.FromAutomaton(spec), history.Options{Quasi: cfg, Workers: 1})
 				if err != nil || res.Verdict != lts.Invalid {
-					t.Fatalf("iteration %d: the counterexample %v has a history the engine finds %v (%v)", iter, got.Counterexample.Trace, res.Verdict, err)
+					return fmt.Sprintf("iteration %d: the counterexample %v has a history the engine finds %v (%v)", iter, got.Counterexample.Trace, res.Verdict, err)
 				}
 			}
 		}
 	}
-	// The generator must produce both outcomes, or the test proves little.
-	for _, k := range []string{"quasi=false valid", "quasi=false invalid", "quasi=true valid", "quasi=true invalid"} {
-		if counts[k] < 10 {
-			t.Errorf("only %d cases %s: %v", counts[k], k, counts)
-		}
-	}
-	t.Log(counts)
+	return ""
 }
 
 func dump(x *lts.Explicit) string {

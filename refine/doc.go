@@ -18,6 +18,12 @@
 //     id. Start gives the initial macrostate; the step of macrostate m on
 //     event e (the union of Step over its states) is memoised under
 //     (m, e). Macrostate 0 is the empty set: "the spec cannot follow".
+//   - A specification that is a Pruner (linearize.Wrapper) names, in each
+//     new macrostate, the states another state of it simulates; they are
+//     dropped before the set is interned. The set keeps its traces after
+//     every event, so the verdict and the shortest counterexample's length
+//     are those of the full sets, and sets that differ only in such
+//     states are one.
 //   - A product pair is (impl state, macrostate id), interned as 8 bytes;
 //     its id indexes parent and via arrays from which the counterexample
 //     path is rebuilt. An impl tau step keeps the macrostate; a visible

@@ -26,10 +26,29 @@ type normaliser struct {
 	sigs   []uint64 // sigs[m] has bit s%64 set for each state s of m
 	buf    []lts.State
 	key    []byte
+
+	// pruner, if the spec is one, drops from each macrostate the states
+	// that add no trace.
+	pruner Pruner
+}
+
+// Pruner is implemented by specifications that can tell, in a set of
+// their states, states whose traces are traces of another state of the
+// set (a simulation: linearize.Wrapper's "a called operation simulates its
+// own linearization").
+type Pruner interface {
+	// Prune removes such states from the sorted, duplicate-free set
+	// states (in place) and returns the rest: a set with the same
+	// traces, after every event. It must commute with the renamings of
+	// pair symmetry (permAutomaton) when the spec has them.
+	Prune(states []lts.State) []lts.State
 }
 
 func newNormaliser(spec lts.Automaton) *normaliser {
 	n := &normaliser{spec: spec, macros: intern.New(1024), memo: make(map[uint64]uint32, 1024)}
+	if p, ok := spec.(Pruner); ok {
+		n.pruner = p
+	}
 	n.intern(nil) // id 0: the empty set
 	return n
 }
@@ -66,8 +85,17 @@ func (n *normaliser) step(m uint32, e lts.Event) (uint32, error) {
 
 // intern sorts and deduplicates states (in place) and returns the id of the set.
 func (n *normaliser) intern(states []lts.State) uint32 {
+	return n.internPruned(states, false)
+}
+
+// internPruned is intern; pruned says the states are pruned already (a
+// renamed macrostate: Pruner.Prune commutes with renamings).
+func (n *normaliser) internPruned(states []lts.State, pruned bool) uint32 {
 	slices.Sort(states)
 	states = slices.Compact(states)
+	if n.pruner != nil && !pruned && len(states) > 1 {
+		states = n.pruner.Prune(states)
+	}
 	n.key = n.key[:0]
 	for _, s := range states {
 		n.key = binary.LittleEndian.AppendUint32(n.key, uint32(s))

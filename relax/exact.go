@@ -346,3 +346,55 @@ func (r *Relaxed) ExactStateOf(spec lts.State, obs []Obligation) lts.State {
 	r.obsBuf = os
 	return r.internExact(spec, os)
 }
+
+// coversMutant reverses Covers (a hand mutant for the tests).
+var coversMutant bool
+
+// Covers reports whether exact-mode state a has every trace of state b
+// because a and b differ only in their obligations' slacks, each of b's at
+// most a's: the same specification state and, event by event, the same
+// obligations, whose slacks sorted pair off with b's no larger. A slack is
+// a deadline, so a larger one never disables a step: every step of b
+// (discharging an obligation, pulling fresh events, which depends on the
+// number of obligations only, ageing, which fails for b first, a rigid
+// event or a barrier, which needs no obligation in both) is one of a, to a
+// state that again covers b's. Open mode only (a complete mode's
+// settledness is not compared). False when a == b.
+func (r *Relaxed) Covers(a, b lts.State) bool {
+	if coversMutant {
+		a, b = b, a
+	}
+	if a == b || r.cfg.Mode != Exact || r.cfg.Complete || int(a) >= r.states.Len() || int(b) >= r.states.Len() {
+		return false
+	}
+	ea, eb := r.states.Get(uint32(a)), r.states.Get(uint32(b))
+	if len(ea) != len(eb) {
+		return false // different spec states or obligations (slacks are one byte)
+	}
+	// The spec state and the number of obligations lead the encoding.
+	_, n := binary.Uvarint(ea)
+	_, m := binary.Uvarint(ea[n:])
+	if string(ea[:n+m]) != string(eb[:n+m]) {
+		return false
+	}
+	var oa, ob [16]obligation
+	spa, xa := r.decodeExact(ea, oa[:0])
+	spb, xb := r.decodeExact(eb, ob[:0])
+	if spa != spb || len(xa) != len(xb) {
+		return false
+	}
+	bySlack := func(x, y obligation) int {
+		if x.e != y.e {
+			return int(x.e) - int(y.e)
+		}
+		return int(x.slack) - int(y.slack)
+	}
+	slices.SortFunc(xa, bySlack)
+	slices.SortFunc(xb, bySlack)
+	for i := range xa {
+		if xa[i].e != xb[i].e || xb[i].slack > xa[i].slack {
+			return false
+		}
+	}
+	return true
+}

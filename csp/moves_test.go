@@ -1,0 +1,188 @@
+package csp
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/quasar-verify/quasar/lts"
+)
+
+// TestComponentMovesAgree: on every process of the library models (the
+// invocation/response ones also with their event-renaming thread symmetry)
+// and the fast-path test processes, in the first states in BFS order,
+// ComponentMoves(s, c) is SuccessorsMoves(s) restricted to component c,
+// in order, with the same moves; and LocalSteps, once s is expanded,
+// lists for each component whose steps are all local (Local and
+// CompLocal) exactly those steps' events, in order, and marks the others.
+func TestComponentMovesAgree(t *testing.T) {
+	limit := 2000
+	if testing.Short() {
+		limit = 300
+	}
+	checked, local := 0, 0
+	try := func(name string, systems ...*Proc) {
+		for _, s := range systems {
+			c, l := componentMovesAgree(t, name, s, limit)
+			checked += c
+			local += l
+		}
+	}
+	for _, am := range assertedModels(t, "../models/lib/*.csp", "../models/testdata/*.csp") {
+		p, err := Compile(am.checked)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, q := range am.procs {
+			sys, err := p.Process(q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			try(am.path+" "+am.texts[i], sys)
+			if sym, _, err := p.SymmetricEventsProcess(q); err == nil && sym != nil {
+				try(am.path+" "+am.texts[i]+" (symmetry)", sym)
+			}
+		}
+	}
+	for _, cp := range comparedProcs(t) {
+		p := compileSrc(t, cp.src)
+		if sys, err := p.ProcessByName(strings.TrimSuffix(strings.TrimSpace(cp.text), "()")); err == nil {
+			try(cp.file+" "+cp.text, sys)
+		}
+	}
+	if checked == 0 || local == 0 {
+		t.Fatalf("%d states checked, %d local components seen", checked, local)
+	}
+	t.Logf("%d states, %d components with local steps only", checked, local)
+}
+
+func componentMovesAgree(t *testing.T, name string, sys *Proc, limit int) (checked, local int) {
+	seen := map[lts.State]bool{sys.Initial(): true}
+	queue := []lts.State{sys.Initial()}
+	for len(queue) > 0 && checked < limit {
+		s := queue[0]
+		queue = queue[1:]
+		trs, moves, err := sys.SuccessorsMoves(s, nil, nil)
+		if err != nil {
+			continue // a run-time error of the model: ComponentMoves reports it too
+		}
+		checked++
+		for c := range sys.ncomp {
+			var want []lts.Transition
+			var wantMv []lts.Move
+			for i, m := range moves {
+				if m.Comp == int32(c) {
+					want, wantMv = append(want, trs[i]), append(wantMv, m)
+				}
+			}
+			got, gotMv, err := sys.ComponentMoves(s, int32(c), nil, nil)
+			if err != nil {
+				t.Fatalf("%s: state %d, component %d: %v", name, s, c, err)
+			}
+			if !slices.Equal(got, want) || !slices.Equal(gotMv, wantMv) {
+				t.Fatalf("%s: state %d, component %d: ComponentMoves %v %v, SuccessorsMoves %v %v", name, s, c, got, gotMv, want, wantMv)
+			}
+		}
+		evs, ends, known := sys.LocalSteps(s, nil, nil)
+		if !known {
+			t.Fatalf("%s: state %d: LocalSteps unknown after expanding it", name, s)
+		}
+		if len(ends) != sys.ncomp {
+			t.Fatalf("%s: state %d: %d ends for %d components", name, s, len(ends), sys.ncomp)
+		}
+		start := 0
+		for c, end := range ends {
+			var compEvs []lts.Event
+			allLocal := true
+			for i, m := range moves {
+				if m.Comp == int32(c) {
+					compEvs = append(compEvs, trs[i].Event)
+					allLocal = allLocal && m.Local && m.CompLocal
+				}
+			}
+			if end < 0 {
+				for _, m := range moves {
+					if m.Comp == int32(c) && m.CompLocal {
+						t.Fatalf("%s: state %d: component %d not local for LocalSteps, but its move %+v is", name, s, c, m)
+					}
+				}
+				continue
+			}
+			if !allLocal || !slices.Equal(evs[start:end], compEvs) {
+				t.Fatalf("%s: state %d: component %d: LocalSteps %v, moves %v (all local: %v)", name, s, c, evs[start:end], compEvs, allLocal)
+			}
+			if end > start {
+				local++
+			}
+			start = end
+		}
+		pendingAgree(t, name, sys, s, trs, moves)
+		for _, tr := range trs {
+			if !seen[tr.Target] {
+				seen[tr.Target] = true
+				queue = append(queue, tr.Target)
+			}
+		}
+	}
+	return checked, local
+}
+
+// pendingAgree: Expand then Store gives the transitions of SuccessorsMoves
+// (trs, moves), and the successors of a pending state are those of the
+// state stored: the same transitions without a symmetry, the same targets
+// with one (events name threads as the state expanded does, not as its
+// representative).
+func pendingAgree(t *testing.T, name string, sys *Proc, s lts.State, trs []lts.Transition, moves []lts.Move) {
+	var p, q Pending
+	if err := sys.Expand(s, -1, &p); err != nil {
+		t.Fatalf("%s: state %d: Expand: %v", name, s, err)
+	}
+	got, gotMv, err := sys.Store(&p, nil, nil, nil)
+	if err != nil || !slices.Equal(got, trs) || !slices.Equal(gotMv, moves) {
+		t.Fatalf("%s: state %d: Expand and Store %v %v (%v), SuccessorsMoves %v %v", name, s, got, gotMv, err, trs, moves)
+	}
+	for i := range p.Len() {
+		if p.Event(i) != trs[i].Event || p.Move(i).Comp != moves[i].Comp || p.Move(i).Local != moves[i].Local {
+			t.Fatalf("%s: state %d: pending %d: %v %+v, stored %v %+v", name, s, i, p.Event(i), p.Move(i), trs[i], moves[i])
+		}
+		if sys.sym == nil {
+			e1, n1, k1 := sys.PendingLocalSteps(&p, i, nil, nil)
+			e2, n2, k2 := sys.LocalSteps(trs[i].Target, nil, nil)
+			if k1 != k2 || k1 && (!slices.Equal(e1, e2) || !slices.Equal(n1, n2)) {
+				t.Fatalf("%s: state %d: successor %d: PendingLocalSteps %v %v %v, LocalSteps %v %v %v", name, s, i, e1, n1, k1, e2, n2, k2)
+			}
+		}
+		for c := range sys.ncomp {
+			if err := sys.ExpandPending(&p, i, int32(c), &q); err != nil {
+				continue // the stored state's expansion meets it too
+			}
+			got, gotMv, err := sys.Store(&q, nil, nil, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, wantMv, err := sys.ComponentMoves(trs[i].Target, int32(moves[i].Perm.At(c)), nil, nil)
+			if err != nil {
+				t.Fatalf("%s: state %d: successor %d: ComponentMoves: %v, ExpandPending succeeded", name, s, i, err)
+			}
+			if sys.sym == nil {
+				if !slices.Equal(got, want) || !slices.Equal(gotMv, wantMv) {
+					t.Fatalf("%s: state %d: successor %d, component %d: pending %v %v, stored %v %v", name, s, i, c, got, gotMv, want, wantMv)
+				}
+				continue
+			}
+			a, b := targets(got), targets(want)
+			if !slices.Equal(a, b) {
+				t.Fatalf("%s: state %d: successor %d, component %d: pending targets %v, stored %v", name, s, i, c, a, b)
+			}
+		}
+	}
+}
+
+func targets(trs []lts.Transition) []lts.State {
+	var out []lts.State
+	for _, tr := range trs {
+		out = append(out, tr.Target)
+	}
+	slices.Sort(out)
+	return out
+}
