@@ -41,8 +41,11 @@ func (f *compactFlags) register(fs *pflag.FlagSet) {
 	fs.IntVar(&f.hashes, "bitstate-hashes", 3, "bits set per state with --bitstate (1 to 32)")
 }
 
-// compaction validates the flags; errors are usage errors.
-func (f *compactFlags) compaction() (csp.Compaction, error) {
+// compaction validates the flags; errors are usage errors. A bit array
+// larger than maxBytes (the --mem limit; 0: the machine's memory) is
+// refused: allocating it would end the process with the Go runtime's
+// fatal out-of-memory error, which no recover catches.
+func (f *compactFlags) compaction(maxBytes int64) (csp.Compaction, error) {
 	switch {
 	case f.hashCompact && f.bitstate != "":
 		return csp.Compaction{}, fmt.Errorf("--hash-compact and --bitstate exclude each other")
@@ -55,6 +58,13 @@ func (f *compactFlags) compaction() (csp.Compaction, error) {
 		}
 		if n < 8 {
 			return csp.Compaction{}, fmt.Errorf("--bitstate: the array must have at least 8 bytes, found %d", n)
+		}
+		limit, what := maxBytes, "the memory limit of the search (--mem; by default 3/4 of the machine's memory)"
+		if limit <= 0 {
+			limit, what = int64(float64(budget.DefaultMaxBytes())/budget.DefaultShare), "the machine's memory"
+		}
+		if limit > 0 && n > limit {
+			return csp.Compaction{}, fmt.Errorf("--bitstate: the array (%d bytes) exceeds %s, %d bytes", n, what, limit)
 		}
 		if f.hashes < 1 || f.hashes > 32 {
 			return csp.Compaction{}, fmt.Errorf("--bitstate-hashes must be 1 to 32, found %d", f.hashes)
@@ -116,7 +126,7 @@ func runCheck(ctx context.Context, cmd *cobra.Command, st *streams, opts checkOp
 	if err != nil {
 		return &usageError{cmd, err}
 	}
-	if ropt.Compact, err = opts.compact.compaction(); err != nil {
+	if ropt.Compact, err = opts.compact.compaction(ropt.Limits.MaxBytes); err != nil {
 		return &usageError{cmd, err}
 	}
 	limits := ropt.Limits
