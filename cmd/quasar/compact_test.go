@@ -37,7 +37,7 @@ func TestCompactTinyFingerprints(t *testing.T) {
 	}
 	var b bytes.Buffer
 	writeReport(&b, rep, nil)
-	for _, want := range []string{"phil.csp:10: valid (probabilistic) College() deadlockfree  (", "  probabilistic: hash compaction with 12-bit fingerprints; the probability that some state was missed is at most about 1 (n^2/2^13, n = "} {
+	for _, want := range []string{"phil.csp:10: valid (probabilistic) College() deadlockfree  (", "  probabilistic: hash compaction with 12-bit fingerprints; estimated probability that some state was missed 1 (n(n-1)/2^13, n = "} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("the report lacks %q:\n%s", want, b.String())
 		}

@@ -102,7 +102,7 @@ func writeAssertion(w io.Writer, file string, a *pipeline.Assertion, sources map
 // estimated probability that some reachable state was missed.
 func coverageText(c *csp.Coverage, states int64) string {
 	if c.Mode == "hash-compact" {
-		return fmt.Sprintf("hash compaction with %d-bit fingerprints; the probability that some state was missed is at most about %s (n^2/2^%d, n = %d states)",
+		return fmt.Sprintf("hash compaction with %d-bit fingerprints; estimated probability that some state was missed %s (n(n-1)/2^%d, n = %d states stored)",
 			c.FingerprintBits, formatProb(c.Omission), c.FingerprintBits+1, states)
 	}
 	return fmt.Sprintf("bitstate hashing, %s bits (%s), %d hash functions, hash factor %.1f; expected states missed %s (coverage about %s), probability that some state was missed about %s",
