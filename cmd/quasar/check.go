@@ -33,9 +33,11 @@ type compactFlags struct {
 	hashCompact bool
 	bitstate    string
 	hashes      int
+	fs          *pflag.FlagSet // to tell a flag given empty from one not given
 }
 
 func (f *compactFlags) register(fs *pflag.FlagSet) {
+	f.fs = fs
 	fs.BoolVar(&f.hashCompact, "hash-compact", false, "store a 64-bit fingerprint per state instead of the state (SPIN's -DHC): less memory, a valid verdict is probabilistic (docs/verdicts.md)")
 	fs.StringVar(&f.bitstate, "bitstate", "", "store k bits per state in a bit array of this size (e.g. 512MiB; SPIN's -DBITSTATE): a valid verdict is probabilistic (docs/verdicts.md)")
 	fs.IntVar(&f.hashes, "bitstate-hashes", 3, "bits set per state with --bitstate (1 to 32)")
@@ -46,7 +48,12 @@ func (f *compactFlags) register(fs *pflag.FlagSet) {
 // refused: allocating it would end the process with the Go runtime's
 // fatal out-of-memory error, which no recover catches.
 func (f *compactFlags) compaction(maxBytes int64) (csp.Compaction, error) {
+	given := func(name string) bool { return f.fs != nil && f.fs.Changed(name) }
 	switch {
+	case given("bitstate") && f.bitstate == "":
+		return csp.Compaction{}, fmt.Errorf("--bitstate needs a size (e.g. 64MiB)")
+	case given("bitstate-hashes") && f.bitstate == "":
+		return csp.Compaction{}, fmt.Errorf("--bitstate-hashes applies to --bitstate only")
 	case f.hashCompact && f.bitstate != "":
 		return csp.Compaction{}, fmt.Errorf("--hash-compact and --bitstate exclude each other")
 	case f.hashCompact:
