@@ -23,8 +23,10 @@ type RunStep struct {
 	// Kind, exact mode: "rigid", "barrier", "discharge" (the event was
 	// owed), or "fresh" (a relaxed event the spec performs now, after
 	// pulling the events before it in Spec). Window mode: "spec" (a spec
-	// edge), "window" (the first event of a permuted window; Spec is the
-	// spec path permuted), or "in-window" (the next event of the window).
+	// edge: a window of one event), "window" (the first event of a
+	// permuted window, with the spec events performed for it, pulled ones
+	// first), or "in-window" (a later event of the window: a pending one,
+	// Spec empty, or a fresh one with its pulls).
 	Kind string
 	// Spec lists the spec events performed by this step, in order: the
 	// pulled events, then the event itself (empty for a discharge).
