@@ -1,5 +1,5 @@
 package linearize
 
-// SetPruneMutant turns on a hand mutant of Wrapper.Prune (0: none), for
+// SetPruneMutant turns on a hand mutant of Wrapper.Reduce (0: none), for
 // the tests that show the oracle notices a wrong pruning rule.
 func SetPruneMutant(m int) { pruneMutant = m }

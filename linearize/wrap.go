@@ -139,7 +139,7 @@
 // # Sets of states
 //
 // The refinement search follows sets of the automaton's states (one per
-// trace); Wrapper.Prune drops from each set the states that another state
+// trace); Wrapper.Reduce drops from each set the states that another state
 // of the set simulates (a called operation simulates its own
 // linearization; with a relaxed specification, a state simulates the same
 // state with smaller slacks), so that sets that differ only in such
@@ -192,8 +192,8 @@ type Wrapper struct {
 	// effectMemo: (spec state, called status) -> effects[span].
 	effectMemo map[uint64]span
 	effects    []effect
-	drop       []int                 // Prune's scratch
-	masks      []threadMask          // Prune's scratch
+	drop       []int                 // Reduce's scratch
+	masks      []threadMask          // Reduce's scratch
 	masksOf    []threadMask          // by state: mask's memo (busy 0: not known, or all idle)
 	perms      map[permKey]lts.State // PermuteState's memo
 	perms8     map[uint64]lts.State  // the same for renamings of threads 0..7 (a packed key hashes faster)
@@ -651,9 +651,9 @@ type permKey struct {
 	p lts.Perm
 }
 
-// Prune removes from the sorted set states (in place) the states that
+// Reduce removes from the sorted set states (in place) the states that
 // another state of the set simulates, so that the set keeps its traces
-// after every event (refine.Pruner). Two rules:
+// after every event (refine.Reducer). Two rules:
 //
 //   - linearization: s reaches t by one or more linearization steps (s
 //     performs, in some order, the called operations that are done in t,
@@ -664,7 +664,7 @@ type permKey struct {
 //     whose own linearization steps may first take t's (respond tries
 //     every order).
 //   - slack: s and t have the same thread statuses and the specification
-//     says its state of s covers its state of t (relax.Relaxed.Covers:
+//     says its state of s covers its state of t (relax.Relaxed.CoversSlack:
 //     the same obligations with slacks at least t's). The automaton's
 //     steps are built from the specification's, and every step of the
 //     covered state is one of the covering state, to states that are
@@ -673,7 +673,7 @@ type permKey struct {
 // Either relation is a strict order (a linearization step makes a called
 // thread done; a covering state has more slack in all), and so is their
 // union, so every dropped state is simulated by one that is kept.
-func (w *Wrapper) Prune(states []lts.State) []lts.State {
+func (w *Wrapper) Reduce(states []lts.State) []lts.State {
 	// Only a state with a done thread can be reached, only one with a
 	// called thread can reach, and both have the same busy threads.
 	w.masks = w.masks[:0]
@@ -704,7 +704,7 @@ func (w *Wrapper) Prune(states []lts.State) []lts.State {
 				continue
 			}
 			if mt.done != 0 && ms.busy == mt.busy && ms.called&mt.done != 0 && mt.called&^ms.called == 0 && w.reaches(s, t) ||
-				cov != nil && slices.Equal(w.threads(s), w.threads(t)) && cov.Covers(w.spec0(s), w.spec0(t)) {
+				cov != nil && slices.Equal(w.threads(s), w.threads(t)) && cov.CoversSlack(w.spec0(s), w.spec0(t)) {
 				w.drop = append(w.drop, j)
 				break
 			}
@@ -725,14 +725,14 @@ func (w *Wrapper) Prune(states []lts.State) []lts.State {
 	return out
 }
 
-// pruneMutant, when not 0, makes Prune drop states it must keep (a hand
+// pruneMutant, when not 0, makes Reduce drop states it must keep (a hand
 // mutant; the tests show the oracle notices each).
 var pruneMutant int
 
 // coverer is a specification that knows states whose traces include
 // another's (relax.Relaxed: the same obligations with larger slacks).
 type coverer interface {
-	Covers(a, b lts.State) bool
+	CoversSlack(a, b lts.State) bool
 }
 
 // threadMask tells a state's busy, called and done threads (the first 64).

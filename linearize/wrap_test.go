@@ -170,7 +170,7 @@ func TestWrapperAgreesWithHistories(t *testing.T) {
 }
 
 // TestPruneMutants: each hand mutant of the wrapper's pruning rules (the
-// states a set keeps, Wrapper.Prune) gives a wrong verdict, or a
+// states a set keeps, Wrapper.Reduce) gives a wrong verdict, or a
 // counterexample that fails re-validation, on some of the random
 // implementations of TestWrapperAgreesWithHistories (here with up to three
 // operations a thread and a quasi factor of 2), so that test would notice
@@ -179,7 +179,7 @@ func TestWrapperAgreesWithHistories(t *testing.T) {
 func TestPruneMutants(t *testing.T) {
 	// (A linearization with another result that reaches the same
 	// specification state is no mutant here: the queue's results follow
-	// from its states. The slack rule, relax.Covers, has its own test
+	// from its states. The slack rule, relax.Relaxed.CoversSlack, has its own test
 	// and mutant: TestCoversIncludesTraces.)
 	for _, c := range []struct {
 		mutant int

@@ -19,36 +19,26 @@ const empty uint32 = 0
 // It calls the automaton from one goroutine only (Automaton implementations
 // need not be safe for concurrent use).
 type normaliser struct {
-	spec   lts.Automaton
-	macros *intern.Set
-	memo   map[uint64]uint32
-	sizes  []uint32 // sizes[m] = number of states in macrostate m
-	sigs   []uint64 // sigs[m] has bit s%64 set for each state s of m
-	buf    []lts.State
-	key    []byte
-
-	// pruner, if the spec is one, drops from each macrostate the states
-	// that add no trace.
-	pruner Pruner
-}
-
-// Pruner is implemented by specifications that can tell, in a set of
-// their states, states whose traces are traces of another state of the
-// set (a simulation: linearize.Wrapper's "a called operation simulates its
-// own linearization").
-type Pruner interface {
-	// Prune removes such states from the sorted, duplicate-free set
-	// states (in place) and returns the rest: a set with the same
-	// traces, after every event. It must commute with the renamings of
-	// pair symmetry (permAutomaton) when the spec has them.
-	Prune(states []lts.State) []lts.State
+	spec       lts.Automaton
+	red        Reducer // nil: the spec has none
+	cov        Coverer // nil: the spec has none
+	covMemo    map[uint64]bool
+	bufA, bufB []lts.State
+	macros     *intern.Set
+	memo       map[uint64]uint32
+	sizes      []uint32 // sizes[m] = number of states in macrostate m
+	sigs       []uint64 // sigs[m] has bit s%64 set for each state s of m
+	buf        []lts.State
+	key        []byte
 }
 
 func newNormaliser(spec lts.Automaton) *normaliser {
 	n := &normaliser{spec: spec, macros: intern.New(1024), memo: make(map[uint64]uint32, 1024)}
-	if p, ok := spec.(Pruner); ok {
-		n.pruner = p
+	n.red, _ = spec.(Reducer)
+	if c, ok := spec.(Coverer); ok && c.Covering() {
+		n.cov = c
 	}
+	n.covMemo = map[uint64]bool{}
 	n.intern(nil) // id 0: the empty set
 	return n
 }
@@ -83,18 +73,73 @@ func (n *normaliser) step(m uint32, e lts.Event) (uint32, error) {
 	return t, nil
 }
 
-// intern sorts and deduplicates states (in place) and returns the id of the set.
-func (n *normaliser) intern(states []lts.State) uint32 {
-	return n.internPruned(states, false)
+// Reducer is implemented by specifications that can tell, in a set of
+// their states, states whose traces are all traces of another state of
+// the set (a simulation: relax's window mode, where a state subsumes
+// another; linearize.Wrapper, where a called operation simulates its own
+// linearization). Reduce takes a sorted set without duplicates, drops (in
+// place) some of those states and returns the rest, still sorted: a set
+// with the same traces, after every event. Its result must depend on the
+// set only (not on the order or history of calls), so that equal sets of
+// traces found along different paths tend to become one macrostate, and
+// it must commute with the renamings of pair symmetry (permAutomaton) when
+// the spec has them: a renamed macrostate is not reduced again.
+type Reducer interface {
+	Reduce(states []lts.State) []lts.State
 }
 
-// internPruned is intern; pruned says the states are pruned already (a
-// renamed macrostate: Pruner.Prune commutes with renamings).
-func (n *normaliser) internPruned(states []lts.State, pruned bool) uint32 {
+// Coverer is implemented by specifications that can tell, for some pairs
+// of sets of their states, that every trace accepted from the first is
+// accepted from the second (relax's window mode: every state of a is in b
+// or subsumed by a state of b). Covers(a, b) true promises it; a and b are
+// sorted. The search then treats a pair (s, a) as a pair (s, M') with M' a
+// subset of b would be (doc.go, antichains): the relation must be
+// transitive.
+type Coverer interface {
+	Covers(a, b []lts.State) bool
+	// Covering reports whether Covers can say more than "a is a subset of
+	// b" (if not, the search does not call it).
+	Covering() bool
+}
+
+// covered reports whether macrostate a is covered by macrostate b
+// (Coverer), memoised.
+func (n *normaliser) covered(a, b uint32) bool {
+	if a == b {
+		return true
+	}
+	k := uint64(a)<<32 | uint64(b)
+	if v, ok := n.covMemo[k]; ok {
+		return v
+	}
+	n.bufA, n.bufB = n.states(a, n.bufA[:0]), n.states(b, n.bufB[:0])
+	v := n.cov.Covers(n.bufA, n.bufB)
+	n.covMemo[k] = v
+	return v
+}
+
+// states appends the states of macrostate m to buf.
+func (n *normaliser) states(m uint32, buf []lts.State) []lts.State {
+	src := n.macros.Get(m)
+	for i := 0; i < len(src); i += 4 {
+		buf = append(buf, lts.State(binary.LittleEndian.Uint32(src[i:])))
+	}
+	return buf
+}
+
+// intern sorts and deduplicates states (in place), reduces them (Reducer)
+// and returns the id of the set.
+func (n *normaliser) intern(states []lts.State) uint32 {
+	return n.internReduced(states, false)
+}
+
+// internReduced is intern; reduced says the states are reduced already (a
+// renamed macrostate: Reducer.Reduce commutes with renamings).
+func (n *normaliser) internReduced(states []lts.State, reduced bool) uint32 {
 	slices.Sort(states)
 	states = slices.Compact(states)
-	if n.pruner != nil && !pruned && len(states) > 1 {
-		states = n.pruner.Prune(states)
+	if n.red != nil && !reduced && len(states) > 1 {
+		states = n.red.Reduce(states)
 	}
 	n.key = n.key[:0]
 	for _, s := range states {

@@ -115,7 +115,7 @@ func (s *search) permute(m uint32, p lts.Perm) uint32 {
 	for i := 0; i < len(src); i += 4 {
 		buf = append(buf, s.sym.spec.PermuteState(lts.State(binary.LittleEndian.Uint32(src[i:])), p))
 	}
-	r := s.norm.internPruned(buf, true)
+	r := s.norm.internReduced(buf, true)
 	if packed {
 		s.sym.memo64[k64] = r
 	} else {

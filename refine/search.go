@@ -394,8 +394,9 @@ func (s *search) addPerm(st lts.State, m uint32, parent uint32, ev lts.Event, pe
 	key := uint64(st)<<32 | uint64(m)
 	anti := !s.opt.NoAntichain
 	// A singleton macrostate can only be dominated by itself, which the
-	// intern set finds; larger ones need the antichain scan.
-	if anti && s.norm.sizes[m] > 1 {
+	// intern set finds; larger ones need the antichain scan (and, with a
+	// Coverer spec, any: another state may subsume its state).
+	if anti && (s.norm.sizes[m] > 1 || s.norm.cov != nil) {
 		if _, ok := s.pairs.Lookup(key); ok {
 			return
 		}
@@ -418,7 +419,7 @@ func (s *search) addPerm(st lts.State, m uint32, parent uint32, ev lts.Event, pe
 }
 
 // dominated reports whether a pair (st, M') with M' a subset of m is
-// stored (and still listed).
+// stored (and still listed); with a Coverer spec, with M' covered by m.
 func (s *search) dominated(st lts.State, m uint32) bool {
 	if int(st) >= len(s.head) {
 		return false
@@ -426,7 +427,7 @@ func (s *search) dominated(st lts.State, m uint32) bool {
 	size := s.norm.sizes[m]
 	for i := s.head[st]; i != 0; i = s.nodes[i-1].next {
 		n := s.nodes[i-1].m
-		if s.norm.sizes[n] <= size && s.norm.subset(n, m) {
+		if s.norm.sizes[n] <= size && s.norm.subset(n, m) || s.norm.cov != nil && s.norm.covered(n, m) {
 			return true
 		}
 	}
@@ -443,20 +444,19 @@ func (s *search) remember(st lts.State, m uint32, id uint32) {
 		s.maxSize = append(s.maxSize, make([]uint32, n-len(s.maxSize))...)
 	}
 	size := s.norm.sizes[m]
-	if s.maxSize[st] > size {
+	if s.maxSize[st] > size || s.norm.cov != nil {
 		prev := &s.head[st]
 		for i := *prev; i != 0; i = *prev {
 			n := &s.nodes[i-1]
-			if s.norm.sizes[n.m] > size && s.norm.subset(m, n.m) {
+			if s.norm.sizes[n.m] > size && s.norm.subset(m, n.m) || s.norm.cov != nil && n.m != m && s.norm.covered(m, n.m) {
 				*prev = n.next
 				s.kill(n.id)
 			} else {
 				prev = &n.next
 			}
 		}
-	} else {
-		s.maxSize[st] = size
 	}
+	s.maxSize[st] = max(s.maxSize[st], size)
 	s.nodes = append(s.nodes, antiNode{m: m, id: id, next: s.head[st]})
 	s.head[st] = uint32(len(s.nodes))
 }

@@ -43,7 +43,7 @@ func TestWindowCacheLoss(t *testing.T) {
 	// No memo budget, a cache that evicts almost everything.
 	tiny := build(func(r *Relaxed) {
 		r.memoBudget = 0
-		c, err := ristretto.NewCache(&ristretto.Config[string, []trans]{NumCounters: 100, MaxCost: 20, BufferItems: 64, IgnoreInternalCost: true})
+		c, err := ristretto.NewCache(&ristretto.Config[uint64, []trans]{NumCounters: 100, MaxCost: 20, BufferItems: 64, IgnoreInternalCost: true})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -152,12 +152,18 @@ func TestBadInput(t *testing.T) {
 func TestExpansionLimit(t *testing.T) {
 	defer func(n int) { maxExpansion = n }(maxExpansion)
 	maxExpansion = 1000
-	table := lts.NewEventTable()
-	spec := queueSpec(table, 3, 3)
 	defer func(n int) { maxAdmitsSteps = n }(maxAdmitsSteps)
 	maxAdmitsSteps = 1000
-	tr := trace(table, "enq1 enq2 enq3 deq3 deq2 deq1 enq1 enq2 enq3 deq1 deq3 deq2 deq.0 deq7")
-	for _, text := range []string{"3 window", "40"} {
+	// Window mode reads the start state's events after pulling up to 3
+	// events: 9^4 spec paths with 8 values.
+	for _, c := range []struct {
+		text string
+		vals int
+	}{{"3 window", 8}, {"40", 3}} {
+		table := lts.NewEventTable()
+		spec := queueSpec(table, c.vals, 3)
+		tr := trace(table, "enq1 enq2 enq3 deq3 deq2 deq1 enq1 enq2 enq3 deq1 deq3 deq2 deq.0 deq7")
+		text := c.text
 		cfg := mustParse(t, text)
 		r := mustNew(t, spec, cfg)
 		_, err := r.Enabled(r.Start(nil)[0], nil)

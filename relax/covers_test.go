@@ -8,9 +8,9 @@ import (
 )
 
 // TestCoversIncludesTraces: on random specs and exact-mode configurations,
-// for every pair of reachable states a, b with Covers(a, b), every trace of
+// for every pair of reachable states a, b with CoversSlack(a, b), every trace of
 // b of up to 6 events is a trace of a (a set simulation of a against every
-// path of b); and the hand mutant that reads Covers the wrong way round
+// path of b); and the hand mutant that reads CoversSlack the wrong way round
 // (the smaller slacks cover the larger) fails this on some pair.
 func TestCoversIncludesTraces(t *testing.T) {
 	pairs, bad, first := coversAgainstTraces(t)
@@ -24,13 +24,13 @@ func TestCoversIncludesTraces(t *testing.T) {
 	coversMutant = true
 	defer func() { coversMutant = false }()
 	pairs, bad, _ = coversAgainstTraces(t)
-	t.Logf("reversed Covers: %d of %d pairs lack traces", bad, pairs)
+	t.Logf("reversed CoversSlack: %d of %d pairs lack traces", bad, pairs)
 	if bad == 0 {
-		t.Errorf("the reversed Covers went unnoticed (%d pairs)", pairs)
+		t.Errorf("the reversed CoversSlack went unnoticed (%d pairs)", pairs)
 	}
 }
 
-// coversAgainstTraces checks Covers on random relaxations; it returns the
+// coversAgainstTraces checks CoversSlack on random relaxations; it returns the
 // number of covering pairs, of those whose traces are not included, and
 // the first of those.
 func coversAgainstTraces(t *testing.T) (pairs, bad int, first string) {
@@ -48,7 +48,7 @@ func coversAgainstTraces(t *testing.T) (pairs, bad int, first string) {
 		states := reachableRelaxed(t, r, 150)
 		for _, a := range states {
 			for _, b := range states {
-				if !r.Covers(a, b) {
+				if !r.CoversSlack(a, b) {
 					continue
 				}
 				pairs++

@@ -102,26 +102,83 @@
 // barriers), the window analogue of "nothing owed". Accepted traces are
 // the prefixes of concatenations of such permuted windows.
 //
-// A state is either a spec state (tag 0, spec state uvarint) or a
-// pseudo-state (tag 1, end state t, then the events still to perform).
-// Pseudo-states with the same rest and end state have the same future, so
-// they are one state; the language is Algorithm 3's. The automaton is
-// nondeterministic: refine must use the subset construction (checking
+// The windows are read lazily, one event at a time, as exact mode reads
+// its runs: nothing about a window's path or permutation is chosen before
+// the events that decide it are read. A state is a spec state (tag 0, spec
+// state uvarint: no window open) or an open window (tag 1): the spec state
+// u after the positions of the window's path performed so far, the number
+// k of the window's events read (one byte), and the pending positions,
+// performed but not read, each as position (one byte) and event (uvarint),
+// sorted by position. Positions 0..m-1 (m = k + pending) are performed.
+// Reading a at index k:
+//
+//   - discharge: a is pending at position p (a rigid a needs p = k; of
+//     several pending copies of a movable a, the lowest position: the
+//     state that keeps a later copy has every run of the other);
+//   - fresh: the spec performs j more positions (pulled: they become
+//     pending; no barrier), then a at position p = m + j, with p - k <= QF
+//     and p <= 2QF. A rigid a or a barrier needs a spec state and j = 0: a
+//     barrier is a window of its own, and a rigid event keeps its position.
+//
+// The successor is kept only if its window can still be completed: if the
+// pending positions can be read at indices k+1..m, each movable one at most
+// QF after its position and each rigid one at its own (earliest deadline
+// first decides it); this also rules out a movable a at an index k whose
+// position holds a rigid event. A completion never needs a longer path: if
+// one reads a pending position p < m at an index i2 >= m and a new
+// position n >= m at an index i1 < m, swapping (p at i1, n at i2) moves
+// both by less. With nothing pending the window closes: the state is the
+// spec state reached. That loses nothing: a window whose first k indices
+// read exactly positions 0..k-1 is two windows, and the open window with k
+// events read accepts less than the spec state (less room left). So a
+// state has few transitions (at most (branching)^(QF+1) spec steps), and
+// states that differ in what they have not read yet do not exist.
+//
+// # Subsumption (window mode)
+//
+// The automaton is nondeterministic and refine determinises it (checking
 // (impl, spec) pairs one at a time gives false alarms on a plain FIFO
-// queue). The transitions of a spec state (one per permuted window) can be
-// many: they are kept in the dense memo until it holds about a million such
-// transitions, then in a bounded ristretto cache keyed by the encoded state,
-// and recomputed after an eviction (the targets are interned, so the ids
-// are stable and verdicts never depend on the cache). Position
-// permutations are memoised per (length, fixed positions).
+// queue). Sets of open windows would be large and all different, so
+// Relaxed tells refine which states accept every trace of another:
+// Subsumes(a, b) holds if b is an open window (sB, kB, PB), a a spec state
+// or an open window (sA, kA, PA) (kA = 0 for a spec state) with kA <= kB,
+// and a word W of movable events with sA -W-> sB such that a with W
+// pulled, (sB, kA, PA and W at offsets |PA|, |PA|+1, ...), matches b
+// position by position: measured from the next index (offset p - k), the
+// rigid positions equal, the movable ones event by event no earlier in a
+// (a later deadline). a then makes every move of b, pulling W's events
+// when b reads or pulls past them (its pull budget is b's), with as much
+// room in its window. The relation is a partial order. Per state, the
+// window with W pulled, for every W, is summarised once (its shape, the
+// spec state, events and rigid offsets, interned, plus k and the movable
+// offsets); a set is reduced by grouping its windows and these variants by
+// shape. Reduce (refine.Reducer) keeps the states of a set that no other
+// one subsumes, for every macrostate and for each state's targets on an
+// event; Covers (refine.Coverer) lets the refinement antichain compare
+// macrostates by subsumption instead of inclusion.
+//
+// Before, each spec state was expanded eagerly: every path of up to
+// 2QF+1 events times every bounded permutation (675 for a full window at
+// QF 3), each a chain of pseudo-states (end state, rest of the permuted
+// word): on the segmented queue with two segments of four slots (511 spec
+// states) that is about a million transitions per spec state, more than a
+// memo of a million transitions held, so a bounded cache evicted and
+// recomputed them; the check ran out of time after 60 s. It now takes
+// under a second (docs/quasi.md has the figures). The eager construction
+// is kept as a test oracle (window_oracle_test.go). The memo of expansions
+// still has a budget (memoBudget transitions); past it, expansions go to a
+// bounded ristretto cache and are recomputed after an eviction (their
+// targets are interned already, so ids and verdicts do not change;
+// TestWindowCacheLoss), so the memo's memory stays bounded however large
+// the relaxed space; the library's models stay far below the budget.
 //
 // # Limits
 //
 // Computing the successors of one state stops after MaxExpansion steps, and
 // Admits after MaxAdmitsSteps, with an error wrapping lts.ErrLimit, so that
-// a caller can answer "unknown" instead of hanging: window mode enumerates
-// (branching)^(2QF+1) paths times their permutations (3, 31, 675 and 25231
-// for full windows at QF 1..4) from every spec state.
+// a caller can answer "unknown" instead of hanging: both modes enumerate
+// the spec paths of up to Q pulled events (window mode: and the event read
+// after them) from a state.
 //
 // Window mode accepts a subset of the global metric's prefix closure,
 // equal to it for QF <= 1 and strictly smaller for QF >= 2: a queue holding

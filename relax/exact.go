@@ -23,8 +23,10 @@ type RunStep struct {
 	// Kind, exact mode: "rigid", "barrier", "discharge" (the event was
 	// owed), or "fresh" (a relaxed event the spec performs now, after
 	// pulling the events before it in Spec). Window mode: "spec" (a spec
-	// edge), "window" (the first event of a permuted window; Spec is the
-	// spec path permuted), or "in-window" (the next event of the window).
+	// edge: a window of one event), "window" (the first event of a
+	// permuted window, with the spec events performed for it, pulled ones
+	// first), or "in-window" (a later event of the window: a pending one,
+	// Spec empty, or a fresh one with its pulls).
 	Kind string
 	// Spec lists the spec events performed by this step, in order: the
 	// pulled events, then the event itself (empty for a discharge).
@@ -347,10 +349,10 @@ func (r *Relaxed) ExactStateOf(spec lts.State, obs []Obligation) lts.State {
 	return r.internExact(spec, os)
 }
 
-// coversMutant reverses Covers (a hand mutant for the tests).
+// coversMutant reverses CoversSlack (a hand mutant for the tests).
 var coversMutant bool
 
-// Covers reports whether exact-mode state a has every trace of state b
+// CoversSlack reports whether exact-mode state a has every trace of state b
 // because a and b differ only in their obligations' slacks, each of b's at
 // most a's: the same specification state and, event by event, the same
 // obligations, whose slacks sorted pair off with b's no larger. A slack is
@@ -360,7 +362,7 @@ var coversMutant bool
 // event or a barrier, which needs no obligation in both) is one of a, to a
 // state that again covers b's. Open mode only (a complete mode's
 // settledness is not compared). False when a == b.
-func (r *Relaxed) Covers(a, b lts.State) bool {
+func (r *Relaxed) CoversSlack(a, b lts.State) bool {
 	if coversMutant {
 		a, b = b, a
 	}

@@ -138,13 +138,13 @@ func (r *Relaxed) closest(states []lts.State) lts.State {
 	return best
 }
 
-// pending is the number of obligations of s (exact) or the number of
-// events left in its window (window).
+// pending is the number of obligations of s (exact) or of pending
+// positions of its open window (window).
 func (r *Relaxed) pending(s lts.State) int {
 	b := r.states.Get(uint32(s))
 	if r.cfg.Mode == Window {
-		_, _, word := decodeWindow(b)
-		return len(word)
+		_, _, _, pend := decodeWindow(b, nil)
+		return len(pend)
 	}
 	_, obs := r.decodeExact(b, nil)
 	return len(obs)
@@ -171,9 +171,14 @@ func (r *Relaxed) reason(s lts.State, e lts.Event) (string, error) {
 	name := r.table.Name(e)
 	b := r.states.Get(uint32(s))
 	if r.cfg.Mode == Window {
-		tag, _, word := decodeWindow(b)
-		if tag == tagPseudo {
-			return fmt.Sprintf("%s breaks the permuted window in progress: its next event is %s", name, r.table.Name(word[0])), nil
+		tag, _, k, pend := decodeWindow(b, nil)
+		if tag == tagWin {
+			var owed []string
+			for _, p := range pend {
+				owed = append(owed, fmt.Sprintf("%s (position %d)", r.table.Name(p.e), p.pos))
+			}
+			return fmt.Sprintf("%s breaks the permuted window in progress (%d of its events read; owed: %s): no permutation moving each event by at most %d of a spec path of at most %d events continues with it",
+				name, k, strings.Join(owed, ", "), r.cfg.windowFactor(), 2*r.cfg.windowFactor()+1), nil
 		}
 		return fmt.Sprintf("%s is not the first event of any permutation (moving each event by at most %d) of a spec path of 1..%d events from this state",
 			name, r.cfg.windowFactor(), 2*r.cfg.windowFactor()+1), nil

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/dgraph-io/ristretto/v2"
+
 	"github.com/quasar-verify/quasar/internal/intern"
 	"github.com/quasar-verify/quasar/lts"
 )
@@ -30,13 +31,15 @@ type Relaxed struct {
 
 	states *intern.Set
 	// succ[id] holds the sorted, deduplicated transitions of state id once
-	// computed (nil: not yet). In window mode the transitions of states that
-	// stand for spec states live in cache instead, since they can be large.
-	succ       [][]trans
-	memoBudget int64 // window mode: transitions of spec states the dense memo may still take
-	cache      *ristretto.Cache[string, []trans]
+	// computed (nil: not yet).
+	succ [][]trans
+	// Window mode: succ takes memoBudget more transitions at most; later
+	// expansions go to a bounded cache (cost: transitions) and are
+	// recomputed after an eviction, so the memo's memory stays bounded
+	// on relaxed spaces of any size.
+	memoBudget int64
+	cache      *ristretto.Cache[uint64, []trans]
 	closed     bool
-	perms      map[uint64][][]uint8 // window mode: (length, fixed mask) -> position permutations
 
 	stats  Stats
 	detail bool // expansions record RunStep.Spec (for Explain)
@@ -55,6 +58,20 @@ type Relaxed struct {
 	sbufs   [][]lts.State
 	tmp     []trans
 	obsBuf  []obligation
+	wpend   []wpend
+	wstep   windowStep
+	// Window mode, Reduce: per-state summaries, their shapes and offsets.
+	sums      [][]winSummary
+	shapes    *intern.Set
+	vecs      []int8
+	drop      []bool
+	specMemo  map[lts.State][]trans // window mode: the spec's transitions (specEdges)
+	tgts      []lts.State
+	ents      []winEntry
+	shapeList []uint32
+	marks     []uint32 // per shape: the Reduce call that grouped it last
+	heads     []int32  // per shape: its group's first entry
+	stamp     uint32
 }
 
 var _ lts.Automaton = (*Relaxed)(nil)
@@ -67,13 +84,23 @@ type trans struct {
 // Stats describe the part of the relaxed automaton built so far.
 type Stats struct {
 	States      int   `json:"states"`       // relaxed states interned
-	Pseudo      int   `json:"pseudo"`       // window mode: pseudo-states among them
+	Pseudo      int   `json:"pseudo"`       // window mode: open windows among them (states that are not spec states)
 	Expanded    int64 `json:"expanded"`     // memo entries: states (or, for Step in exact mode, state and event pairs) whose successors were computed
 	Transitions int64 `json:"transitions"`  // transitions computed
+	Bytes       int64 `json:"bytes"`        // memory of the interned states
 	CacheHits   int64 `json:"cache_hits"`   // window expansions found in the bounded cache
 	CacheMisses int64 `json:"cache_misses"` // window expansions computed for the bounded cache (first time or after eviction)
-	Bytes       int64 `json:"bytes"`        // memory of the interned states
 }
+
+// Window mode keeps the expansions of relaxed states in the dense memo
+// until they hold memoBudget transitions, then in a bounded cache whose
+// cost is counted in transitions. With lazy windows the library's models
+// stay far below the budget.
+const (
+	memoBudget    = 1 << 22
+	cacheMaxCost  = 1 << 21
+	cacheCounters = 1 << 18
+)
 
 // Event kinds, stored per event id in kinds (0 = not classified yet).
 const (
@@ -83,21 +110,11 @@ const (
 	kindClass   = 3 // kindClass+d: relaxed class d
 )
 
-// Window mode keeps the expansions of spec states in the dense memo until
-// they hold memoBudget transitions, then in a bounded cache whose cost is
-// counted in transitions.
-const (
-	memoBudget    = 1 << 20
-	cacheMaxCost  = 1 << 21
-	cacheCounters = 1 << 18
-)
-
 // MaxExpansion bounds the work of computing the successors of one relaxed
-// state (spec steps tried in exact mode, permuted windows in window mode).
-// Beyond it Step and Enabled return an error wrapping lts.ErrLimit, so that
-// a search can stop with verdict unknown instead of hanging: window mode
-// with a large quasi factor on a branching spec enumerates (branching ^
-// (2QF+1)) × (permutations) windows per spec state.
+// state (spec steps tried). Beyond it Step and Enabled return an error
+// wrapping lts.ErrLimit, so that a search can stop with verdict unknown
+// instead of hanging: both modes enumerate the spec paths of up to Q
+// pulled events from a state, (branching)^Q of them.
 const MaxExpansion = 1 << 23
 
 var maxExpansion = MaxExpansion // lowered by tests
@@ -116,11 +133,12 @@ func New(spec lts.Automaton, cfg Config) (*Relaxed, error) {
 		return nil, fmt.Errorf("relax: %w", err)
 	}
 	r := &Relaxed{
-		spec:    spec,
-		cfg:     cfg,
-		table:   spec.Events(),
-		states:  intern.New(1024),
-		maxPull: -1,
+		spec:       spec,
+		cfg:        cfg,
+		table:      spec.Events(),
+		states:     intern.New(1024),
+		maxPull:    -1,
+		memoBudget: memoBudget,
 	}
 	if len(cfg.Classes) == 0 {
 		r.all = cfg.All > 0
@@ -132,17 +150,13 @@ func New(spec lts.Automaton, cfg Config) (*Relaxed, error) {
 			r.bounds = append(r.bounds, cl.Bound)
 		}
 	}
-	if cfg.Mode == Window {
-		r.perms = map[uint64][][]uint8{}
-		r.memoBudget = memoBudget
-	}
 	return r, nil
 }
 
 // startCache creates the bounded cache of window expansions, once the dense
 // memo has used its budget (small specs never need it).
 func (r *Relaxed) startCache() error {
-	c, err := ristretto.NewCache(&ristretto.Config[string, []trans]{
+	c, err := ristretto.NewCache(&ristretto.Config[uint64, []trans]{
 		NumCounters:        cacheCounters,
 		MaxCost:            cacheMaxCost,
 		BufferItems:        64,
@@ -154,12 +168,12 @@ func (r *Relaxed) startCache() error {
 	r.cache = c
 	// The cache runs goroutines; stop them when r becomes unreachable
 	// (Close does it earlier).
-	runtime.AddCleanup(r, func(c *ristretto.Cache[string, []trans]) { c.Close() }, c)
+	runtime.AddCleanup(r, func(c *ristretto.Cache[uint64, []trans]) { c.Close() }, c)
 	return nil
 }
 
-// Close releases the bounded cache (window mode, large specs). The
-// automaton remains usable; it recomputes what the cache held.
+// Close releases the bounded cache (window mode, large relaxed spaces).
+// The automaton remains usable; it recomputes what the cache held.
 func (r *Relaxed) Close() {
 	if r.cache != nil {
 		r.cache.Close()
@@ -295,24 +309,17 @@ func (r *Relaxed) Settled(s lts.State) bool {
 }
 
 // Describe renders a relaxed state: "s3 [deq.1:1 deq.2:2]" (exact: spec
-// state and obligations with their slack) or "s3" / "s3 <- deq.2 deq.1"
-// (window: a spec state, or a pseudo-state with the rest of its permuted
-// window and the spec state it leads to).
+// state and obligations with their slack) or "s3" / "s3 <- deq.1@0 (window
+// at 2)" (window: a spec state, or an open window: the spec state reached,
+// the pending events with their positions in the window's spec path, and
+// the number of events of the window read).
 func (r *Relaxed) Describe(s lts.State) string {
 	if int(s) >= r.states.Len() {
 		return fmt.Sprintf("unknown state %d", s)
 	}
 	b := r.states.Get(uint32(s))
 	if r.cfg.Mode == Window {
-		tag, end, word := decodeWindow(b)
-		if tag == tagOrig {
-			return r.specName(end)
-		}
-		out := r.specName(end) + " <-"
-		for _, e := range word {
-			out += " " + r.table.Name(e)
-		}
-		return out
+		return r.describeWindow(b)
 	}
 	sp, obs := r.decodeExact(b, nil)
 	out := r.specName(sp)
@@ -361,9 +368,9 @@ func (r *Relaxed) transitions(s lts.State) ([]trans, error) {
 	if int(s) < len(r.succ) && r.succ[s] != nil {
 		return r.succ[s], nil
 	}
-	window := r.cfg.Mode == Window && r.states.Get(uint32(s))[0] == tagOrig
+	window := r.cfg.Mode == Window
 	if window && r.cache != nil {
-		if ts, ok := r.cache.Get(string(r.states.Get(uint32(s)))); ok {
+		if ts, ok := r.cache.Get(uint64(s)); ok {
 			r.stats.CacheHits++
 			return ts, nil
 		}
@@ -384,7 +391,7 @@ func (r *Relaxed) transitions(s lts.State) ([]trans, error) {
 				}
 			}
 			if r.cache != nil {
-				r.cache.Set(string(r.states.Get(uint32(s))), ts, int64(len(ts))+1)
+				r.cache.Set(uint64(s), ts, int64(len(ts))+1)
 				r.cache.Wait()
 			}
 			return ts, nil
@@ -399,7 +406,7 @@ func (r *Relaxed) transitions(s lts.State) ([]trans, error) {
 }
 
 // SetInterrupt implements refine.Interruptible: a long expansion polls stop
-// every few thousand windows and gives up with errInterrupted when it
+// every few thousand spec steps and gives up with errInterrupted when it
 // reports true (nil: never). The state being expanded is not memoised.
 func (r *Relaxed) SetInterrupt(stop func() bool) { r.interrupt = stop }
 
@@ -442,9 +449,35 @@ func (r *Relaxed) compute(s lts.State) ([]trans, error) {
 			ts = append(ts, t)
 		}
 	}
+	if r.cfg.Mode == Window {
+		ts = r.reduceTargets(ts)
+	}
 	r.stats.Expanded++
 	r.stats.Transitions += int64(len(ts))
 	return ts, nil
+}
+
+// reduceTargets drops, among the targets of each event, those another
+// target subsumes (Reduce): the set of targets accepts the same traces,
+// and the subset construction meets smaller sets.
+func (r *Relaxed) reduceTargets(ts []trans) []trans {
+	out := ts[:0]
+	for lo := 0; lo < len(ts); {
+		hi := lo + 1
+		for hi < len(ts) && ts[hi].e == ts[lo].e {
+			hi++
+		}
+		e := ts[lo].e
+		r.tgts = r.tgts[:0]
+		for _, t := range ts[lo:hi] {
+			r.tgts = append(r.tgts, t.t)
+		}
+		for _, t := range r.Reduce(r.tgts) {
+			out = append(out, trans{e, t})
+		}
+		lo = hi
+	}
+	return out
 }
 
 // kind classifies e: rigid, barrier, or relaxed class d (kindClass+d).
