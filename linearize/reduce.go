@@ -265,26 +265,7 @@ func (r *Reduced) successorsPending(pd pender, id lts.State, buf []lts.Transitio
 
 // pendingResponder is responder for pending successors.
 func (r *Reduced) pendingResponder(p *csp.Pending) int32 {
-	var ok [64]int8 // as in responder
-	for i := range p.Len() {
-		m := p.Move(i)
-		if m.Comp < 0 || int(m.Comp) >= len(ok) {
-			continue
-		}
-		if m.Local && m.CompLocal && r.role(p.Event(i)) == RoleRes {
-			if ok[m.Comp] == 0 {
-				ok[m.Comp] = 1
-			}
-		} else {
-			ok[m.Comp] = 2
-		}
-	}
-	for c, v := range ok {
-		if v == 1 {
-			return int32(c)
-		}
-	}
-	return -1
+	return r.firstResponder(p.Len(), p.Move, p.Event)
 }
 
 // tauPending adds to out the targets of the pending internal step i of p
@@ -563,14 +544,19 @@ func (r *Reduced) rename(e lts.Event, p lts.Perm) lts.Event {
 // responder returns the least component whose every step is a local
 // response, or -1.
 func (r *Reduced) responder(trs []lts.Transition, moves []lts.Move) int32 {
+	return r.firstResponder(len(trs), func(i int) lts.Move { return moves[i] }, func(i int) lts.Event { return trs[i].Event })
+}
+
+// firstResponder is responder over n steps given by their moves and events.
+func (r *Reduced) firstResponder(n int, move func(int) lts.Move, event func(int) lts.Event) int32 {
 	// ok[c]: 0 no step seen, 1 all local responses so far, 2 some other.
 	var ok [64]int8
-	for i, tr := range trs {
-		m := moves[i]
+	for i := range n {
+		m := move(i)
 		if m.Comp < 0 || int(m.Comp) >= len(ok) {
 			continue
 		}
-		if m.Local && m.CompLocal && r.role(tr.Event) == RoleRes {
+		if m.Local && m.CompLocal && r.role(event(i)) == RoleRes {
 			if ok[m.Comp] == 0 {
 				ok[m.Comp] = 1
 			}
