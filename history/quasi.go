@@ -47,6 +47,7 @@ func compileQuasiPulls(m Model, ops []Op, q *relax.Config, pulls int) (Machine, 
 			Barriers: []lts.Pattern{lts.ParsePattern(take + ".0")}}
 	}
 	spec := a
+	var rs *rankedSpec
 	if windowing(q) {
 		// The spec restricted to the rank windows (quasiwindow.go): the
 		// same verdicts, far fewer pulled paths.
@@ -54,7 +55,8 @@ func compileQuasiPulls(m Model, ops []Op, q *relax.Config, pulls int) (Machine, 
 		if err != nil {
 			return nil, err
 		}
-		spec = newRankedSpec(a, ev, ops, q.All, q.Complete)
+		rs = newRankedSpec(a, ev, ops, q.All, q.Complete)
+		spec = rs
 	}
 	r, err := relax.New(spec, *q)
 	if err != nil {
@@ -73,7 +75,7 @@ func compileQuasiPulls(m Model, ops []Op, q *relax.Config, pulls int) (Machine, 
 	}
 	qm := newQuasiMachine(mc, r, a, ops)
 	if windowing(q) && qm == Machine(mc) {
-		qm = newWindowMachine(mc, r, ops)
+		qm = newWindowMachine(mc, r, ops, a, rs)
 	}
 	if cm, ok := m.(containerModel); ok && qm == Machine(mc) && q.Mode == relax.Exact && zeroBounds(q) && mc.missing == nil && mc.never == nil {
 		// No rules apply (a set, repeated values): at bound 0 the

@@ -54,11 +54,11 @@ type rankedSpec struct {
 	lo, hi  []int // by event: the allowed ranks (lo > hi: none but phantoms)
 	phantom int   // ranks from which any event may occur
 	ids     map[uint64]lts.State
-	next    map[uint64]lts.State // (state, event) -> 1 + the target, 0: none
-	rows    [][]lts.State        // the same, by state and event, if dense > 0
-	dense   int                  // the number of events, if small
-	spec    []lts.State          // by state: the inner state
-	rank    []int                // by state: the class rank of σ reached
+	sparse  [][]stepPair  // by state: (event, 1 + the target or 0: none), if dense == 0
+	rows    [][]lts.State // the same, by state and event, if dense > 0
+	dense   int           // the number of events, if small
+	spec    []lts.State   // by state: the inner state
+	rank    []int         // by state: the class rank of σ reached
 	tmp     []lts.State
 }
 
@@ -90,7 +90,7 @@ func newRankedSpec(a lts.Automaton, mc *automatonMachine, ops []Op, q int, compl
 	slices.Sort(rets)
 	table := a.Events()
 	ne := table.Len()
-	rs := &rankedSpec{inner: a, lo: make([]int, ne), hi: make([]int, ne), ids: map[uint64]lts.State{}, next: map[uint64]lts.State{}}
+	rs := &rankedSpec{inner: a, lo: make([]int, ne), hi: make([]int, ne), ids: map[uint64]lts.State{}}
 	if ne <= 64 {
 		rs.dense = ne
 	}
@@ -199,15 +199,29 @@ func (rs *rankedSpec) cached(s lts.State, e lts.Event) lts.State {
 		}
 		return unknownStep
 	}
-	if t, ok := rs.next[uint64(s)<<32|uint64(e)]; ok {
-		return t
+	if int(s) < len(rs.sparse) {
+		for _, p := range rs.sparse[s] {
+			if p.e == e {
+				return p.t
+			}
+		}
 	}
 	return unknownStep
 }
 
+// stepPair is a memoised step of rankedSpec (sparse form): a state steps
+// on few events, so a short list beats a large map.
+type stepPair struct {
+	e lts.Event
+	t lts.State
+}
+
 func (rs *rankedSpec) remember(s lts.State, e lts.Event, t lts.State) {
 	if rs.dense == 0 {
-		rs.next[uint64(s)<<32|uint64(e)] = t
+		for int(s) >= len(rs.sparse) {
+			rs.sparse = append(rs.sparse, nil)
+		}
+		rs.sparse[s] = append(rs.sparse[s], stepPair{e, t})
 		return
 	}
 	for int(s) >= len(rs.rows) {
@@ -284,10 +298,25 @@ type windowMachine struct {
 	obs      []relax.Obligation
 	near     []int64 // scratch: the smallest returns of the ops left
 	sorted   bool    // ops are in call order
+
+	// Queues: the rules of quasitail.go (nil if they do not apply; built
+	// on first use, see rules), and the context of stepIn for MayPull.
+	tr       *tailRules
+	trDone   bool
+	trSpec   lts.Automaton
+	trRanked *rankedSpec
+	fLin     []uint64
+	fOp      int32
+	fLeft    int
+	fFirst   int     // the first op not linearized
+	fNear    []int64 // the 2Q-1 smallest returns of the completed ops left
 }
 
-func newWindowMachine(mc *automatonMachine, r *relax.Relaxed, ops []Op) *windowMachine {
+// newWindowMachine builds the machine; spec is the automaton of the ops
+// and rs its rank-window restriction, which r relaxes.
+func newWindowMachine(mc *automatonMachine, r *relax.Relaxed, ops []Op, spec lts.Automaton, rs *rankedSpec) *windowMachine {
 	w := &windowMachine{automatonMachine: mc, r: r, ops: ops, complete: make([]uint64, (len(ops)+63)/64)}
+	w.trSpec, w.trRanked = spec, rs
 	w.sorted = slices.IsSortedFunc(ops, func(a, b Op) int { return cmp.Compare(a.Call, b.Call) })
 	table := r.Events()
 	w.by = make([][]int32, table.Len())
@@ -312,6 +341,9 @@ func newWindowMachine(mc *automatonMachine, r *relax.Relaxed, ops []Op) *windowM
 
 // Viable implements Pruner (see windowMachine).
 func (w *windowMachine) Viable(s State, lin []uint64) bool {
+	if tr := w.rules(); tr != nil && !tr.live(w.r, lts.State(s), lin) {
+		return false
+	}
 	var ok bool
 	_, w.obs, ok = w.r.ExactState(lts.State(s), w.obs[:0])
 	if !ok || len(w.obs) == 0 {

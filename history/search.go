@@ -24,12 +24,15 @@ type search struct {
 	// pruneAfter, if the machine has it, replaces prune.Viable: it also
 	// knows the op just placed.
 	pruneAfter stepPruner
-	ops        []Op // local indices 0..n-1
-	n          int
-	bud        *budget.Budget // nil: no limits (shared by the partitions of a check)
-	halt       *atomic.Bool   // bud's flag: set when its deadline passes (nil: none)
-	rs         runState
-	steps      int64
+	// ls, if the machine has it, replaces m.Step in the search: its
+	// successors may also depend on the linearized set.
+	ls    linStepper
+	ops   []Op // local indices 0..n-1
+	n     int
+	bud   *budget.Budget // nil: no limits (shared by the partitions of a check)
+	halt  *atomic.Bool   // bud's flag: set when its deadline passes (nil: none)
+	rs    runState
+	steps int64
 
 	// Entries: call of op i is i, return of op i is n+i; head is 2n; -1 ends
 	// the list. Pending ops have no return entry.
@@ -81,6 +84,7 @@ func newSearch(m Machine, ops []Op, bud *budget.Budget) *search {
 	s.fin, _ = m.(Finisher)
 	s.prune, _ = m.(Pruner)
 	s.pruneAfter, _ = m.(stepPruner)
+	s.ls, _ = m.(linStepper)
 	type ev struct {
 		t   int64
 		ret bool
@@ -291,6 +295,15 @@ type stepPruner interface {
 	viableAfter(s State, op int32, linearized []uint64) bool
 }
 
+// linStepper is a machine whose successors of a state by an op, in the
+// search, may also depend on the linearized set (set, without the op):
+// some of Step's, a function of the set, the state and the op, so the
+// memo stays exact. windowMachine leaves out the runs that owe events
+// nothing left can read (quasitail.go). A witness is replayed with Step.
+type linStepper interface {
+	stepIn(s State, i int, set []uint64, buf []State) []State
+}
+
 // viable asks the machine's pruner about state ns reached by placing op.
 func (s *search) viable(ns State, op int32, set []uint64) bool {
 	if s.pruneAfter != nil {
@@ -404,7 +417,11 @@ func (s *search) step(quota int64) outcome {
 					continue
 				}
 			}
-			buf = s.m.Step(state, int(op), buf[:0])
+			if s.ls != nil {
+				buf = s.ls.stepIn(state, int(op), set, buf[:0])
+			} else {
+				buf = s.m.Step(state, int(op), buf[:0])
+			}
 			placed := false
 			w, bit := op>>6, uint64(1)<<(uint(op)&63)
 			for k := resume; int(k) < len(buf); k++ {

@@ -44,7 +44,12 @@
 // implement PatternEnabler so that the pull search lists only the events
 // of the class (a history's queue enables every enqueue in every state).
 // ExactState and ClassOf expose a state's obligations and the
-// classification, for checkers that prune configurations.
+// classification, for checkers that prune configurations. A checker that
+// knows more than the automaton (which operations are left to read a
+// pulled event) may set a PullFilter around a Step (SetPullFilter): the
+// fresh runs that pull an event it refuses are not enumerated, and a
+// PullLister names the events worth trying; such transitions are the
+// automaton's, and are not memoised.
 //
 // Every reachable configuration can be completed (perform the obligations
 // in the order they were pulled), so acceptance is prefix-closed and

@@ -177,6 +177,12 @@ func (r *Relaxed) expandExact(s lts.State, emit func(RunStep, lts.State)) error 
 			continue // an obligation of d has slack 1: only its discharge may come next
 		}
 		f := freshSearch{r: r, d: int32(d), q: q, owed: owed, aged: aged, emit: emit}
+		if r.filter != nil {
+			r.cur = r.cur[:0]
+			for _, o := range aged {
+				r.cur = append(r.cur, Obligation{Event: o.e, Slack: int(o.slack), Class: int(o.class)})
+			}
+		}
 		if err := f.walk(sp, 0); err != nil {
 			return err
 		}
@@ -202,15 +208,33 @@ func (f *freshSearch) walk(u lts.State, depth int) error {
 	evs, tgs := r.scratch(depth + 1)
 	defer func() { r.keep(depth+1, evs, tgs) }()
 	var err error
-	if r.only != lts.Tau && !r.mayPull(f.owed, len(f.pulled), f.q) {
+	lister, _ := r.filter.(PullLister)
+	switch {
+	case r.only != lts.Tau && !r.mayPull(f.owed, len(f.pulled), f.q):
 		// Nothing more may be pulled: only the event asked for matters.
 		evs = append(evs, r.only)
-	} else if evs, err = r.enabledIn(u, f.d, evs); err != nil {
-		return err
+	case r.only != lts.Tau && lister != nil:
+		// The events the filter may let the run pull, and the one read.
+		evs = lister.Pullable(u, evs)
+		if !slices.Contains(evs, r.only) {
+			evs = append(evs, r.only)
+		}
+	default:
+		if evs, err = r.enabledIn(u, f.d, evs); err != nil {
+			return err
+		}
 	}
 	for _, a := range evs {
 		if r.kind(a) != kindClass+f.d {
 			continue
+		}
+		pull := r.mayPull(f.owed, len(f.pulled), f.q)
+		slack := f.q + f.owed + len(f.pulled) // a's, if pulled
+		if pull && r.filter != nil {
+			pull = r.filter.MayPull(u, a, slack, r.cur)
+		}
+		if !pull && r.only != lts.Tau && a != r.only {
+			continue // neither read nor pulled here
 		}
 		if f.count++; f.count > maxExpansion {
 			return expansionError()
@@ -235,10 +259,16 @@ func (f *freshSearch) walk(u lts.State, depth int) error {
 				f.emit(RunStep{Event: a, Kind: "fresh", Spec: spec}, r.internExact(v, obs))
 			}
 			r.obsBuf = obs
-			if r.mayPull(f.owed, len(f.pulled), f.q) {
+			if pull {
 				f.pulled = append(f.pulled, a)
+				if r.filter != nil {
+					r.cur = append(r.cur, Obligation{Event: a, Slack: slack, Class: int(f.d)})
+				}
 				err := f.walk(v, depth+1)
 				f.pulled = f.pulled[:len(f.pulled)-1]
+				if r.filter != nil {
+					r.cur = r.cur[:len(r.cur)-1]
+				}
 				if err != nil {
 					return err
 				}

@@ -54,12 +54,16 @@ type Relaxed struct {
 	// (see LimitPulls).
 	maxPull int
 	key     []byte
-	ebufs   [][]lts.Event // per-depth scratch buffers
-	sbufs   [][]lts.State
-	tmp     []trans
-	obsBuf  []obligation
-	wpend   []wpend
-	wstep   windowStep
+	// filter, if set, vets the events fresh exact-mode runs pull (see
+	// SetPullFilter); cur is the run's obligations as it shows them.
+	filter PullFilter
+	cur    []Obligation
+	ebufs  [][]lts.Event // per-depth scratch buffers
+	sbufs  [][]lts.State
+	tmp    []trans
+	obsBuf []obligation
+	wpend  []wpend
+	wstep  windowStep
 	// Window mode, Reduce: per-state summaries, their shapes and offsets.
 	sums      [][]winSummary
 	shapes    *intern.Set
@@ -242,6 +246,33 @@ func (r *Relaxed) Step(s lts.State, e lts.Event, buf []lts.State) ([]lts.State, 
 // first Step or Enabled.
 func (r *Relaxed) LimitPulls(n int) { r.maxPull = n }
 
+// PullFilter vets the events that fresh exact-mode runs pull (see
+// SetPullFilter).
+type PullFilter interface {
+	// MayPull reports whether a fresh run at spec state spec may pull e,
+	// which would then be owed with slack slack, when the configuration
+	// owes owed: the other obligations (aged) and the events the run pulled
+	// before, with their slacks.
+	MayPull(spec lts.State, e lts.Event, slack int, owed []Obligation) bool
+}
+
+// PullLister is a PullFilter that lists, at a spec state, the events it
+// may let a run pull (others may be listed too): a fresh run then tries
+// those and the event read, not every enabled event of the class.
+type PullLister interface {
+	PullFilter
+	Pullable(spec lts.State, buf []lts.Event) []lts.Event
+}
+
+// SetPullFilter makes Step (exact mode, on a state whose full expansion
+// is not known) leave out every fresh run that pulls an event f refuses,
+// until it is called again with nil. Transitions computed under a filter
+// are not memoised. A checker that knows which runs cannot be completed
+// (an owed event that nothing left can read) uses it so as not to
+// enumerate them: the transitions kept are the automaton's, so a trace
+// accepted under a filter is accepted.
+func (r *Relaxed) SetPullFilter(f PullFilter) { r.filter = f }
+
 // mayPull reports whether a fresh run that pulled pulled events (owed of
 // its class owed, bound q) may pull one more.
 func (r *Relaxed) mayPull(owed, pulled, q int) bool {
@@ -258,7 +289,7 @@ func (r *Relaxed) stepExact(s lts.State, e lts.Event, buf []lts.State) ([]lts.St
 		return buf, nil // no tau in a relaxed automaton
 	}
 	key := uint64(s)<<32 | uint64(e)
-	if ts, ok := r.stepMemo[key]; ok {
+	if ts, ok := r.stepMemo[key]; ok && r.filter == nil {
 		return append(buf, ts...), nil
 	}
 	var ts []lts.State
@@ -270,6 +301,10 @@ func (r *Relaxed) stepExact(s lts.State, e lts.Event, buf []lts.State) ([]lts.St
 	}
 	slices.Sort(ts)
 	ts = slices.Compact(ts)
+	if r.filter != nil {
+		// These transitions hold for the filter's context only.
+		return append(buf, ts...), nil
+	}
 	if r.stepMemo == nil {
 		r.stepMemo = map[uint64][]lts.State{}
 	}

@@ -215,3 +215,64 @@ func BenchmarkStarvingQueuePlain20(b *testing.B) {
 	b.ReportMetric(s[len(s)/2], "median-ms")
 	b.ReportMetric(float64(unknown), "undecided")
 }
+
+// BenchmarkStarvingQueueOneClass20: 20 fresh recordings of the starving
+// segmented queue, each localised at quasi factor 3 with every operation
+// in one class (`history check --quasi 3 --localize`, no `on {...}`) and
+// its least factor searched up to 10 in that configuration (`history
+// factor`); reports the largest and median times of each (target: under
+// 1 s), the CPU time of the process for the localisations, the number of
+// undecided runs (localisation not invalid, or no factor found by 10) and
+// the largest and median test-case sizes.
+func BenchmarkStarvingQueueOneClass20(b *testing.B) {
+	hs := starvingRecordings(b, 20)
+	loc, fac, sizes := make([]float64, len(hs)), make([]float64, len(hs)), make([]float64, len(hs))
+	unknown := 0
+	var cpu float64
+	for b.Loop() {
+		unknown = 0
+		c0 := cpuSeconds()
+		for i, h := range hs {
+			start := time.Now()
+			l, err := history.Localize(context.Background(), h, history.Queue(), history.Options{Quasi: &relax.Config{All: 3}, Limits: benchLimits})
+			if err != nil {
+				b.Fatal(err)
+			}
+			loc[i] = float64(time.Since(start).Microseconds()) / 1000
+			sizes[i] = float64(l.Size())
+			if l.Verdict != lts.Invalid {
+				unknown++
+				b.Logf("recording %d: localize %v %s (%.0f ms)", i+1, l.Verdict, l.Reason, loc[i])
+			}
+		}
+		cpu = cpuSeconds() - c0
+		for i, h := range hs {
+			start := time.Now()
+			k, res, err := history.MinQuasiFactor(context.Background(), h, history.Queue(), relax.Config{}, 10, history.Options{Limits: benchLimits})
+			if err != nil {
+				b.Fatal(err)
+			}
+			fac[i] = float64(time.Since(start).Microseconds()) / 1000
+			if k >= 0 || res.Verdict != lts.Invalid {
+				unknown++
+				b.Logf("recording %d: factor %d %v %s (%.0f ms)", i+1, k, res.Verdict, res.Reason, fac[i])
+			}
+		}
+	}
+	med := func(x []float64) (float64, float64) {
+		s := slices.Clone(x)
+		slices.Sort(s)
+		return s[len(s)-1], s[len(s)/2]
+	}
+	lm, lmed := med(loc)
+	fm, fmed := med(fac)
+	sm, smed := med(sizes)
+	b.ReportMetric(lm, "loc-max-ms")
+	b.ReportMetric(lmed, "loc-median-ms")
+	b.ReportMetric(cpu*1000/float64(len(hs)), "loc-cpu-ms/rec")
+	b.ReportMetric(fm, "factor-max-ms")
+	b.ReportMetric(fmed, "factor-median-ms")
+	b.ReportMetric(sm, "size-max")
+	b.ReportMetric(smed, "size-median")
+	b.ReportMetric(float64(unknown), "undecided")
+}
