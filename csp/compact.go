@@ -82,8 +82,8 @@ type Coverage struct {
 	// number of false hits).
 	ExpectedOmitted float64 `json:"expected_omitted,omitempty"`
 	// Omission: hash compaction, the birthday bound n(n-1)/2^(b+1) on the
-	// probability that two of the n states share a fingerprint (an upper
-	// estimate); bitstate, 1 - e^-ExpectedOmitted (a Poisson estimate).
+	// probability that two of the n states share a fingerprint (a plug-in
+	// estimate: the reachable states are more when one was missed); bitstate, 1 - e^-ExpectedOmitted (a Poisson estimate).
 	Omission float64 `json:"omission_probability"`
 	// Coverage (bitstate) estimates the fraction of the reachable states
 	// visited: n / (n + ExpectedOmitted).

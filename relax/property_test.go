@@ -11,10 +11,16 @@ import (
 // randomSpec builds a small random automaton over the given event names,
 // possibly nondeterministic, possibly with dead ends.
 func randomSpec(rng *rand.Rand, table *lts.EventTable, names []string, states int) *lts.Explicit {
+	return randomSpecOut(rng, table, names, states, 3, 6)
+}
+
+// randomSpecOut is randomSpec with 1 to out edges per state and a dead
+// end at one state in deadOneIn.
+func randomSpecOut(rng *rand.Rand, table *lts.EventTable, names []string, states, out, deadOneIn int) *lts.Explicit {
 	x := lts.NewExplicit(table)
 	for s := 0; s < states; s++ {
-		n := 1 + rng.IntN(3)
-		if rng.IntN(6) == 0 {
+		n := 1 + rng.IntN(out)
+		if rng.IntN(deadOneIn) == 0 {
 			n = 0
 		}
 		for range n {

@@ -32,20 +32,7 @@ func windowConfigs(qf int) []Config {
 // branchySpec is randomSpec with at most out edges per state (the eager
 // oracle enumerates out^(2QF+1) paths per state).
 func branchySpec(rng *rand.Rand, table *lts.EventTable, states, out int) *lts.Explicit {
-	x := lts.NewExplicit(table)
-	for s := 0; s < states; s++ {
-		n := 1 + rng.IntN(out)
-		if rng.IntN(8) == 0 {
-			n = 0
-		}
-		for range n {
-			x.Add(lts.State(s), propNames[rng.IntN(len(propNames))], lts.State(rng.IntN(states)))
-		}
-	}
-	for len(x.Edges) < states {
-		x.AddState()
-	}
-	return x
+	return randomSpecOut(rng, table, propNames, states, out, 8)
 }
 
 // step is the set of states reached from set by e, reduced when a is the

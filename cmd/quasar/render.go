@@ -229,14 +229,7 @@ func writeJSON(w io.Writer, rep *pipeline.Report) error {
 	for _, a := range rep.Assertions {
 		ja := jsonAssertion{
 			Line: a.Line, Text: a.Text, Kind: a.Kind, Verdict: a.Verdict, Reason: a.Reason, Error: a.Error,
-			Internal: a.Internal, Stats: a.Stats, Value: a.Value, Probabilistic: a.Probabilistic,
-		}
-		if c := a.Coverage; c != nil {
-			ja.Coverage = &jsonCoverage{
-				Mode: c.Mode, FingerprintBits: c.FingerprintBits, Bits: c.Bits, Hashes: c.Hashes,
-				HashFactor: c.HashFactor, Fill: c.Fill, FalseHit: c.FalseHit, FalseHitFormula: c.Formula,
-				ExpectedOmitted: c.ExpectedOmitted, Omission: c.Omission, Coverage: c.Coverage,
-			}
+			Internal: a.Internal, Stats: a.Stats, Value: a.Value, Probabilistic: a.Probabilistic, Coverage: a.Coverage,
 		}
 		ja.Counterexample, ja.Witness = jsonTrace(a.Counterexample), jsonTrace(a.Witness)
 		doc.Assertions = append(doc.Assertions, ja)
@@ -289,23 +282,7 @@ type jsonAssertion struct {
 	// Probabilistic: a --hash-compact or --bitstate verdict that rests on
 	// the search having visited every state (docs/verdicts.md).
 	Probabilistic bool          `json:"probabilistic,omitempty"`
-	Coverage      *jsonCoverage `json:"coverage,omitempty"`
-}
-
-// jsonCoverage is the visited set of a compact search and its estimates
-// (csp.Coverage).
-type jsonCoverage struct {
-	Mode            string  `json:"mode"` // "hash-compact" or "bitstate"
-	FingerprintBits int     `json:"fingerprint_bits,omitempty"`
-	Bits            int64   `json:"bits,omitempty"`
-	Hashes          int     `json:"hashes,omitempty"`
-	HashFactor      float64 `json:"hash_factor,omitempty"`
-	Fill            float64 `json:"fill,omitempty"`
-	FalseHit        float64 `json:"false_hit,omitempty"`
-	FalseHitFormula float64 `json:"false_hit_formula,omitempty"`
-	ExpectedOmitted float64 `json:"expected_omitted,omitempty"`
-	Omission        float64 `json:"omission_probability"`
-	Coverage        float64 `json:"coverage,omitempty"`
+	Coverage      *csp.Coverage `json:"coverage,omitempty"` // its JSON names are the documented ones (docs/cli.md)
 }
 
 type jsonCounterexample struct {
