@@ -153,6 +153,7 @@ import (
 	"strings"
 	"unsafe"
 
+	"github.com/quasar-verify/quasar/internal/intern"
 	"github.com/quasar-verify/quasar/lts"
 )
 
@@ -177,7 +178,7 @@ type Wrapper struct {
 	// States: state i is arena[off[i]:off[i+1]]; index: its bytes -> i.
 	arena []uint32
 	off   []uint32
-	index map[string]lts.State
+	index *intern.Set
 	// Statuses: id -> status (0 is idle); statusIdx: key -> id.
 	statuses  []status
 	statusIdx map[string]uint32
@@ -187,16 +188,16 @@ type Wrapper struct {
 	// classified yet).
 	kinds []evKind
 	// memo: (state, event) -> steps[span]; the step's successors.
-	memo  map[uint64]span
+	memo  intern.Memo[span]
 	steps []lts.State
 	// effectMemo: (spec state, called status) -> effects[span].
-	effectMemo map[uint64]span
+	effectMemo intern.Memo[span]
 	effects    []effect
-	drop       []int                 // Reduce's scratch
-	masks      []threadMask          // Reduce's scratch
-	masksOf    []threadMask          // by state: mask's memo (busy 0: not known, or all idle)
-	perms      map[permKey]lts.State // PermuteState's memo
-	perms8     map[uint64]lts.State  // the same for renamings of threads 0..7 (a packed key hashes faster)
+	drop       []int                  // Reduce's scratch
+	masks      []threadMask           // Reduce's scratch
+	masksOf    []threadMask           // by state: mask's memo (busy 0: not known, or all idle)
+	perms      map[permKey]lts.State  // PermuteState's memo
+	perms8     intern.Memo[lts.State] // the same for renamings of threads 0..7 (a packed key hashes faster)
 
 	vec []uint32 // scratch: a state's vector being built
 	key []byte
@@ -247,8 +248,8 @@ func New(spec lts.Automaton, naming Naming) *Wrapper {
 	}
 	w := &Wrapper{
 		spec: spec, naming: naming, table: spec.Events(),
-		off: []uint32{0}, index: map[string]lts.State{}, statusIdx: map[string]uint32{},
-		ops: map[string]int32{}, memo: map[uint64]span{}, effectMemo: map[uint64]span{},
+		off: []uint32{0}, index: intern.New(1024), statusIdx: map[string]uint32{},
+		ops: map[string]int32{}, memo: intern.NewMemo[span](1024), effectMemo: intern.NewMemo[span](1024), perms8: intern.NewMemo[lts.State](64),
 	}
 	w.statusID(status{kind: idle, op: -1}) // id 0
 	return w
@@ -271,13 +272,13 @@ func (w *Wrapper) Start(buf []lts.State) []lts.State {
 // many macrostates.
 func (w *Wrapper) Step(s lts.State, e lts.Event, buf []lts.State) ([]lts.State, error) {
 	key := uint64(s)<<32 | uint64(e)
-	if sp, ok := w.memo[key]; ok {
+	if sp, ok := w.memo.Get(key); ok {
 		return append(buf, w.steps[sp.off:sp.off+sp.n]...), nil
 	}
 	n := len(buf)
 	buf, err := w.step(s, e, buf)
 	if err == nil {
-		w.memo[key] = span{uint32(len(w.steps)), uint32(len(buf) - n)}
+		w.memo.Put(key, span{uint32(len(w.steps)), uint32(len(buf) - n)})
 		w.steps = append(w.steps, buf[n:]...)
 	}
 	return buf, err
@@ -364,7 +365,7 @@ func (w *Wrapper) effectsOf(s lts.State, i int) ([]effect, error) {
 // and responses ask for the same ones from many states).
 func (w *Wrapper) effectsFor(sp lts.State, t uint32) ([]effect, error) {
 	key := uint64(sp)<<32 | uint64(t)
-	if s, ok := w.effectMemo[key]; ok {
+	if s, ok := w.effectMemo.Get(key); ok {
 		return w.effects[s.off : s.off+s.n], nil
 	}
 	st := w.statuses[t]
@@ -395,7 +396,7 @@ func (w *Wrapper) effectsFor(sp lts.State, t uint32) ([]effect, error) {
 		}
 	}
 	sp2 := span{uint32(start), uint32(len(w.effects) - start)}
-	w.effectMemo[key] = sp2
+	w.effectMemo.Put(key, sp2)
 	return w.effects[sp2.off : sp2.off+sp2.n], nil
 }
 
@@ -545,14 +546,13 @@ func (w *Wrapper) intern(v []uint32) lts.State {
 		v = v[:len(v)-1]
 	}
 	k := unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(v))), 4*len(v))
-	if id, ok := w.index[string(k)]; ok {
-		return id
+	// The index assigns ids in order, as the arena does.
+	id, added := w.index.Intern(k)
+	if added {
+		w.arena = append(w.arena, v...)
+		w.off = append(w.off, uint32(len(w.arena)))
 	}
-	id := lts.State(len(w.off) - 1)
-	w.arena = append(w.arena, v...)
-	w.off = append(w.off, uint32(len(w.arena)))
-	w.index[string(k)] = id
-	return id
+	return lts.State(id)
 }
 
 func eventName(op string, data []int) string {
@@ -613,7 +613,7 @@ func (w *Wrapper) PermuteState(s lts.State, p lts.Perm) lts.State {
 	small := uint64(p)>>32 == 0
 	key8 := uint64(s) | uint64(p)<<32
 	if small {
-		if t, ok := w.perms8[key8]; ok {
+		if t, ok := w.perms8.Get(key8); ok {
 			return t
 		}
 	} else if t, ok := w.perms[key]; ok {
@@ -634,10 +634,8 @@ func (w *Wrapper) PermuteState(s lts.State, p lts.Perm) lts.State {
 	w.vec = v
 	t := w.intern(v)
 	switch {
-	case small && w.perms8 == nil:
-		w.perms8 = map[uint64]lts.State{key8: t}
 	case small:
-		w.perms8[key8] = t
+		w.perms8.Put(key8, t)
 	case w.perms == nil:
 		w.perms = map[permKey]lts.State{key: t}
 	default:

@@ -25,7 +25,7 @@ type normaliser struct {
 	covMemo    map[uint64]bool
 	bufA, bufB []lts.State
 	macros     *intern.Set
-	memo       map[uint64]uint32
+	memo       intern.Memo[uint32]
 	sizes      []uint32 // sizes[m] = number of states in macrostate m
 	sigs       []uint64 // sigs[m] has bit s%64 set for each state s of m
 	buf        []lts.State
@@ -33,7 +33,7 @@ type normaliser struct {
 }
 
 func newNormaliser(spec lts.Automaton) *normaliser {
-	n := &normaliser{spec: spec, macros: intern.New(1024), memo: make(map[uint64]uint32, 1024)}
+	n := &normaliser{spec: spec, macros: intern.New(1024), memo: intern.NewMemo[uint32](1024)}
 	n.red, _ = spec.(Reducer)
 	if c, ok := spec.(Coverer); ok && c.Covering() {
 		n.cov = c
@@ -56,7 +56,7 @@ func (n *normaliser) step(m uint32, e lts.Event) (uint32, error) {
 		return empty, nil
 	}
 	k := uint64(m)<<32 | uint64(e)
-	if t, ok := n.memo[k]; ok {
+	if t, ok := n.memo.Get(k); ok {
 		return t, nil
 	}
 	src := n.macros.Get(m)
@@ -69,7 +69,7 @@ func (n *normaliser) step(m uint32, e lts.Event) (uint32, error) {
 		}
 	}
 	t := n.intern(n.buf)
-	n.memo[k] = t
+	n.memo.Put(k, t)
 	return t, nil
 }
 

@@ -3,6 +3,7 @@ package refine
 import (
 	"encoding/binary"
 
+	"github.com/quasar-verify/quasar/internal/intern"
 	"github.com/quasar-verify/quasar/lts"
 )
 
@@ -66,8 +67,8 @@ type pairSym struct {
 	// macrostate: memo64 and canon64 are memo and canon under that
 	// packed key (a 64-bit key hashes several times faster).
 	n       int
-	memo64  map[uint64]uint32
-	canon64 map[uint64]canonVal
+	memo64  intern.Memo[uint32]
+	canon64 intern.Memo[canonVal]
 }
 
 type permMacro struct {
@@ -82,7 +83,7 @@ func newPairSym(impl lts.System, spec lts.Automaton) *pairSym {
 		return nil
 	}
 	return &pairSym{impl: mi, spec: ps, memo: map[permMacro]uint32{}, stab: map[uint64][]lts.Perm{}, canon: map[canonKey]canonVal{},
-		n: mi.Symmetry(), memo64: map[uint64]uint32{}, canon64: map[uint64]canonVal{}}
+		n: mi.Symmetry(), memo64: intern.NewMemo[uint32](1024), canon64: intern.NewMemo[canonVal](1024)}
 }
 
 // pack packs macrostate m, renaming p and ties into one key, if they fit:
@@ -104,7 +105,7 @@ func (s *search) permute(m uint32, p lts.Perm) uint32 {
 	k64, packed := s.sym.pack(m, p, 0)
 	k := permMacro{m, p}
 	if packed {
-		if r, ok := s.sym.memo64[k64]; ok {
+		if r, ok := s.sym.memo64.Get(k64); ok {
 			return r
 		}
 	} else if r, ok := s.sym.memo[k]; ok {
@@ -117,7 +118,7 @@ func (s *search) permute(m uint32, p lts.Perm) uint32 {
 	}
 	r := s.norm.internReduced(buf, true)
 	if packed {
-		s.sym.memo64[k64] = r
+		s.sym.memo64.Put(k64, r)
 	} else {
 		s.sym.memo[k] = r
 	}
@@ -134,7 +135,7 @@ func (s *search) canonical(m uint32, mv lts.Move) (uint32, lts.Perm) {
 	k64, packed := s.sym.pack(m, mv.Perm, mv.Ties)
 	k := canonKey{m, mv.Perm, mv.Ties}
 	if packed {
-		if r, ok := s.sym.canon64[k64]; ok {
+		if r, ok := s.sym.canon64.Get(k64); ok {
 			return r.m, r.p
 		}
 	} else if r, ok := s.sym.canon[k]; ok {
@@ -156,7 +157,7 @@ func (s *search) canonical(m uint32, mv lts.Move) (uint32, lts.Perm) {
 	}
 	r := canonVal{best, mv.Perm.Then(bp)}
 	if packed {
-		s.sym.canon64[k64] = r
+		s.sym.canon64.Put(k64, r)
 	} else {
 		s.sym.canon[k] = r
 	}
