@@ -1,37 +1,83 @@
 package intern
 
-// Memo maps 64-bit keys to values: a Pairs set (open addressing, the key
-// its own fingerprint) beside a slice of values by id. It replaces a Go map
-// where lookups are hot (the memos of the refinement search and of
-// linearize.Wrapper): a map spent much of its time hashing and probing.
+// Memo maps 64-bit keys to values in one open-addressing table whose slots
+// hold the key beside its value, so a lookup reads one slot and no other
+// memory (a Go map, or a Pairs set beside a slice of values, costs a
+// second cache miss). It replaces Go maps where lookups are hot and the
+// tables outgrow the caches: the memos of the refinement search and of
+// linearize.Wrapper.
 //
 // The zero value is not usable; call NewMemo. Not safe for concurrent use.
 type Memo[V any] struct {
-	keys *Pairs
-	vals []V
+	table []memoSlot[V]
+	n     int
+	shift uint // 64 - log2(len(table)), for Fibonacci hashing
+}
+
+type memoSlot[V any] struct {
+	key  uint64
+	used bool
+	val  V
 }
 
 // NewMemo returns an empty memo sized for about n keys.
-func NewMemo[V any](n int) Memo[V] { return Memo[V]{keys: NewPairs(n)} }
+func NewMemo[V any](n int) Memo[V] {
+	bits := uint(6)
+	for 1<<bits < 2*n {
+		bits++
+	}
+	return Memo[V]{table: make([]memoSlot[V], 1<<bits), shift: 64 - bits}
+}
+
+func (m *Memo[V]) home(k uint64) uint64 { return (k * 0x9E3779B97F4A7C15) >> m.shift }
 
 // Get returns the value of k, if any.
 func (m *Memo[V]) Get(k uint64) (V, bool) {
-	if id, ok := m.keys.Lookup(k); ok {
-		return m.vals[id], true
+	mask := uint64(len(m.table) - 1)
+	for i := m.home(k); ; i = (i + 1) & mask {
+		sl := &m.table[i]
+		if !sl.used {
+			var zero V
+			return zero, false
+		}
+		if sl.key == k {
+			return sl.val, true
+		}
 	}
-	var zero V
-	return zero, false
 }
 
 // Put sets the value of k.
 func (m *Memo[V]) Put(k uint64, v V) {
-	id, added := m.keys.Intern(k)
-	if added {
-		m.vals = append(m.vals, v)
-		return
+	mask := uint64(len(m.table) - 1)
+	i := m.home(k)
+	for ; m.table[i].used; i = (i + 1) & mask {
+		if m.table[i].key == k {
+			m.table[i].val = v
+			return
+		}
 	}
-	m.vals[id] = v
+	m.table[i] = memoSlot[V]{key: k, used: true, val: v}
+	if m.n++; m.n*4 > len(m.table)*3 {
+		m.grow()
+	}
+}
+
+func (m *Memo[V]) grow() {
+	old := m.table
+	m.table = make([]memoSlot[V], 2*len(old))
+	m.shift--
+	mask := uint64(len(m.table) - 1)
+	for _, sl := range old {
+		if !sl.used {
+			continue
+		}
+		i := m.home(sl.key)
+		for m.table[i].used {
+			i = (i + 1) & mask
+		}
+		m.table[i] = sl
+	}
 }
 
 // Len is the number of keys.
-func (m *Memo[V]) Len() int { return m.keys.Len() }
+func (m *Memo[V]) Len() int { return m.n }
