@@ -269,6 +269,46 @@ func BenchmarkLinearizes(b *testing.B) {
 	}
 }
 
+// BenchmarkLinearizesValues is BenchmarkLinearizes at two segments with
+// 1, 2 and 3 values: where the cost of `linearizes` comes from
+// (docs/linearizes.md, "Cost"). A pending enqueue of ImplIR carries its
+// argument from the invocation to the CAS, so its states come in one copy
+// per value, where Impl chooses the value at the CAS. With one value the
+// two implementations have the same states. The catalogue starts at two
+// values (with one, a queue cannot show a FIFO violation), so V is set in
+// the generated text.
+//
+//	go test ./models -run '^$' -bench LinearizesValues -count 6
+func BenchmarkLinearizesValues(b *testing.B) {
+	for _, vals := range []int{1, 2, 3} {
+		f, src, err := Generate("segqueue", map[string]int{"seg": 2})
+		if err != nil {
+			b.Fatal(err)
+		}
+		def := "#define V 2;"
+		if !strings.Contains(string(src), def) {
+			b.Fatalf("the template no longer defines V as %q", def)
+		}
+		src = []byte(strings.Replace(string(src), def, fmt.Sprintf("#define V %d;", vals), 1))
+		for _, sel := range []string{"Impl() refines<quasi 2 on", "ImplIR() linearizes<quasi 2 on"} {
+			b.Run(fmt.Sprintf("vals=%d/%s", vals, strings.Fields(sel)[1]), func(b *testing.B) {
+				cpu0 := cpuSeconds()
+				for b.Loop() {
+					rep, err := pipeline.Source(context.Background(), f, src, pipeline.Options{Assert: sel})
+					if err != nil || len(rep.Assertions) != 1 || rep.Assertions[0].Verdict != lts.Valid {
+						b.Fatalf("%v %+v", err, rep)
+					}
+					b.ReportMetric(float64(rep.Assertions[0].Stats.Pairs), "pairs")
+					b.ReportMetric(float64(rep.Assertions[0].Stats.States), "states")
+				}
+				if cpu := cpuSeconds() - cpu0; cpu > 0 {
+					b.ReportMetric(cpu*1e9/float64(b.N), "cpu-ns/op")
+				}
+			})
+		}
+	}
+}
+
 // irName matches the library's invocation and response event names.
 var irName = regexp.MustCompile(`\b(enq|deq|push|pop)_(inv|res)\b`)
 
