@@ -309,6 +309,66 @@ func BenchmarkLinearizesValues(b *testing.B) {
 	}
 }
 
+// BenchmarkLinearizesInvokedAtCAS bounds what a reduction that takes an
+// enqueue's invocation later, past its own thread's steps that do not read
+// the argument, could save (docs/linearizes.md, "Cost"): it checks, at two
+// segments, ImplIR rewritten so that an enqueue's invocation is taken
+// together with its CAS (the pre-CAS steps run before it, without the
+// argument). That is another model, not the library's: it also moves
+// invocations past other threads' responses, which the reduction would
+// not, so its histories have more precedence and it only bounds the
+// saving. Its verdict is valid like ImplIR's (the CAS is a linearization
+// point of every history it has).
+//
+//	go test ./models -run '^$' -bench LinearizesInvokedAtCAS -count 6
+func BenchmarkLinearizesInvokedAtCAS(b *testing.B) {
+	f, src, err := Generate("segqueue", map[string]int{"seg": 2})
+	if err != nil {
+		b.Fatal(err)
+	}
+	text := string(src)
+	for _, r := range [][2]string{
+		{"ThreadIR(t) = ([] v:{1..V} @ enq_inv.t.v -> EnqIR(t, v)) [] (deq_inv.t -> DeqIR(t));",
+			"ThreadIR(t) = EnqIR(t) [] (deq_inv.t -> DeqIR(t));"},
+		{"EnqIR(t, v) = tau{es[t] = tail;} -> EnqCasIR(t, v);", "EnqIR(t) = tau{es[t] = tail;} -> EnqCasIR(t);"},
+		{"EnqCasIR(t, v) =", "EnqCasIR(t) ="},
+		{`     ([es[t] == tail && enqc[tail] < K]
+        tau{slot[tail*K + enqc[tail]] = v; enqc[tail] = enqc[tail] + 1; es[t] = -1;} -> enq_res.t -> ThreadIR(t))`,
+			`     ([] v:{1..V} @ ([es[t] == tail && enqc[tail] < K]
+        enq_inv.t.v{slot[tail*K + enqc[tail]] = v; enqc[tail] = enqc[tail] + 1; es[t] = -1;} -> enq_res.t -> ThreadIR(t)))`},
+		{"-> EnqIR(t, v)", "-> EnqIR(t)"},
+	} {
+		if !strings.Contains(text, r[0]) {
+			b.Fatalf("the template no longer has %q", r[0])
+		}
+		text = strings.ReplaceAll(text, r[0], r[1])
+	}
+	for _, c := range []struct {
+		name string
+		src  []byte
+		sel  string
+	}{
+		{"refines", src, "Impl() refines<quasi 2 on"},
+		{"linearizes", src, "ImplIR() linearizes<quasi 2 on"},
+		{"linearizes-invoked-at-CAS", []byte(text), "ImplIR() linearizes<quasi 2 on"},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			cpu0 := cpuSeconds()
+			for b.Loop() {
+				rep, err := pipeline.Source(context.Background(), f, c.src, pipeline.Options{Assert: c.sel})
+				if err != nil || len(rep.Assertions) != 1 || rep.Assertions[0].Verdict != lts.Valid {
+					b.Fatalf("%v %+v", err, rep)
+				}
+				b.ReportMetric(float64(rep.Assertions[0].Stats.Pairs), "pairs")
+				b.ReportMetric(float64(rep.Assertions[0].Stats.States), "states")
+			}
+			if cpu := cpuSeconds() - cpu0; cpu > 0 {
+				b.ReportMetric(cpu*1e9/float64(b.N), "cpu-ns/op")
+			}
+		})
+	}
+}
+
 // irName matches the library's invocation and response event names.
 var irName = regexp.MustCompile(`\b(enq|deq|push|pop)_(inv|res)\b`)
 
