@@ -25,7 +25,11 @@ type normaliser struct {
 	covMemo    map[uint64]bool
 	bufA, bufB []lts.State
 	macros     *intern.Set
-	memo       map[uint64]uint32
+	// memo maps (macrostate, event) to a step's target: memoKeys gives
+	// the key an index into memoVals (a hash set of 64-bit keys probes
+	// faster than a map).
+	memoKeys *intern.Pairs
+	memoVals []uint32
 	sizes      []uint32 // sizes[m] = number of states in macrostate m
 	sigs       []uint64 // sigs[m] has bit s%64 set for each state s of m
 	buf        []lts.State
@@ -33,7 +37,7 @@ type normaliser struct {
 }
 
 func newNormaliser(spec lts.Automaton) *normaliser {
-	n := &normaliser{spec: spec, macros: intern.New(1024), memo: make(map[uint64]uint32, 1024)}
+	n := &normaliser{spec: spec, macros: intern.New(1024), memoKeys: intern.NewPairs(512)}
 	n.red, _ = spec.(Reducer)
 	if c, ok := spec.(Coverer); ok && c.Covering() {
 		n.cov = c
@@ -56,8 +60,8 @@ func (n *normaliser) step(m uint32, e lts.Event) (uint32, error) {
 		return empty, nil
 	}
 	k := uint64(m)<<32 | uint64(e)
-	if t, ok := n.memo[k]; ok {
-		return t, nil
+	if i, ok := n.memoKeys.Lookup(k); ok {
+		return n.memoVals[i], nil
 	}
 	src := n.macros.Get(m)
 	n.buf = n.buf[:0]
@@ -69,7 +73,8 @@ func (n *normaliser) step(m uint32, e lts.Event) (uint32, error) {
 		}
 	}
 	t := n.intern(n.buf)
-	n.memo[k] = t
+	n.memoKeys.Intern(k)
+	n.memoVals = append(n.memoVals, t)
 	return t, nil
 }
 
