@@ -30,10 +30,10 @@ type normaliser struct {
 	// faster than a map).
 	memoKeys *intern.Pairs
 	memoVals []uint32
-	sizes      []uint32 // sizes[m] = number of states in macrostate m
-	sigs       []uint64 // sigs[m] has bit s%64 set for each state s of m
-	buf        []lts.State
-	key        []byte
+	sizes    []uint32 // sizes[m] = number of states in macrostate m
+	sigs     []uint64 // sigs[m] has bit s%64 set for each state s of m
+	buf      []lts.State
+	key      []byte
 }
 
 func newNormaliser(spec lts.Automaton) *normaliser {
