@@ -112,12 +112,35 @@ func randomShapeModel(rng *rand.Rand) string {
 		}
 		return expr(2) + " " + op + " " + expr(2)
 	}
+	// logic operands: comparisons, constants (folded by logic in
+	// expr.go) and integers that are not truth values.
+	operand := func() string {
+		switch rng.IntN(8) {
+		case 0:
+			return []string{"true", "false", "1 == 1", "2 < 1"}[rng.IntN(4)]
+		case 1:
+			return expr(1)
+		}
+		return cmp()
+	}
 	guard := func() string {
-		switch rng.IntN(4) {
+		switch rng.IntN(6) {
 		case 0:
 			return cmp() + " && " + cmp()
 		case 1:
 			return "!(" + cmp() + ") || " + cmp()
+		case 2, 3:
+			// Chains of && and || in any nesting.
+			g := operand()
+			for k := rng.IntN(4); k >= 0; k-- {
+				op := []string{" && ", " || "}[rng.IntN(2)]
+				if rng.IntN(2) == 0 {
+					g = "(" + g + op + operand() + ")"
+				} else {
+					g = "(" + operand() + op + g + ")"
+				}
+			}
+			return g
 		}
 		return cmp()
 	}

@@ -895,9 +895,28 @@ func (s *Proc) Describe(t lts.State) []lts.Binding {
 		}
 	}
 	for i, c := range comps {
-		out = append(out, lts.Binding{Name: "@" + s.names[i], Value: p.termString(c, 3)})
+		out = append(out, lts.Binding{Name: "@" + s.names[i], Value: p.describeTerm(c)})
 	}
 	return out
+}
+
+// describeTerm is termString(t, 3), memoised: a counterexample describes
+// each of its states, and its components are in few distinct terms.
+func (p *Program) describeTerm(t uint32) string {
+	p.originMu.Lock()
+	str, ok := p.descTerm[t]
+	p.originMu.Unlock()
+	if ok {
+		return str
+	}
+	str = p.termString(t, 3)
+	p.originMu.Lock()
+	if p.descTerm == nil {
+		p.descTerm = map[uint32]string{}
+	}
+	p.descTerm[t] = str
+	p.originMu.Unlock()
+	return str
 }
 
 func formatVals(vs []int64, array, isBool bool) string {
