@@ -105,8 +105,24 @@ type cexpr struct {
 }
 
 func constExpr(v int64) cexpr {
+	if v >= minSmallConst && v < minSmallConst+int64(len(smallConsts)) {
+		return cexpr{f: smallConsts[v-minSmallConst], konst: true, val: v}
+	}
 	return cexpr{f: func(*machine) int64 { return v }, konst: true, val: v}
 }
+
+// smallConsts are the closures of the constants -1 .. 254, shared:
+// compiling a check's templates made one per constant of its guards
+// and labels.
+const minSmallConst = -1
+
+var smallConsts = func() (fs [256]evalFn) {
+	for i := range fs {
+		v := int64(i) + minSmallConst
+		fs[i] = func(*machine) int64 { return v }
+	}
+	return fs
+}()
 
 // scope maps the names visible in a process body or block to their storage.
 type scope struct {
