@@ -199,8 +199,15 @@ const seqBatch = 256
 // read ahead at once.
 const prefetchBatch = 256
 
+// smallPairs is the size of a pair set (bytes) below which it stays in
+// the cache: reading its slots ahead of the probes then only costs.
+const smallPairs = 1 << 18
+
 // prefetchPending reads the pair-set slots of ps ahead of their add calls.
 func (s *search) prefetchPending(ps []pend) {
+	if s.pairs.Bytes() < smallPairs {
+		return
+	}
 	s.keys = s.keys[:0]
 	for _, p := range ps {
 		s.keys = append(s.keys, uint64(p.s)<<32|uint64(p.m))
@@ -212,6 +219,9 @@ func (s *search) prefetchPending(ps []pend) {
 // s.cur[i:j] (their transitions in s.trs, counts in s.counts) ahead of
 // their add calls: most pairs are reached by tau steps.
 func (s *search) prefetchTau(i, j int) {
+	if s.pairs.Bytes() < smallPairs {
+		return
+	}
 	s.keys = s.keys[:0]
 	off := 0
 	for k, n := range s.counts {
