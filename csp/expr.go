@@ -102,6 +102,31 @@ type cexpr struct {
 	// conj, if set, lists the conjuncts of an && chain in order (f
 	// evaluates them in one loop rather than a closure per &&).
 	conj []evalFn
+	// key identifies a comparison of shapes and constants (cmpConst,
+	// cmpVars) by what it computes; first is the key of an && chain's
+	// first conjunct. nil: none.
+	key, first *condKey
+}
+
+// condKey is what a comparison over shapes computes: two comparisons with
+// equal keys have the same value in every state (and the same errors,
+// but for the position they report).
+type condKey struct {
+	op   string
+	x, y shapeKey
+	c    int64 // y is the constant c when y.kind is shNone
+}
+
+type shapeKey struct {
+	kind shapeKind
+	slot int
+	a, b int64
+	base int
+	d    int64
+}
+
+func keyOf(sh shape) shapeKey {
+	return shapeKey{kind: sh.kind, slot: sh.slot, a: sh.a, b: sh.b, base: sh.base, d: sh.d}
 }
 
 func constExpr(v int64) cexpr {
@@ -336,7 +361,11 @@ func logic(e *lang.BinaryExpr, x, y cexpr) (cexpr, bool) {
 		return cexpr{}, false
 	}
 	conj := append(append([]evalFn(nil), conjuncts(x)...), conjuncts(y)...)
-	return cexpr{f: andChain(conj), dyn: x.dyn || y.dyn, conj: conj}, true
+	first := x.key
+	if x.conj != nil {
+		first = x.first
+	}
+	return cexpr{f: andChain(conj), dyn: x.dyn || y.dyn, conj: conj, first: first}, true
 }
 
 func conjuncts(c cexpr) []evalFn {
@@ -710,16 +739,20 @@ func (p *Program) binary(e *lang.BinaryExpr, sc *scope) (cexpr, error) {
 			return c, nil
 		}
 	}
+	var key *condKey
 	switch {
 	case y.konst && !x.konst:
 		f = cmpConst(e.Op, x.sh, y.val)
+		key = &condKey{op: e.Op, x: keyOf(x.sh), c: y.val}
 	case x.konst && !y.konst:
 		f = cmpConst(flipCmp(e.Op), y.sh, x.val)
+		key = &condKey{op: flipCmp(e.Op), x: keyOf(y.sh), c: x.val}
 	case !x.konst && !y.konst:
 		f = cmpVars(e.Op, x.sh, y.sh)
+		key = &condKey{op: e.Op, x: keyOf(x.sh), y: keyOf(y.sh)}
 	}
 	if f != nil {
-		return cexpr{f: f, dyn: true}, nil
+		return cexpr{f: f, dyn: true, key: key}, nil
 	}
 	if (e.Op == "&&" || e.Op == "||") && !shapesOff {
 		if c, ok := logic(e, x, y); ok {

@@ -160,11 +160,21 @@ func randomShapeModel(rng *rand.Rand) string {
 	}
 	var b strings.Builder
 	b.WriteString("var x = 0;\nvar y = 1;\nvar a[4] = [0, 1, 2, 0];\nP = ")
+	// Guards that start with the same comparison share its evaluation
+	// in expandPlain (tmplSet.first).
+	// (A comparison whose value changes from state to state.)
+	c := fmt.Sprint(rng.IntN(3))
+	shared := []string{"x == " + c, "a[" + fmt.Sprint(rng.IntN(4)) + "] < " + c, "x != y",
+		"a[(x + 1) * 1] == " + c, c + " <= y", "a[x] == " + c, cmp()}[rng.IntN(7)]
 	for k := 0; k < 3; k++ {
 		if k > 0 {
 			b.WriteString("\n  [] ")
 		}
-		fmt.Fprintf(&b, "[%s] e%d.((%s) %% 3){%s %s} -> P", guard(), k, expr(2), assign(), assign())
+		g := guard()
+		if rng.IntN(3) > 0 {
+			g = shared + " && (" + g + ")"
+		}
+		fmt.Fprintf(&b, "[%s] e%d.((%s) %% 3){%s %s} -> P", g, k, expr(2), assign(), assign())
 	}
 	b.WriteString(";\n")
 	return b.String()

@@ -365,6 +365,7 @@ type scratch struct {
 	raws   []byte // encodings of a batch of states
 	rawEnd []int
 	tsets  []*tmplSet // expandPlain: each component's templates
+	shared []int8     // expandPlain: the values of shared first conds
 	// only, when not 0, restricts the successors made to those of
 	// component only-1 (ComponentMoves); the others' steps are still
 	// evaluated, so that the state's run-time errors are the same.
@@ -583,10 +584,37 @@ func (s *Proc) expandPlain(raw []byte, x *scratch) (bool, error) {
 		if ts == nil {
 			continue
 		}
+		// The values of the shared first conds in this state: 0 not
+		// evaluated yet, 1 true, 2 false.
+		shared := x.shared[:0]
+		if ts.first != nil {
+			shared = append(shared, make([]int8, ts.groups)...)
+			x.shared = shared
+		}
 	edges:
 		for j := range ts.es {
 			e := &ts.es[j]
-			if !m.guardsHold(e.conds) {
+			conds := e.conds
+			if ts.first != nil {
+				if g := ts.first[j]; g >= 0 {
+					switch shared[g] {
+					case 0:
+						m.env = conds[0].env
+						if conds[0].f(m) == 0 || m.err != nil {
+							if m.err != nil {
+								return true, m.err
+							}
+							shared[g] = 2
+							continue edges
+						}
+						shared[g] = 1
+					case 2:
+						continue edges
+					}
+					conds = conds[1:]
+				}
+			}
+			if !m.guardsHold(conds) {
 				if m.err != nil {
 					return true, m.err
 				}
