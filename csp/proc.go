@@ -948,20 +948,28 @@ func (p *Program) describeTerm(t uint32) string {
 }
 
 func formatVals(vs []int64, array, isBool bool) string {
-	f := func(v int64) string {
-		if isBool {
-			return strconv.FormatBool(v != 0)
-		}
-		return strconv.FormatInt(v, 10)
+	var buf [64]byte
+	b := buf[:0]
+	if array {
+		b = append(b, '[')
 	}
-	if !array {
-		return f(vs[0])
-	}
-	parts := make([]string, len(vs))
 	for i, v := range vs {
-		parts[i] = f(v)
+		if !array && i > 0 {
+			break
+		}
+		if i > 0 {
+			b = append(b, ", "...)
+		}
+		if isBool {
+			b = strconv.AppendBool(b, v != 0)
+		} else {
+			b = strconv.AppendInt(b, v, 10)
+		}
 	}
-	return "[" + strings.Join(parts, ", ") + "]"
+	if array {
+		b = append(b, ']')
+	}
+	return string(b)
 }
 
 // termName names a component by the definition its control is in.
