@@ -99,19 +99,68 @@ type cexpr struct {
 	konst bool
 	val   int64
 	sh    shape // a specialisable shape (fast.go), or kind shNone
+	// conj, if set, lists the conjuncts of an && chain in order (f
+	// evaluates them in one loop rather than a closure per &&).
+	conj []evalFn
+	// key identifies a comparison of shapes and constants (cmpConst,
+	// cmpVars) by what it computes; first is the key of an && chain's
+	// first conjunct. nil: none.
+	key, first *condKey
+}
+
+// condKey is what a comparison over shapes computes: two comparisons with
+// equal keys have the same value in every state (and the same errors,
+// but for the position they report).
+type condKey struct {
+	op   string
+	x, y shapeKey
+	c    int64 // y is the constant c when y.kind is shNone
+}
+
+type shapeKey struct {
+	kind shapeKind
+	slot int
+	a, b int64
+	base int
+	d    int64
+}
+
+func keyOf(sh shape) shapeKey {
+	return shapeKey{kind: sh.kind, slot: sh.slot, a: sh.a, b: sh.b, base: sh.base, d: sh.d}
 }
 
 func constExpr(v int64) cexpr {
+	if v >= minSmallConst && v < minSmallConst+int64(len(smallConsts)) {
+		return cexpr{f: smallConsts[v-minSmallConst], konst: true, val: v}
+	}
 	return cexpr{f: func(*machine) int64 { return v }, konst: true, val: v}
 }
+
+// smallConsts are the closures of the constants -1 .. 254, shared:
+// compiling a check's templates made one per constant of its guards
+// and labels.
+const minSmallConst = -1
+
+var smallConsts = func() (fs [256]evalFn) {
+	for i := range fs {
+		v := int64(i) + minSmallConst
+		fs[i] = func(*machine) int64 { return v }
+	}
+	return fs
+}()
 
 // scope maps the names visible in a process body or block to their storage.
 type scope struct {
 	env    map[*lang.Symbol]int   // env slot of parameters, index and input variables
 	locals map[*lang.Symbol]int   // local slot of block variables
 	subst  map[*lang.Symbol]cexpr // macro parameters and unrolled index variables
-	nloc   *int                   // next free local slot
-	rec    *uint64                // if set, collects the env slots read
+	// konst, if set, holds the values of the environment slots of
+	// konstEnv's symbols: they compile to constants (after subst), as
+	// Program.specialize compiles a node for one environment.
+	konst    []int64
+	konstEnv map[*lang.Symbol]int
+	nloc     *int    // next free local slot
+	rec      *uint64 // if set, collects the env slots read
 	// effects reports an event block, where a block macro may assign
 	// global variables (elsewhere, in guards and event data, it may not).
 	effects bool
@@ -285,6 +334,94 @@ func (p *Program) expr(e lang.Expr, sc *scope) (cexpr, error) {
 	return cexpr{}, errAt(e, "unsupported expression")
 }
 
+// logic compiles x && y and x || y when a constant operand decides them
+// or makes them y (or x) as a truth value, and flattens chains of &&
+// (left to right, stopping at the first false conjunct, as the nested
+// closures would). It reports false to leave e to the generic closure
+// (both operands constant: folded there; or a constant right operand
+// that does not spare evaluating x).
+func logic(e *lang.BinaryExpr, x, y cexpr) (cexpr, bool) {
+	and := e.Op == "&&"
+	switch {
+	case x.konst && y.konst:
+		return cexpr{}, false
+	case x.konst:
+		// false && y, true || y: y is never evaluated.
+		if (x.val != 0) != and {
+			return constExpr(boolInt(!and)), true
+		}
+		return truth(e.Y, y), true
+	case y.konst:
+		// x && true, x || false: x, as a truth value.
+		if (y.val != 0) == and {
+			return truth(e.X, x), true
+		}
+		return cexpr{}, false
+	case !and:
+		return cexpr{}, false
+	}
+	conj := append(append([]evalFn(nil), conjuncts(x)...), conjuncts(y)...)
+	first := x.key
+	if x.conj != nil {
+		first = x.first
+	}
+	return cexpr{f: andChain(conj), dyn: x.dyn || y.dyn, conj: conj, first: first}, true
+}
+
+func conjuncts(c cexpr) []evalFn {
+	if c.conj != nil {
+		return c.conj
+	}
+	return []evalFn{c.f}
+}
+
+// andChain evaluates fs in order and is 1 if none is 0.
+func andChain(fs []evalFn) evalFn {
+	switch len(fs) {
+	case 2:
+		a, b := fs[0], fs[1]
+		return func(m *machine) int64 { return boolInt(a(m) != 0 && b(m) != 0) }
+	case 3:
+		a, b, c := fs[0], fs[1], fs[2]
+		return func(m *machine) int64 { return boolInt(a(m) != 0 && b(m) != 0 && c(m) != 0) }
+	}
+	return func(m *machine) int64 {
+		for _, f := range fs {
+			if f(m) == 0 {
+				return 0
+			}
+		}
+		return 1
+	}
+}
+
+// truth is c as a truth value (0 or 1): c itself when the expression is
+// one already.
+func truth(e lang.Expr, c cexpr) cexpr {
+	if isTruth(e) {
+		return c
+	}
+	f := c.f
+	return cexpr{f: func(m *machine) int64 { return boolInt(f(m) != 0) }, dyn: c.dyn}
+}
+
+// isTruth reports whether e always evaluates to 0 or 1: a comparison, a
+// logical operator or a boolean literal.
+func isTruth(e lang.Expr) bool {
+	switch e := e.(type) {
+	case *lang.BoolLit:
+		return true
+	case *lang.UnaryExpr:
+		return e.Op == "!"
+	case *lang.BinaryExpr:
+		switch e.Op {
+		case "==", "!=", "<", "<=", ">", ">=", "&&", "||":
+			return true
+		}
+	}
+	return false
+}
+
 // fold evaluates a constant expression now.
 func (p *Program) fold(c cexpr, konst bool) cexpr {
 	if !konst {
@@ -357,6 +494,11 @@ func (p *Program) ident(id *lang.Ident, sc *scope) (cexpr, error) {
 	}
 	if c, ok := sc.subst[sym]; ok {
 		return c, nil
+	}
+	if sc.konstEnv != nil {
+		if slot, ok := sc.konstEnv[sym]; ok && slot < len(sc.konst) {
+			return constExpr(sc.konst[slot]), nil
+		}
 	}
 	switch sym.Kind {
 	case lang.SymConst, lang.SymEnum:
@@ -597,16 +739,25 @@ func (p *Program) binary(e *lang.BinaryExpr, sc *scope) (cexpr, error) {
 			return c, nil
 		}
 	}
+	var key *condKey
 	switch {
 	case y.konst && !x.konst:
 		f = cmpConst(e.Op, x.sh, y.val)
+		key = &condKey{op: e.Op, x: keyOf(x.sh), c: y.val}
 	case x.konst && !y.konst:
 		f = cmpConst(flipCmp(e.Op), y.sh, x.val)
+		key = &condKey{op: flipCmp(e.Op), x: keyOf(y.sh), c: x.val}
 	case !x.konst && !y.konst:
 		f = cmpVars(e.Op, x.sh, y.sh)
+		key = &condKey{op: e.Op, x: keyOf(x.sh), y: keyOf(y.sh)}
 	}
 	if f != nil {
-		return cexpr{f: f, dyn: true}, nil
+		return cexpr{f: f, dyn: true, key: key}, nil
+	}
+	if (e.Op == "&&" || e.Op == "||") && !shapesOff {
+		if c, ok := logic(e, x, y); ok {
+			return c, nil
+		}
 	}
 	if y.konst && !x.konst {
 		// A constant right operand saves a closure call per evaluation.

@@ -112,12 +112,35 @@ func randomShapeModel(rng *rand.Rand) string {
 		}
 		return expr(2) + " " + op + " " + expr(2)
 	}
+	// logic operands: comparisons, constants (folded by logic in
+	// expr.go) and integers that are not truth values.
+	operand := func() string {
+		switch rng.IntN(8) {
+		case 0:
+			return []string{"true", "false", "1 == 1", "2 < 1"}[rng.IntN(4)]
+		case 1:
+			return expr(1)
+		}
+		return cmp()
+	}
 	guard := func() string {
-		switch rng.IntN(4) {
+		switch rng.IntN(6) {
 		case 0:
 			return cmp() + " && " + cmp()
 		case 1:
 			return "!(" + cmp() + ") || " + cmp()
+		case 2, 3:
+			// Chains of && and || in any nesting.
+			g := operand()
+			for k := rng.IntN(4); k >= 0; k-- {
+				op := []string{" && ", " || "}[rng.IntN(2)]
+				if rng.IntN(2) == 0 {
+					g = "(" + g + op + operand() + ")"
+				} else {
+					g = "(" + operand() + op + g + ")"
+				}
+			}
+			return g
 		}
 		return cmp()
 	}
@@ -137,11 +160,21 @@ func randomShapeModel(rng *rand.Rand) string {
 	}
 	var b strings.Builder
 	b.WriteString("var x = 0;\nvar y = 1;\nvar a[4] = [0, 1, 2, 0];\nP = ")
+	// Guards that start with the same comparison share its evaluation
+	// in expandPlain (tmplSet.first).
+	// (A comparison whose value changes from state to state.)
+	c := fmt.Sprint(rng.IntN(3))
+	shared := []string{"x == " + c, "a[" + fmt.Sprint(rng.IntN(4)) + "] < " + c, "x != y",
+		"a[(x + 1) * 1] == " + c, c + " <= y", "a[x] == " + c, cmp()}[rng.IntN(7)]
 	for k := 0; k < 3; k++ {
 		if k > 0 {
 			b.WriteString("\n  [] ")
 		}
-		fmt.Fprintf(&b, "[%s] e%d.((%s) %% 3){%s %s} -> P", guard(), k, expr(2), assign(), assign())
+		g := guard()
+		if rng.IntN(3) > 0 {
+			g = shared + " && (" + g + ")"
+		}
+		fmt.Fprintf(&b, "[%s] e%d.((%s) %% 3){%s %s} -> P", g, k, expr(2), assign(), assign())
 	}
 	b.WriteString(";\n")
 	return b.String()

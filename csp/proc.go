@@ -365,6 +365,7 @@ type scratch struct {
 	raws   []byte // encodings of a batch of states
 	rawEnd []int
 	tsets  []*tmplSet // expandPlain: each component's templates
+	shared []int8     // expandPlain: the values of shared first conds
 	// only, when not 0, restricts the successors made to those of
 	// component only-1 (ComponentMoves); the others' steps are still
 	// evaluated, so that the state's run-time errors are the same.
@@ -583,10 +584,37 @@ func (s *Proc) expandPlain(raw []byte, x *scratch) (bool, error) {
 		if ts == nil {
 			continue
 		}
+		// The values of the shared first conds in this state: 0 not
+		// evaluated yet, 1 true, 2 false.
+		shared := x.shared[:0]
+		if ts.first != nil {
+			shared = append(shared, make([]int8, ts.groups)...)
+			x.shared = shared
+		}
 	edges:
 		for j := range ts.es {
 			e := &ts.es[j]
-			if !m.guardsHold(e.conds) {
+			conds := e.conds
+			if ts.first != nil {
+				if g := ts.first[j]; g >= 0 {
+					switch shared[g] {
+					case 0:
+						m.env = conds[0].env
+						if conds[0].f(m) == 0 || m.err != nil {
+							if m.err != nil {
+								return true, m.err
+							}
+							shared[g] = 2
+							continue edges
+						}
+						shared[g] = 1
+					case 2:
+						continue edges
+					}
+					conds = conds[1:]
+				}
+			}
+			if !m.guardsHold(conds) {
 				if m.err != nil {
 					return true, m.err
 				}
@@ -895,26 +923,53 @@ func (s *Proc) Describe(t lts.State) []lts.Binding {
 		}
 	}
 	for i, c := range comps {
-		out = append(out, lts.Binding{Name: "@" + s.names[i], Value: p.termString(c, 3)})
+		out = append(out, lts.Binding{Name: "@" + s.names[i], Value: p.describeTerm(c)})
 	}
 	return out
 }
 
+// describeTerm is termString(t, 3), memoised: a counterexample describes
+// each of its states, and its components are in few distinct terms.
+func (p *Program) describeTerm(t uint32) string {
+	p.originMu.Lock()
+	str, ok := p.descTerm[t]
+	p.originMu.Unlock()
+	if ok {
+		return str
+	}
+	str = p.termString(t, 3)
+	p.originMu.Lock()
+	if p.descTerm == nil {
+		p.descTerm = map[uint32]string{}
+	}
+	p.descTerm[t] = str
+	p.originMu.Unlock()
+	return str
+}
+
 func formatVals(vs []int64, array, isBool bool) string {
-	f := func(v int64) string {
-		if isBool {
-			return strconv.FormatBool(v != 0)
-		}
-		return strconv.FormatInt(v, 10)
+	var buf [64]byte
+	b := buf[:0]
+	if array {
+		b = append(b, '[')
 	}
-	if !array {
-		return f(vs[0])
-	}
-	parts := make([]string, len(vs))
 	for i, v := range vs {
-		parts[i] = f(v)
+		if !array && i > 0 {
+			break
+		}
+		if i > 0 {
+			b = append(b, ", "...)
+		}
+		if isBool {
+			b = strconv.AppendBool(b, v != 0)
+		} else {
+			b = strconv.AppendInt(b, v, 10)
+		}
 	}
-	return "[" + strings.Join(parts, ", ") + "]"
+	if array {
+		b = append(b, ']')
+	}
+	return string(b)
 }
 
 // termName names a component by the definition its control is in.

@@ -54,6 +54,9 @@ type Program struct {
 
 	originMu sync.Mutex
 	origin   map[uint32]string // term -> the reference that produced it
+	// descTerm memoises termString(t, 3), the control state Describe
+	// shows for a component (guarded by originMu).
+	descTerm map[uint32]string
 }
 
 // chanDef is a channel (or channel array) with its state layout.

@@ -29,6 +29,10 @@ const (
 type cond struct {
 	f   evalFn
 	env []int64
+	// key, if set, says what f computes (a comparison of shapes): the
+	// edges of a template set whose first conds have equal keys share
+	// its evaluation in a state (tmplSet.first).
+	key *condKey
 }
 
 type blockRef struct {
@@ -128,8 +132,53 @@ func (p *Program) templatesOn(t uint32, path *[]uint32) ([]edge, error) {
 	}
 	tm.cplx.Store(1)
 	plain := plainEdges(es)
-	tm.edges.Store(&tmplSet{es: es, plain: plain, local: plain && localEdges(es)})
+	ts := &tmplSet{es: es, plain: plain, local: plain && localEdges(es)}
+	if plain {
+		ts.first, ts.groups = firstGroups(es)
+	}
+	tm.edges.Store(ts)
 	return es, nil
+}
+
+// firstGroups groups the edges whose first conds have equal keys (two or
+// more edges to a group): first[j] is edge j's group, -1 none; nil if no
+// group.
+func firstGroups(es []edge) ([]int8, int) {
+	var first []int8
+	groups := 0
+	for j := range es {
+		k := firstKey(&es[j])
+		if k == nil {
+			continue
+		}
+		for i := 0; i < j; i++ {
+			if ki := firstKey(&es[i]); ki != nil && *ki == *k {
+				if first == nil {
+					first = make([]int8, len(es))
+					for x := range first {
+						first[x] = -1
+					}
+				}
+				if first[i] < 0 {
+					if groups == 127 {
+						return first, groups
+					}
+					first[i] = int8(groups)
+					groups++
+				}
+				first[j] = first[i]
+				break
+			}
+		}
+	}
+	return first, groups
+}
+
+func firstKey(e *edge) *condKey {
+	if len(e.conds) == 0 {
+		return nil
+	}
+	return e.conds[0].key
 }
 
 // tmplSet is the memoised templates of a term. plain reports that every
@@ -141,6 +190,11 @@ type tmplSet struct {
 	es    []edge
 	plain bool
 	local bool // plain, and every template is local (localEdge)
+	// first[j] is the group of edge j's first cond among edges whose
+	// first conds compute the same comparison (firstGroups), or -1; nil
+	// when no two do. expandPlain evaluates such a cond once per state.
+	first  []int8
+	groups int
 }
 
 // localEdge reports whether a plain template is local: unguarded, without
@@ -660,9 +714,24 @@ func (p *Program) guarded(es []edge, c cexpr, env []int64, neg bool) ([]edge, er
 		}
 		return es, nil
 	}
+	// A guard that is a comparison, or an && chain that starts with one,
+	// keeps that comparison as a cond of its own, with its key.
+	head := []cond{{f: f, env: env}}
+	switch {
+	case neg:
+	case c.key != nil:
+		head[0].key = c.key
+	case c.conj != nil && c.first != nil:
+		rest := c.conj[1:]
+		rf := rest[0]
+		if len(rest) > 1 {
+			rf = andChain(rest)
+		}
+		head = []cond{{f: c.conj[0], env: env, key: c.first}, {f: rf, env: env}}
+	}
 	out := make([]edge, len(es))
 	for i, e := range es {
-		e.conds = append([]cond{{f: f, env: env}}, e.conds...)
+		e.conds = append(append([]cond(nil), head...), e.conds...)
 		out[i] = e
 	}
 	return out, nil
@@ -1186,16 +1255,12 @@ func (p *Program) specialize(n *pnode, env []int64) *spec {
 	}
 	p.specMu.Lock()
 	defer p.specMu.Unlock()
+	// The environment's values compile to constants; n's own
+	// substitutions take precedence (ident looks at subst first). A map
+	// of constants built here per node was a third of the allocations of
+	// a short check.
 	sc := *n.sc
-	sc.subst = make(map[*lang.Symbol]cexpr, len(n.sc.subst)+len(n.def.sc.env))
-	for sym, slot := range n.def.sc.env {
-		if slot < len(env) {
-			sc.subst[sym] = constExpr(env[slot])
-		}
-	}
-	for k, v := range n.sc.subst {
-		sc.subst[k] = v
-	}
+	sc.konst, sc.konstEnv = env, n.def.sc.env
 	var tmp pnode
 	if n.srcCond != nil {
 		if c, err := p.expr(n.srcCond, &sc); err == nil {

@@ -3,6 +3,7 @@ package csp
 import (
 	"encoding/binary"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -54,17 +55,7 @@ func (p *Program) term(id uint32) *term { return p.terms.get(id) }
 // mk interns t and returns its id.
 func (p *Program) mk(t *term) uint32 {
 	var kb [128]byte
-	b := kb[:0]
-	b = append(b, byte(t.kind), t.op)
-	if t.node != nil {
-		b = binary.AppendUvarint(b, uint64(t.node.id)+1)
-	} else {
-		b = append(b, 0)
-	}
-	b = binary.AppendUvarint(b, uint64(len(t.env)))
-	for _, v := range t.env {
-		b = binary.AppendVarint(b, v)
-	}
+	b := nodeKey(kb[:0], t.kind, t.op, t.node, t.env)
 	b = binary.AppendUvarint(b, uint64(len(t.kids)))
 	for _, k := range t.kids {
 		b = binary.AppendUvarint(b, uint64(k))
@@ -81,6 +72,38 @@ func (p *Program) mk(t *term) uint32 {
 			b = binary.AppendUvarint(b, uint64(a.id)+1)
 		}
 	}
+	return p.intern(b, func() *term { return t })
+}
+
+// nodeKey appends the start of a term's key: its kind, op, node and
+// environment.
+func nodeKey(b []byte, kind tkind, op uint8, node *pnode, env []int64) []byte {
+	b = append(b, byte(kind), op)
+	if node != nil {
+		b = binary.AppendUvarint(b, uint64(node.id)+1)
+	} else {
+		b = append(b, 0)
+	}
+	b = binary.AppendUvarint(b, uint64(len(env)))
+	for _, v := range env {
+		b = binary.AppendVarint(b, v)
+	}
+	return b
+}
+
+// mkNode is mk(&term{kind: kNode, node: n, env: env}) that allocates the
+// term (and a copy of env) only when it is new: a check's templates look
+// up the same process references many times.
+func (p *Program) mkNode(n *pnode, env []int64) uint32 {
+	var kb [128]byte
+	b := nodeKey(kb[:0], kNode, 0, n, env)
+	b = append(b, 0, 0) // no kids, no set (as mk writes them)
+	return p.intern(b, func() *term { return &term{kind: kNode, node: n, env: slices.Clone(env)} })
+}
+
+// intern returns the id of the term whose key is b, adding the term
+// made by mk if b is new.
+func (p *Program) intern(b []byte, mk func() *term) uint32 {
 	tt := &p.terms
 	tt.mu.Lock()
 	defer tt.mu.Unlock()
@@ -88,7 +111,7 @@ func (p *Program) mk(t *term) uint32 {
 	if !added {
 		return id
 	}
-	nt := t
+	nt := mk()
 	nt.id = id
 	tt.chunk(id)[id&(1<<chunkShift-1)] = nt
 	tt.count.Store(id + 1)
@@ -249,7 +272,13 @@ func (p *Program) envWith(def *procDef, env []int64, slot int, v int64) []int64 
 // leaf interns a kNode term, keeping only the env slots the node reads so
 // that dead bindings do not split states.
 func (p *Program) leaf(n *pnode, env []int64) uint32 {
-	ne := make([]int64, n.def.nslots)
+	var buf [16]int64
+	var ne []int64
+	if n.def.nslots <= len(buf) {
+		ne = buf[:n.def.nslots]
+	} else {
+		ne = make([]int64, n.def.nslots)
+	}
 	copy(ne, env)
 	if n.def.nslots <= 64 {
 		for i := range ne {
@@ -258,7 +287,7 @@ func (p *Program) leaf(n *pnode, env []int64) uint32 {
 			}
 		}
 	}
-	return p.mk(&term{kind: kNode, node: n, env: ne})
+	return p.mkNode(n, ne)
 }
 
 // unsuspend normalises a suspended kNode (the right of a sequence).

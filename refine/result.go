@@ -22,6 +22,7 @@ type Options struct {
 	Progress func(Stats)
 
 	parallelAll bool // tests: the workers expand small levels too
+	eagerAnti   bool // tests: antichain lists kept from the first pair (search.antiOn)
 }
 
 // Result of a refinement check.

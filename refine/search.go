@@ -69,6 +69,7 @@ func Check(ctx context.Context, impl lts.System, spec lts.Automaton, opt Options
 		trail: newTrail(impl.Events(), budget.New(ctx, opt.Limits.Timeout, opt.Limits.MaxStates, opt.Limits.MaxBytes), opt),
 	}
 	s.specStates = s.norm.count
+	s.antiOn = opt.eagerAnti
 	if s.sym = newPairSym(impl, spec); s.sym != nil {
 		s.perms = []lts.Perm{}
 	}
@@ -117,7 +118,12 @@ type search struct {
 	trail
 
 	// Antichains: for each impl state, the macrostates stored with it,
-	// minus those that a later, smaller one made redundant.
+	// minus those that a later, smaller one made redundant. The lists are
+	// kept only once they can matter (antiOn): while every macrostate is a
+	// singleton and the spec is no Coverer, no pair is ever looked up in
+	// them and none is unlinked, so they are built from the stored pairs
+	// when the first larger macrostate comes (startAnti).
+	antiOn  bool
 	head    []uint32 // 1 + index of the first node, 0 none
 	maxSize []uint32 // largest macrostate size in the list
 	nodes   []antiNode
@@ -193,8 +199,15 @@ const seqBatch = 256
 // read ahead at once.
 const prefetchBatch = 256
 
+// smallPairs is the size of a pair set (bytes) below which it stays in
+// the cache: reading its slots ahead of the probes then only costs.
+const smallPairs = 1 << 18
+
 // prefetchPending reads the pair-set slots of ps ahead of their add calls.
 func (s *search) prefetchPending(ps []pend) {
+	if s.pairs.Bytes() < smallPairs {
+		return
+	}
 	s.keys = s.keys[:0]
 	for _, p := range ps {
 		s.keys = append(s.keys, uint64(p.s)<<32|uint64(p.m))
@@ -206,6 +219,9 @@ func (s *search) prefetchPending(ps []pend) {
 // s.cur[i:j] (their transitions in s.trs, counts in s.counts) ahead of
 // their add calls: most pairs are reached by tau steps.
 func (s *search) prefetchTau(i, j int) {
+	if s.pairs.Bytes() < smallPairs {
+		return
+	}
 	s.keys = s.keys[:0]
 	off := 0
 	for k, n := range s.counts {
@@ -397,6 +413,9 @@ func (s *search) addPerm(st lts.State, m uint32, parent uint32, ev lts.Event, pe
 	// intern set finds; larger ones need the antichain scan (and, with a
 	// Coverer spec, any: another state may subsume its state).
 	if anti && (s.norm.sizes[m] > 1 || s.norm.cov != nil) {
+		if !s.antiOn {
+			s.startAnti()
+		}
 		if _, ok := s.pairs.Lookup(key); ok {
 			return
 		}
@@ -412,7 +431,7 @@ func (s *search) addPerm(st lts.State, m uint32, parent uint32, ev lts.Event, pe
 		s.perms = append(s.perms, perm)
 	}
 	s.markImpl(st)
-	if anti {
+	if s.antiOn {
 		s.remember(st, m, id)
 	}
 	*q = append(*q, item{id: id, s: st, m: m})
@@ -432,6 +451,18 @@ func (s *search) dominated(st lts.State, m uint32) bool {
 		}
 	}
 	return false
+}
+
+// startAnti builds the antichain lists of the pairs stored so far, in
+// the order they were stored, as remember would have built them: all their
+// macrostates are singletons and the spec is no Coverer (else the lists
+// are on from the start), so no pair of them unlinks another.
+func (s *search) startAnti() {
+	s.antiOn = true
+	for id := range s.pairs.Len() {
+		k := s.pairs.Get(uint32(id))
+		s.remember(lts.State(k>>32), uint32(k), uint32(id))
+	}
 }
 
 // remember adds m (pair id) to st's list and unlinks the supersets of m,

@@ -148,22 +148,29 @@ func replayPath(impl lts.System, steps []pathStep) error {
 // a run-time error there, or a closure over the bound, leaves the proof to
 // replayPath, whose states the search expanded without error.
 func replayImpl(impl lts.System, trace []lts.Event) error {
-	var buf []lts.Transition
+	// The closure keeps the transitions of its states (trs[offs[i]:offs[i+1]]
+	// for set[i]): the step after it reads them instead of expanding each
+	// state a second time.
+	var trs []lts.Transition
+	var offs []int
 	closure := func(set []lts.State) ([]lts.State, bool, error) {
 		seen := make(map[lts.State]bool, len(set))
 		for _, s := range set {
 			seen[s] = true
 		}
+		trs, offs = trs[:0], append(offs[:0], 0)
 		for i := 0; i < len(set); i++ {
 			if len(set) > maxReplayStates {
 				return set, false, nil
 			}
+			n := len(trs)
 			var err error
-			buf, err = impl.Successors(set[i], buf[:0])
+			trs, err = impl.Successors(set[i], trs)
 			if err != nil {
 				return set, false, nil
 			}
-			for _, t := range buf {
+			offs = append(offs, len(trs))
+			for _, t := range trs[n:] {
 				if t.Event == lts.Tau && !seen[t.Target] {
 					seen[t.Target] = true
 					set = append(set, t.Target)
@@ -179,12 +186,8 @@ func replayImpl(impl lts.System, trace []lts.Event) error {
 	for i, e := range trace {
 		var next []lts.State
 		seen := map[lts.State]bool{}
-		for _, s := range set {
-			buf, err = impl.Successors(s, buf[:0])
-			if err != nil {
-				return nil
-			}
-			for _, t := range buf {
+		for k := range set {
+			for _, t := range trs[offs[k]:offs[k+1]] {
 				if t.Event == e && !seen[t.Target] {
 					seen[t.Target] = true
 					next = append(next, t.Target)
