@@ -159,3 +159,45 @@ P = a{x = 1 - x} -> P [] b -> Skip;
 		}
 	}
 }
+
+// BenchmarkExplorePhilosophers explores bench/philosophers/philosophers.csp
+// (3^N states) at N = 12 and 14 with 1 and 2 workers, reporting the
+// states per wall and per CPU second and, with 2 workers, the fraction of
+// the rounds' wall time spent in their serial phases (parSearch), a
+// figure that does not depend on the machine's load.
+func BenchmarkExplorePhilosophers(b *testing.B) {
+	src, err := os.ReadFile("../bench/philosophers/philosophers.csp")
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, n := range []string{"12", "14"} {
+		for _, w := range []int{1, 2} {
+			b.Run("N="+n+"/workers="+string(rune('0'+w)), func(b *testing.B) {
+				text := strings.Replace(string(src), "#define N 12;", "#define N "+n+";", 1)
+				var states int64
+				var secs, cpu, serial, total float64
+				for i := 0; i < b.N; i++ {
+					p := compileSrc(b, text)
+					sys, err := p.ProcessByName("College")
+					if err != nil {
+						b.Fatal(err)
+					}
+					c0 := cpuSeconds()
+					x := newBFS(context.Background(), sys, Options{Workers: w})
+					x.run(func(lts.State, []lts.Transition) bool { return false })
+					r := x.finish(&Result{Verdict: lts.Valid})
+					cpu += cpuSeconds() - c0
+					states += r.Stats.States
+					secs += r.Stats.Seconds
+					serial += float64(x.parSerial)
+					total += float64(x.parTotal)
+				}
+				b.ReportMetric(float64(states)/secs, "states/s")
+				b.ReportMetric(float64(states)/cpu, "states/cpu-s")
+				if total > 0 {
+					b.ReportMetric(serial/total, "serial-frac")
+				}
+			})
+		}
+	}
+}

@@ -96,6 +96,10 @@ type bfs struct {
 	// transition in its parent's successors instead of the event, so that
 	// a path can be replayed (Proc.rebuild).
 	cp *Proc
+	// parSerial and parTotal are the nanoseconds of the serial phases and
+	// of all the rounds of a parallel search of a Proc (runParallelProc).
+	parSerial, parTotal int64
+	parDeferred         int
 }
 
 const noState = ^lts.State(0)
@@ -317,6 +321,10 @@ func (x *bfs) runBatched(bs frontier.Batcher, level []lts.State, visit visitor) 
 // parent tree and hence the counterexamples identical to the sequential
 // search.
 func (x *bfs) runParallel(level []lts.State, visit visitor) {
+	if p, ok := x.sys.(*Proc); ok && p.fp == nil && !parOff {
+		x.runParallelProc(p, level, visit)
+		return
+	}
 	exp := frontier.New(x.opt.Workers)
 	var next []lts.State
 	for len(level) > 0 {
@@ -345,6 +353,82 @@ func (x *bfs) runParallel(level []lts.State, visit visitor) {
 			if i&255 == 0 && x.opt.MaxStates > 0 && int(x.seen) >= x.opt.MaxStates {
 				x.reason = fmt.Sprintf("state limit %d", x.opt.MaxStates)
 				return
+			}
+		}
+		if len(next) > 0 {
+			x.depth++
+		}
+		level, next = next, level[:0]
+	}
+}
+
+// parOff makes a parallel search of a Proc take the general path
+// (frontier, interning under the Proc's lock), for comparison.
+var parOff = false
+
+// runParallelProc is runParallel for a Proc: each level is expanded in
+// rounds in which the workers also intern the successors, into disjoint
+// partitions of the store, with the one-worker ids (parSearch); the walk
+// over a round's results in the level's order (visit, parent tree) stays
+// sequential.
+func (x *bfs) runParallelProc(p *Proc, level []lts.State, visit visitor) {
+	r := newParSearch(p, x.opt.Workers)
+	defer r.close()
+	defer func() { x.parSerial, x.parTotal, x.parDeferred = r.serial, r.total, r.deferred }()
+	var next []lts.State
+	step := r.W * parRound
+	for len(level) > 0 {
+		next = next[:0]
+		for lo := 0; lo < len(level); lo += step {
+			if reason := x.poll(); reason != "" {
+				x.reason = reason
+				return
+			}
+			hi := min(lo+step, len(level))
+			// As in runBatched: while the search has marked every state
+			// the system holds, the targets below that count are known
+			// seen, and the new ones come in order.
+			known := lts.State(0)
+			if n := p.NumStates(); int64(n) == x.seen {
+				known = lts.State(n)
+			}
+			errAt, err := r.round(level[lo:hi])
+			k := lo
+			for w := range r.W {
+				wk := &r.ws[w]
+				off := 0
+				for _, c := range wk.counts {
+					if k-lo == errAt {
+						break
+					}
+					s := level[k]
+					ts := wk.trans[off : off+c]
+					off += c
+					k++
+					x.trans += int64(c)
+					if visit(s, ts) {
+						return
+					}
+					for _, t := range ts {
+						if t.Target < known {
+							continue
+						}
+						if x.mark(t.Target, s, t.Event) {
+							next = append(next, t.Target)
+						}
+					}
+					if k&255 == 0 && x.opt.MaxStates > 0 && int(x.seen) >= x.opt.MaxStates {
+						x.reason = fmt.Sprintf("state limit %d", x.opt.MaxStates)
+						return
+					}
+				}
+				if k-lo == errAt {
+					x.err, x.errAt = err, level[k]
+					return
+				}
+			}
+			if p.NumStates() >= hotStates {
+				p.p.heatBlocks()
 			}
 		}
 		if len(next) > 0 {

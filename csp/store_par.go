@@ -1,0 +1,650 @@
+package csp
+
+import (
+	"fmt"
+	"hash/maphash"
+	"math"
+	"sync"
+	"time"
+	"unsafe"
+
+	"github.com/quasar-verify/quasar/internal/frontier"
+	"github.com/quasar-verify/quasar/lts"
+)
+
+// Parallel interning with deterministic ids (issue 21).
+//
+// A parallel BFS of a Proc hands the states of a level to parSearch in
+// rounds of a few thousand states per worker. A round has five phases:
+//
+//  1. expand (parallel): worker w computes the successors of its
+//     contiguous chunk of the round's states (no store access but Get, and
+//     nobody writes the store meanwhile), hashes them and routes each to
+//     the partition of the top bits of its hash;
+//  2. grow (serial): the tables grow, as the sequential store would, so
+//     that they hold every successor of the round without passing their
+//     load;
+//  3. insert (parallel): partition p owns the slots [p, p+1)·slots/P of
+//     the inline table and of the side set's table, where exactly the
+//     homes of its strings lie (both tables place a string by the top bits
+//     of its hash). The worker that owns p looks its strings up and
+//     inserts the new ones in its slots only, with no lock: a probe run
+//     that would leave the range is deferred. A new state gets a
+//     provisional id n0 + key, where n0 is the store's size at the start
+//     of the round and key the position of the string among the round's
+//     successors (the states of the round in order, each state's
+//     successors in order). A partition reads its strings in key order, so
+//     the string that inserts a state is the first to meet it; its bytes
+//     are written in the slot (inline) or left in the worker's buffer
+//     (side: the slot holds the fingerprint, a provisional bit and the key);
+//  4. deferred and ids (serial): the deferred strings are looked up in key
+//     order over the whole table; then the new states, merged from the
+//     partitions' lists in key order, get the next dense ids (the side
+//     states' records are appended to the arena in that order). Key order
+//     is the order in which the sequential search interns them, so every id
+//     is the one-worker id;
+//  5. patch (parallel): each partition writes the final ids (the arena
+//     offsets) into its new slots, each worker into its transitions.
+//
+// The ids, hence the parent tree, the traces and the counterexamples, do
+// not depend on the number of workers.
+type parSearch struct {
+	p      *Proc
+	s      *store
+	W, P   int
+	pbits  uint
+	ws     []parWorker
+	parts  []parPart
+	states []lts.State
+	lo     []int // worker w expands states[lo[w]:lo[w+1]]
+	base   []int // key of worker w's first string (len W+1)
+	final  []uint32
+	n0     uint32
+	dnews  []parNew
+	heads  []int // merge cursors
+	panics []any
+	wg     sync.WaitGroup
+	// Time spent in the serial phases and in all phases (wall), for the
+	// measurement of the serial fraction (docs/engine.md).
+	serial, total int64
+	deferred      int // strings looked up after the insert phase
+}
+
+// parWorker is a worker's expansion of its chunk of a round.
+type parWorker struct {
+	x      *scratch
+	hs     []uint64
+	trans  []lts.Transition
+	counts []int
+	route  [][]int32 // per partition: the indices of this worker's strings
+	addrs  []uintptr
+	nIn    int // strings of the store's width
+	nSide  int
+	mark   int // len(x.ends) before the state being expanded
+	err    error
+	errAt  int // index in the round of the failing state
+}
+
+// parPart is a partition's result of the insert phase.
+type parPart struct {
+	news     []parNew // new states, in key order
+	deferred []uint32 // keys of strings whose probe run left the range
+	addrs    []uintptr
+}
+
+// parNew is a new state of a round: its key (|parSide for a side state),
+// its slot, and its arena offset once assigned.
+type parNew struct {
+	key  uint32
+	slot uint64
+	off  uint64
+}
+
+// parRound is the number of states per worker in a round: the tables are
+// grown for every successor of a round, so its size bounds how early they
+// grow; a round's strings should stay in the caches. (A variable: the
+// tests make rounds tiny.)
+var parRound = 2048
+
+const (
+	parSide  = 1 << 31
+	// provBit marks a side slot whose record is not written yet: the low
+	// bits are the key of its string.
+	provBit = 1 << (offBits - 1)
+	// parMaxParts bounds the partitions (the side set's table starts
+	// with 16 slots).
+	parMaxParts = 16
+	// parBatch strings are prefetched together in the insert phase.
+	parBatch = 64
+)
+
+func newParSearch(p *Proc, workers int) *parSearch {
+	P, pbits := 1, uint(0)
+	for P < workers && P < parMaxParts {
+		P, pbits = P*2, pbits+1
+	}
+	r := &parSearch{p: p, s: p.store, W: workers, P: P, pbits: pbits,
+		ws: make([]parWorker, workers), parts: make([]parPart, P),
+		lo: make([]int, workers+1), base: make([]int, workers+1),
+		panics: make([]any, workers), heads: make([]int, P+1)}
+	for w := range r.ws {
+		r.ws[w].route = make([][]int32, P)
+	}
+	return r
+}
+
+// close returns the workers' scratch to the Proc's pool.
+func (r *parSearch) close() {
+	for w := range r.ws {
+		if x := r.ws[w].x; x != nil {
+			r.ws[w].x = nil
+			r.p.pool.Put(x)
+		}
+	}
+}
+
+// parallel runs f(w) for every worker and waits; a worker's panic is
+// raised again here.
+func (r *parSearch) parallel(f func(w int)) {
+	for w := range r.W {
+		r.wg.Add(1)
+		go func() {
+			defer r.wg.Done()
+			defer func() {
+				if e := recover(); e != nil {
+					r.panics[w] = e
+				}
+			}()
+			f(w)
+		}()
+	}
+	r.wg.Wait()
+	for w, e := range r.panics {
+		if e != nil {
+			r.panics[w] = nil
+			panic(e)
+		}
+	}
+}
+
+// round expands states, interns their successors and returns the index of
+// the first state whose expansion failed (-1: none) with its error. The
+// results of the states before it are then read with result.
+func (r *parSearch) round(states []lts.State) (errAt int, err error) {
+	p := r.p
+	p.mu.Lock()
+	t0 := nanotime()
+	defer func() {
+		r.total += nanotime() - t0
+		p.mu.Unlock()
+	}()
+	s := r.s
+	r.states = states
+	r.n0 = uint32(s.n)
+	chunk := (len(states) + r.W - 1) / r.W
+	for w := range r.W + 1 {
+		r.lo[w] = min(w*chunk, len(states))
+	}
+	r.parallel(r.expand)
+
+	ts := nanotime()
+	errAt = -1
+	for w := range r.W {
+		wk := &r.ws[w]
+		if errAt >= 0 {
+			// After the first failing state nothing is interned.
+			wk.x.enc, wk.x.ends, wk.hs, wk.trans, wk.counts = wk.x.enc[:0], wk.x.ends[:0], wk.hs[:0], wk.trans[:0], wk.counts[:0]
+			for q := range wk.route {
+				wk.route[q] = wk.route[q][:0]
+			}
+			wk.nIn, wk.nSide = 0, 0
+			continue
+		}
+		if wk.err != nil {
+			errAt, err = wk.errAt, wk.err
+		}
+	}
+	nIn, nSide := 0, 0
+	for w := range r.W {
+		r.base[w+1] = r.base[w] + len(r.ws[w].x.ends)
+		nIn += r.ws[w].nIn
+		nSide += r.ws[w].nSide
+	}
+	total := r.base[r.W]
+	if total >= parSide || uint64(r.n0)+uint64(total) >= math.MaxUint32-1 {
+		panic("lts: more than 2^32-2 states")
+	}
+	if cap(r.final) < total {
+		r.final = make([]uint32, total)
+	}
+	r.final = r.final[:total]
+	// The tables hold every string of the round within their load.
+	if s.width >= 0 {
+		for uint64(s.inline+nIn)*loadDen > s.slots*loadNum {
+			s.grow()
+		}
+	}
+	d := &s.side
+	for uint64(d.n+nSide)*4 > uint64(len(d.table))*3 || len(d.table) < r.P {
+		d.grow()
+	}
+	r.serial += nanotime() - ts
+
+	r.parallel(r.insert)
+
+	ts = nanotime()
+	r.lookupDeferred()
+	r.assign()
+	r.serial += nanotime() - ts
+
+	r.parallel(r.patch)
+	return errAt, err
+}
+
+// expand is worker w's phase 1.
+func (r *parSearch) expand(w int) {
+	p, s := r.p, r.s
+	wk := &r.ws[w]
+	if wk.x == nil {
+		wk.x = p.getScratch()
+	}
+	x := wk.x
+	x.enc, x.ends, x.evs, x.who = x.enc[:0], x.ends[:0], x.evs[:0], x.who[:0]
+	wk.counts, wk.err, wk.mark = wk.counts[:0], nil, 0
+	sts := r.states[r.lo[w]:r.lo[w+1]]
+	func() {
+		defer func() {
+			if e := recover(); e != nil {
+				wk.err = fmt.Errorf("lts: internal error: %v", e)
+				wk.errAt = r.lo[w] + len(wk.counts)
+				r.truncate(x, wk.mark)
+			}
+		}()
+		for k := 0; k < len(sts); k += frontier.BatchSize {
+			batch := sts[k:min(k+frontier.BatchSize, len(sts))]
+			wk.addrs = s.getAddrs(batch, wk.addrs[:0])
+			prefetch(wk.addrs)
+			x.raws, x.rawEnd = x.raws[:0], x.rawEnd[:0]
+			for _, t := range batch {
+				x.raws = append(x.raws, s.Get(uint32(t))...)
+				x.rawEnd = append(x.rawEnd, len(x.raws))
+			}
+			start := 0
+			for _, end := range x.rawEnd {
+				wk.mark = len(x.ends)
+				if e := p.expandRaw(x.raws[start:end], x); e != nil {
+					r.truncate(x, wk.mark)
+					wk.err, wk.errAt = e, r.lo[w]+len(wk.counts)
+					return
+				}
+				start = end
+				wk.counts = append(wk.counts, len(x.ends)-wk.mark)
+			}
+		}
+	}()
+	if p.sym != nil {
+		p.canonAll(x)
+	}
+	wk.hs, wk.trans = wk.hs[:0], wk.trans[:0]
+	for q := range wk.route {
+		wk.route[q] = wk.route[q][:0]
+	}
+	wk.nIn, wk.nSide = 0, 0
+	shift := 64 - r.pbits
+	start := 0
+	for i, end := range x.ends {
+		b := x.enc[start:end]
+		start = end
+		h := maphash.Bytes(s.seed, b)
+		if len(b) == s.width {
+			wk.nIn++
+		} else {
+			wk.nSide++
+		}
+		q := 0
+		if r.pbits > 0 {
+			q = int(h >> shift)
+		}
+		wk.hs = append(wk.hs, h)
+		wk.route[q] = append(wk.route[q], int32(i))
+		wk.trans = append(wk.trans, lts.Transition{Event: x.evs[i]})
+	}
+}
+
+// truncate drops the successors after the first n.
+func (r *parSearch) truncate(x *scratch, n int) {
+	end := 0
+	if n > 0 {
+		end = x.ends[n-1]
+	}
+	x.enc, x.ends, x.evs = x.enc[:end], x.ends[:n], x.evs[:n]
+	if len(x.who) > n {
+		x.who = x.who[:n]
+	}
+}
+
+// getAddrs appends the addresses of the slots that Get reads for ids.
+func (s *store) getAddrs(ids []lts.State, addrs []uintptr) []uintptr {
+	if s.width < 0 {
+		return addrs
+	}
+	base := uintptr(unsafe.Pointer(unsafe.SliceData(s.table)))
+	sz := uintptr(s.slot)
+	for _, id := range ids {
+		v := s.index[id>>refBits][id&(refBlock-1)]
+		if v&1 != 0 {
+			continue
+		}
+		a := base + uintptr(s.home(v))*sz
+		addrs = append(addrs, a, a+64)
+	}
+	return addrs
+}
+
+// locate returns the bytes and hash of the string of key k.
+func (r *parSearch) locate(k uint32) ([]byte, uint64, int, int) {
+	w := 0
+	for int(k) >= r.base[w+1] {
+		w++
+	}
+	i := int(k) - r.base[w]
+	x := r.ws[w].x
+	start := 0
+	if i > 0 {
+		start = x.ends[i-1]
+	}
+	return x.enc[start:x.ends[i]], r.ws[w].hs[i], w, i
+}
+
+// insert is worker v's phase 3: its partitions v, v+W, ...
+func (r *parSearch) insert(v int) {
+	for q := v; q < r.P; q += r.W {
+		r.insertPart(q)
+	}
+}
+
+func (r *parSearch) insertPart(q int) {
+	s := r.s
+	d := &s.side
+	pt := &r.parts[q]
+	pt.news, pt.deferred = pt.news[:0], pt.deferred[:0]
+	iHi := uint64(q+1) * s.slots >> r.pbits
+	sHi := uint64(q+1) * uint64(len(d.table)) >> r.pbits
+	tbase := uintptr(unsafe.Pointer(unsafe.SliceData(s.table)))
+	sbase := uintptr(unsafe.Pointer(unsafe.SliceData(d.table)))
+	sz := uintptr(s.slot)
+	for w := range r.W {
+		wk := &r.ws[w]
+		x := wk.x
+		idxs := wk.route[q]
+		for b0 := 0; b0 < len(idxs); b0 += parBatch {
+			batch := idxs[b0:min(b0+parBatch, len(idxs))]
+			// The home slots of the batch, then for side strings the
+			// records their fingerprints point to, then the lookups.
+			pt.addrs = pt.addrs[:0]
+			side := false
+			for _, i := range batch {
+				h := wk.hs[i]
+				start := 0
+				if i > 0 {
+					start = x.ends[i-1]
+				}
+				if x.ends[i]-start == s.width {
+					a := tbase + uintptr(s.home(h32(h)))*sz
+					pt.addrs = append(pt.addrs, a, a+64)
+				} else {
+					side = true
+					a := sbase + uintptr(h>>d.shift)*8
+					pt.addrs = append(pt.addrs, a)
+				}
+			}
+			prefetch(pt.addrs)
+			if side {
+				pt.addrs = pt.addrs[:0]
+				for _, i := range batch {
+					start := 0
+					if i > 0 {
+						start = x.ends[i-1]
+					}
+					if ln := x.ends[i] - start; ln != s.width {
+						pt.addrs = d.recordAddrsPar(wk.hs[i], ln, sHi, pt.addrs)
+					}
+				}
+				prefetch(pt.addrs)
+			}
+			for _, i := range batch {
+				key := uint32(r.base[w] + int(i))
+				start := 0
+				if i > 0 {
+					start = x.ends[i-1]
+				}
+				b := x.enc[start:x.ends[i]]
+				var t uint32
+				var ok bool
+				if len(b) == s.width {
+					t, ok = r.findInline(&pt.news, b, wk.hs[i], key, iHi, false)
+				} else {
+					t, ok = r.findSide(&pt.news, b, wk.hs[i], key, sHi, false)
+				}
+				if !ok {
+					pt.deferred = append(pt.deferred, key)
+					continue
+				}
+				wk.trans[i].Target = lts.State(t)
+			}
+		}
+	}
+}
+
+// findInline looks b (of hash h, key key) up in the inline table from its
+// home up to slot hi (or around the whole table if wrap), inserting it
+// with a provisional id in the first empty slot (appended to news). It
+// returns the id (final or provisional), or false if the probe run
+// reached hi.
+func (r *parSearch) findInline(news *[]parNew, b []byte, h uint64, key uint32, hi uint64, wrap bool) (uint32, bool) {
+	s := r.s
+	i := s.home(h32(h))
+	w := s.width
+	for {
+		p := s.at(i)
+		v := load32(p)
+		if v == 0 {
+			store32(p, r.n0+key+1)
+			copy(unsafe.Slice((*byte)(unsafe.Add(p, 4)), w), b)
+			*news = append(*news, parNew{key: key, slot: i})
+			return r.n0 + key, true
+		}
+		if unsafe.String((*byte)(unsafe.Add(p, 4)), w) == string(b) {
+			return v - 1, true
+		}
+		if i++; i == hi {
+			if !wrap {
+				return 0, false
+			}
+			i = 0
+		}
+	}
+}
+
+// findSide is findInline for the side set: a new string's slot holds its
+// fingerprint, provBit and its key (its bytes stay in the worker's
+// buffer until the ids are assigned).
+func (r *parSearch) findSide(news *[]parNew, b []byte, h uint64, key uint32, hi uint64, wrap bool) (uint32, bool) {
+	d := &r.s.side
+	fp := h >> offBits
+	for i := h >> d.shift; ; {
+		v := d.table[i]
+		if v == 0 {
+			d.table[i] = fp<<offBits | provBit | uint64(key)
+			*news = append(*news, parNew{key: key | parSide, slot: i})
+			return r.n0 + key, true
+		}
+		if v>>offBits == fp {
+			if v&provBit != 0 {
+				k := uint32(v & (provBit - 1))
+				if o, _, _, _ := r.locate(k); string(o) == string(b) {
+					return r.n0 + k, true
+				}
+			} else if id, ok := d.match(v&offMask-1, b); ok {
+				return id, true
+			}
+		}
+		if i++; i == hi {
+			if !wrap {
+				return 0, false
+			}
+			i = 0
+		}
+	}
+}
+
+// recordAddrsPar is recordAddrs for the insert phase: it stops at hi and
+// skips provisional slots.
+func (s *sideSet) recordAddrsPar(h uint64, ln int, hi uint64, addrs []uintptr) []uintptr {
+	fp := h >> offBits
+	for i := h >> s.shift; i < hi; i++ {
+		v := s.table[i]
+		if v == 0 {
+			return addrs
+		}
+		if v>>offBits == fp && v&provBit == 0 {
+			off := v&offMask - 1
+			c := s.chunks[off>>storeChunkBits]
+			p := uintptr(unsafe.Pointer(unsafe.SliceData(c))) + uintptr(off&(storeChunk-1))
+			addrs = append(addrs, p)
+			if last := p + uintptr(4+ln); last&^63 != p&^63 {
+				addrs = append(addrs, last)
+			}
+			return addrs
+		}
+	}
+	return addrs
+}
+
+// lookupDeferred looks the deferred strings up over the whole tables, in
+// key order (phase 4).
+func (r *parSearch) lookupDeferred() {
+	r.dnews = r.dnews[:0]
+	for q := range r.parts {
+		r.heads[q] = 0
+	}
+	s := r.s
+	for {
+		best, bq := uint32(math.MaxUint32), -1
+		for q := range r.parts {
+			if l := r.parts[q].deferred; r.heads[q] < len(l) && l[r.heads[q]] < best {
+				best, bq = l[r.heads[q]], q
+			}
+		}
+		if bq < 0 {
+			return
+		}
+		r.heads[bq]++
+		r.deferred++
+		b, h, w, i := r.locate(best)
+		var t uint32
+		if len(b) == s.width {
+			t, _ = r.findInline(&r.dnews, b, h, best, s.slots, true)
+		} else {
+			t, _ = r.findSide(&r.dnews, b, h, best, uint64(len(s.side.table)), true)
+		}
+		r.ws[w].trans[i].Target = lts.State(t)
+	}
+}
+
+// assign gives the new states of the round their ids in key order and
+// appends the side states' records (phase 4); the deferred ones are
+// patched here, the others by their partitions.
+func (r *parSearch) assign() {
+	s := r.s
+	d := &s.side
+	lists := r.P + 1
+	for q := range lists {
+		r.heads[q] = 0
+	}
+	list := func(q int) []parNew {
+		if q == r.P {
+			return r.dnews
+		}
+		return r.parts[q].news
+	}
+	for {
+		best, bq := uint32(math.MaxUint32), -1
+		for q := range lists {
+			if l := list(q); r.heads[q] < len(l) && l[r.heads[q]].key&^parSide < best {
+				best, bq = l[r.heads[q]].key&^parSide, q
+			}
+		}
+		if bq < 0 {
+			break
+		}
+		e := &list(bq)[r.heads[bq]]
+		r.heads[bq]++
+		b, h, _, _ := r.locate(best)
+		id := s.newID()
+		r.final[best] = id
+		if e.key&parSide == 0 {
+			s.setIndex(id, h32(h))
+			s.inline++
+			continue
+		}
+		k, off := d.appendRecord(id, b)
+		e.off = off
+		if s.width >= 0 {
+			s.setIndex(id, uint32(k)<<1|1)
+		}
+	}
+	for i := range r.dnews {
+		r.patchNew(&r.dnews[i])
+	}
+}
+
+// patchNew writes the final id (the arena offset) of a new state into its
+// slot.
+func (r *parSearch) patchNew(e *parNew) {
+	if e.key&parSide == 0 {
+		store32(r.s.at(e.slot), r.final[e.key]+1)
+		return
+	}
+	t := r.s.side.table
+	t[e.slot] = t[e.slot]>>offBits<<offBits | (e.off + 1)
+}
+
+// patch is worker v's phase 5.
+func (r *parSearch) patch(v int) {
+	for q := v; q < r.P; q += r.W {
+		for i := range r.parts[q].news {
+			r.patchNew(&r.parts[q].news[i])
+		}
+	}
+	n0 := lts.State(r.n0)
+	ts := r.ws[v].trans
+	for i := range ts {
+		if t := ts[i].Target; t >= n0 {
+			ts[i].Target = lts.State(r.final[t-n0])
+		}
+	}
+}
+
+// appendRecord stores b with id in the arena and returns its rank and
+// offset; the caller fills its table slot.
+func (s *sideSet) appendRecord(id uint32, b []byte) (int, uint64) {
+	if s.n >= 1<<31-1 {
+		panic("lts: more than 2^31-1 states of an odd length")
+	}
+	k := s.n
+	off := s.put(id, b)
+	if k&(refBlock-1) == 0 {
+		c := refBlock
+		if k == 0 {
+			c = 16
+		}
+		s.refs = append(s.refs, make([]uint64, 0, c))
+	}
+	blk := k >> refBits
+	s.refs[blk] = append(s.refs[blk], off)
+	s.n++
+	return k, off
+}
+
+func nanotime() int64 { return time.Now().UnixNano() }
