@@ -191,6 +191,10 @@ func BenchmarkExplorePhilosophers(b *testing.B) {
 					secs += r.Stats.Seconds
 					serial += float64(x.parSerial)
 					total += float64(x.parTotal)
+					if w > 1 {
+						b.Logf("phases (ms): expand %d grow %d insert %d ids %d patch %d; rounds %d of %d ms wall",
+							x.parPhase[0]/1e6, x.parPhase[1]/1e6, x.parPhase[2]/1e6, x.parPhase[3]/1e6, x.parPhase[4]/1e6, x.parTotal/1e6, int64(r.Stats.Seconds*1e3))
+					}
 				}
 				b.ReportMetric(float64(states)/secs, "states/s")
 				b.ReportMetric(float64(states)/cpu, "states/cpu-s")

@@ -100,6 +100,7 @@ type bfs struct {
 	// of all the rounds of a parallel search of a Proc (runParallelProc).
 	parSerial, parTotal int64
 	parDeferred         int
+	parPhase            [5]int64
 }
 
 const noState = ^lts.State(0)
@@ -374,7 +375,7 @@ var parOff = false
 func (x *bfs) runParallelProc(p *Proc, level []lts.State, visit visitor) {
 	r := newParSearch(p, x.opt.Workers)
 	defer r.close()
-	defer func() { x.parSerial, x.parTotal, x.parDeferred = r.serial, r.total, r.deferred }()
+	defer func() { x.parSerial, x.parTotal, x.parDeferred, x.parPhase = r.serial, r.total, r.deferred, r.phase }()
 	var next []lts.State
 	step := r.W * parRound
 	for len(level) > 0 {
@@ -393,6 +394,13 @@ func (x *bfs) runParallelProc(p *Proc, level []lts.State, visit visitor) {
 				known = lts.State(n)
 			}
 			errAt, err := r.round(level[lo:hi])
+			// The new states of the round are the ids from n0 on, in
+			// the order of the keys of the strings that found them
+			// (r.newKeys): while known is n0, they are marked from those
+			// keys, not by a pass over every transition.
+			n0 := lts.State(r.n0)
+			fast := known == n0
+			nk, key := 0, 0
 			k := lo
 			for w := range r.W {
 				wk := &r.ws[w]
@@ -409,12 +417,22 @@ func (x *bfs) runParallelProc(p *Proc, level []lts.State, visit visitor) {
 					if visit(s, ts) {
 						return
 					}
-					for _, t := range ts {
-						if t.Target < known {
-							continue
+					if fast {
+						key += c
+						for ; nk < len(r.newKeys) && int(r.newKeys[nk]) < key; nk++ {
+							t := n0 + lts.State(nk)
+							i := int(r.newKeys[nk]) - r.base[w]
+							x.mark(t, s, wk.trans[i].Event)
+							next = append(next, t)
 						}
-						if x.mark(t.Target, s, t.Event) {
-							next = append(next, t.Target)
+					} else {
+						for _, t := range ts {
+							if t.Target < known {
+								continue
+							}
+							if x.mark(t.Target, s, t.Event) {
+								next = append(next, t.Target)
+							}
 						}
 					}
 					if k&255 == 0 && x.opt.MaxStates > 0 && int(x.seen) >= x.opt.MaxStates {

@@ -1,6 +1,7 @@
 package csp
 
 import (
+	"encoding/binary"
 	"fmt"
 	"hash/maphash"
 	"math"
@@ -61,13 +62,19 @@ type parSearch struct {
 	final  []uint32
 	n0     uint32
 	dnews  []parNew
+	// newKeys[k] is the key of the string that found new state n0+k.
+	newKeys []uint32
 	heads  []int // merge cursors
 	panics []any
 	wg     sync.WaitGroup
 	// Time spent in the serial phases and in all phases (wall), for the
 	// measurement of the serial fraction (docs/engine.md).
 	serial, total int64
+	par           int64 // in the parallel phases
 	deferred      int // strings looked up after the insert phase
+	// phase[i]: wall nanoseconds of expand, grow (its serial part),
+	// insert, ids, patch.
+	phase [5]int64
 }
 
 // parWorker is a worker's expansion of its chunk of a round.
@@ -77,6 +84,10 @@ type parWorker struct {
 	trans  []lts.Transition
 	counts []int
 	route  [][]int32 // per partition: the indices of this worker's strings
+	// res[q][j] is the id (or provisional id) of string route[q][j],
+	// written by q's owner: writing the transitions themselves from
+	// several partitions made their cache lines bounce between the cores.
+	res [][]uint32
 	addrs  []uintptr
 	nIn    int // strings of the store's width
 	nSide  int
@@ -88,9 +99,13 @@ type parWorker struct {
 // parPart is a partition's result of the insert phase.
 type parPart struct {
 	news     []parNew // new states, in key order
-	deferred []uint32 // keys of strings whose probe run left the range
+	deferred []parDef // strings whose probe run left the range
+	left     []uint64 // growing: old slots moved after the partitions
 	addrs    []uintptr
 }
+
+// parDef is a deferred string: its key, and its position in its route.
+type parDef struct{ key, j uint32 }
 
 // parNew is a new state of a round: its key (|parSide for a side state),
 // its slot, and its arena offset once assigned.
@@ -129,6 +144,7 @@ func newParSearch(p *Proc, workers int) *parSearch {
 		panics: make([]any, workers), heads: make([]int, P+1)}
 	for w := range r.ws {
 		r.ws[w].route = make([][]int32, P)
+		r.ws[w].res = make([][]uint32, P)
 	}
 	return r
 }
@@ -146,6 +162,8 @@ func (r *parSearch) close() {
 // parallel runs f(w) for every worker and waits; a worker's panic is
 // raised again here.
 func (r *parSearch) parallel(f func(w int)) {
+	t0 := nanotime()
+	defer func() { r.par += nanotime() - t0 }()
 	for w := range r.W {
 		r.wg.Add(1)
 		go func() {
@@ -174,8 +192,11 @@ func (r *parSearch) round(states []lts.State) (errAt int, err error) {
 	p := r.p
 	p.mu.Lock()
 	t0 := nanotime()
+	p0 := r.par
 	defer func() {
-		r.total += nanotime() - t0
+		d := nanotime() - t0
+		r.total += d
+		r.serial += d - (r.par - p0)
 		p.mu.Unlock()
 	}()
 	s := r.s
@@ -188,6 +209,8 @@ func (r *parSearch) round(states []lts.State) (errAt int, err error) {
 	r.parallel(r.expand)
 
 	ts := nanotime()
+	r.phase[0] += ts - t0
+	pg := r.par
 	errAt = -1
 	for w := range r.W {
 		wk := &r.ws[w]
@@ -220,24 +243,36 @@ func (r *parSearch) round(states []lts.State) (errAt int, err error) {
 	r.final = r.final[:total]
 	// The tables hold every string of the round within their load.
 	if s.width >= 0 {
-		for uint64(s.inline+nIn)*loadDen > s.slots*loadNum {
-			s.grow()
+		slots := s.slots
+		for uint64(s.inline+nIn)*loadDen > slots*loadNum {
+			slots *= growNum / growDen
+		}
+		if slots != s.slots {
+			r.growInline(slots)
 		}
 	}
 	d := &s.side
-	for uint64(d.n+nSide)*4 > uint64(len(d.table))*3 || len(d.table) < r.P {
-		d.grow()
+	bits := 64 - d.shift
+	for uint64(d.n+nSide)*4 > uint64(1)<<bits*3 || 1<<bits < r.P {
+		bits++
 	}
-	r.serial += nanotime() - ts
+	if bits != 64-d.shift {
+		r.growSide(bits)
+	}
+	t1 := nanotime()
+	r.phase[1] += t1 - ts - (r.par - pg)
 
 	r.parallel(r.insert)
 
 	ts = nanotime()
+	r.phase[2] += ts - t1
 	r.lookupDeferred()
 	r.assign()
-	r.serial += nanotime() - ts
+	t1 = nanotime()
+	r.phase[3] += t1 - ts
 
 	r.parallel(r.patch)
+	r.phase[4] += nanotime() - t1
 	return errAt, err
 }
 
@@ -309,6 +344,12 @@ func (r *parSearch) expand(w int) {
 		wk.route[q] = append(wk.route[q], int32(i))
 		wk.trans = append(wk.trans, lts.Transition{Event: x.evs[i]})
 	}
+	for q, l := range wk.route {
+		if cap(wk.res[q]) < len(l) {
+			wk.res[q] = make([]uint32, len(l), len(l)+len(l)/4)
+		}
+		wk.res[q] = wk.res[q][:len(l)]
+	}
 }
 
 // truncate drops the successors after the first n.
@@ -377,6 +418,7 @@ func (r *parSearch) insertPart(q int) {
 		wk := &r.ws[w]
 		x := wk.x
 		idxs := wk.route[q]
+		res := wk.res[q]
 		for b0 := 0; b0 < len(idxs); b0 += parBatch {
 			batch := idxs[b0:min(b0+parBatch, len(idxs))]
 			// The home slots of the batch, then for side strings the
@@ -412,7 +454,7 @@ func (r *parSearch) insertPart(q int) {
 				}
 				prefetch(pt.addrs)
 			}
-			for _, i := range batch {
+			for jb, i := range batch {
 				key := uint32(r.base[w] + int(i))
 				start := 0
 				if i > 0 {
@@ -427,10 +469,10 @@ func (r *parSearch) insertPart(q int) {
 					t, ok = r.findSide(&pt.news, b, wk.hs[i], key, sHi, false)
 				}
 				if !ok {
-					pt.deferred = append(pt.deferred, key)
+					pt.deferred = append(pt.deferred, parDef{key, uint32(b0 + jb)})
 					continue
 				}
-				wk.trans[i].Target = lts.State(t)
+				res[b0+jb] = t
 			}
 		}
 	}
@@ -445,6 +487,13 @@ func (r *parSearch) findInline(news *[]parNew, b []byte, h uint64, key uint32, h
 	s := r.s
 	i := s.home(h32(h))
 	w := s.width
+	words := w >= 8 && w <= 24
+	var k0, k1, k2 uint64
+	o1, o2 := uintptr(4+w-8), uintptr(4+s.mid)
+	if words {
+		le := binary.LittleEndian
+		k0, k1, k2 = le.Uint64(b), le.Uint64(b[w-8:]), le.Uint64(b[s.mid:])
+	}
 	for {
 		p := s.at(i)
 		v := load32(p)
@@ -454,7 +503,11 @@ func (r *parSearch) findInline(news *[]parNew, b []byte, h uint64, key uint32, h
 			*news = append(*news, parNew{key: key, slot: i})
 			return r.n0 + key, true
 		}
-		if unsafe.String((*byte)(unsafe.Add(p, 4)), w) == string(b) {
+		if words {
+			if (load64(unsafe.Add(p, 4))^k0)|(load64(unsafe.Add(p, o1))^k1)|(load64(unsafe.Add(p, o2))^k2) == 0 {
+				return v - 1, true
+			}
+		} else if unsafe.String((*byte)(unsafe.Add(p, 4)), w) == string(b) {
 			return v - 1, true
 		}
 		if i++; i == hi {
@@ -532,23 +585,24 @@ func (r *parSearch) lookupDeferred() {
 	for {
 		best, bq := uint32(math.MaxUint32), -1
 		for q := range r.parts {
-			if l := r.parts[q].deferred; r.heads[q] < len(l) && l[r.heads[q]] < best {
-				best, bq = l[r.heads[q]], q
+			if l := r.parts[q].deferred; r.heads[q] < len(l) && l[r.heads[q]].key < best {
+				best, bq = l[r.heads[q]].key, q
 			}
 		}
 		if bq < 0 {
 			return
 		}
+		j := r.parts[bq].deferred[r.heads[bq]].j
 		r.heads[bq]++
 		r.deferred++
-		b, h, w, i := r.locate(best)
+		b, h, w, _ := r.locate(best)
 		var t uint32
 		if len(b) == s.width {
 			t, _ = r.findInline(&r.dnews, b, h, best, s.slots, true)
 		} else {
 			t, _ = r.findSide(&r.dnews, b, h, best, uint64(len(s.side.table)), true)
 		}
-		r.ws[w].trans[i].Target = lts.State(t)
+		r.ws[w].res[bq][j] = t
 	}
 }
 
@@ -562,6 +616,7 @@ func (r *parSearch) assign() {
 	for q := range lists {
 		r.heads[q] = 0
 	}
+	r.newKeys = r.newKeys[:0]
 	list := func(q int) []parNew {
 		if q == r.P {
 			return r.dnews
@@ -583,6 +638,7 @@ func (r *parSearch) assign() {
 		b, h, _, _ := r.locate(best)
 		id := s.newID()
 		r.final[best] = id
+		r.newKeys = append(r.newKeys, best)
 		if e.key&parSide == 0 {
 			s.setIndex(id, h32(h))
 			s.inline++
@@ -617,11 +673,15 @@ func (r *parSearch) patch(v int) {
 			r.patchNew(&r.parts[q].news[i])
 		}
 	}
-	n0 := lts.State(r.n0)
-	ts := r.ws[v].trans
-	for i := range ts {
-		if t := ts[i].Target; t >= n0 {
-			ts[i].Target = lts.State(r.final[t-n0])
+	n0 := r.n0
+	wk := &r.ws[v]
+	ts := wk.trans
+	for q, idxs := range wk.route {
+		for j, i := range wk.res[q][:len(idxs)] {
+			if i >= n0 {
+				i = r.final[i-n0]
+			}
+			ts[idxs[j]].Target = lts.State(i)
 		}
 	}
 }
@@ -648,3 +708,132 @@ func (s *sideSet) appendRecord(id uint32, b []byte) (int, uint64) {
 }
 
 func nanotime() int64 { return time.Now().UnixNano() }
+
+// growInline moves the inline table to one of slots slots (a multiple of
+// the current size), each partition moving the entries of its range that
+// belong to it (their homes stay in its range); the others, and those
+// whose probe run would leave the range, are moved after.
+func (r *parSearch) growInline(slots uint64) {
+	s := r.s
+	if slots > maxSlots {
+		panic("lts: state table full")
+	}
+	table := make([]byte, int(slots)*s.slot)
+	oldSlots := s.slots
+	r.parallel(func(v int) {
+		for q := v; q < r.P; q += r.W {
+			r.growInlinePart(q, table, slots, oldSlots)
+		}
+	})
+	base := unsafe.Pointer(unsafe.SliceData(table))
+	sz := uintptr(s.slot)
+	for q := range r.parts {
+		for _, j := range r.parts[q].left {
+			p := s.at(j)
+			b := unsafe.Slice((*byte)(unsafe.Add(p, 4)), s.width)
+			i := uint64(h32(maphash.Bytes(s.seed, b))) * slots >> 32
+			for load32(unsafe.Add(base, uintptr(i)*sz)) != 0 {
+				if i++; i == slots {
+					i = 0
+				}
+			}
+			copySlot(unsafe.Add(base, uintptr(i)*sz), p, s.slot)
+		}
+	}
+	s.table, s.slots = table, slots
+}
+
+func (r *parSearch) growInlinePart(q int, table []byte, slots, oldSlots uint64) {
+	s := r.s
+	pt := &r.parts[q]
+	pt.left = pt.left[:0]
+	lo, hi := uint64(q)*slots>>r.pbits, uint64(q+1)*slots>>r.pbits
+	sz := uintptr(s.slot)
+	touch(table[uintptr(lo)*sz:uintptr(hi)*sz], 4096)
+	base := unsafe.Pointer(unsafe.SliceData(table))
+	shift := 32 - r.pbits
+	for j := uint64(q) * oldSlots >> r.pbits; j < uint64(q+1)*oldSlots>>r.pbits; j++ {
+		p := s.at(j)
+		if load32(p) == 0 {
+			continue
+		}
+		b := unsafe.Slice((*byte)(unsafe.Add(p, 4)), s.width)
+		hh := h32(maphash.Bytes(s.seed, b))
+		if r.pbits > 0 && int(hh>>shift) != q {
+			pt.left = append(pt.left, j)
+			continue
+		}
+		i := uint64(hh) * slots >> 32
+		for i < hi && load32(unsafe.Add(base, uintptr(i)*sz)) != 0 {
+			i++
+		}
+		if i == hi {
+			pt.left = append(pt.left, j)
+			continue
+		}
+		copySlot(unsafe.Add(base, uintptr(i)*sz), p, s.slot)
+	}
+}
+
+// growSide is growInline for the side set's table (1<<bits slots).
+func (r *parSearch) growSide(bits uint) {
+	d := &r.s.side
+	table := make([]uint64, 1<<bits)
+	old := d.table
+	shift := 64 - bits
+	r.parallel(func(v int) {
+		for q := v; q < r.P; q += r.W {
+			r.growSidePart(q, old, table, shift)
+		}
+	})
+	mask := uint64(len(table) - 1)
+	for q := range r.parts {
+		for _, j := range r.parts[q].left {
+			v := old[j]
+			i := d.homeOf(v, shift)
+			for table[i] != 0 {
+				i = (i + 1) & mask
+			}
+			table[i] = v
+		}
+	}
+	d.table, d.mask, d.shift = table, mask, shift
+}
+
+// homeOf is the home slot, in a table of shift, of the entry v.
+func (s *sideSet) homeOf(v uint64, shift uint) uint64 {
+	if shift >= offBits {
+		return (v >> offBits) >> (shift - offBits)
+	}
+	_, b := s.record(v&offMask - 1)
+	return maphash.Bytes(s.seed, b) >> shift
+}
+
+func (r *parSearch) growSidePart(q int, old, table []uint64, shift uint) {
+	d := &r.s.side
+	pt := &r.parts[q]
+	pt.left = pt.left[:0]
+	n := uint64(len(table))
+	lo, hi := uint64(q)*n>>r.pbits, uint64(q+1)*n>>r.pbits
+	touch(table[lo:hi], 512)
+	on := uint64(len(old))
+	for j := uint64(q) * on >> r.pbits; j < uint64(q+1)*on>>r.pbits; j++ {
+		v := old[j]
+		if v == 0 {
+			continue
+		}
+		i := d.homeOf(v, shift)
+		if i < lo || i >= hi {
+			pt.left = append(pt.left, j)
+			continue
+		}
+		for i < hi && table[i] != 0 {
+			i++
+		}
+		if i == hi {
+			pt.left = append(pt.left, j)
+			continue
+		}
+		table[i] = v
+	}
+}
