@@ -101,6 +101,8 @@ type bfs struct {
 	parSerial, parTotal int64
 	parDeferred         int
 	parPhase            [5]int64
+	parWork, parCrit    int64
+	parCoord            int64
 }
 
 const noState = ^lts.State(0)
@@ -375,7 +377,10 @@ var parOff = false
 func (x *bfs) runParallelProc(p *Proc, level []lts.State, visit visitor) {
 	r := newParSearch(p, x.opt.Workers)
 	defer r.close()
-	defer func() { x.parSerial, x.parTotal, x.parDeferred, x.parPhase = r.serial, r.total, r.deferred, r.phase }()
+	defer func() {
+		x.parSerial, x.parTotal, x.parDeferred, x.parPhase = r.serial, r.total, r.deferred, r.phase
+		x.parWork, x.parCrit, x.parCoord = r.cpuWork, r.cpuCrit, r.cpuCoord
+	}()
 	var next []lts.State
 	step := r.W * parRound
 	for len(level) > 0 {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"hash/maphash"
 	"math"
+	"runtime"
 	"sync"
 	"time"
 	"unsafe"
@@ -65,6 +66,7 @@ type parSearch struct {
 	// newKeys[k] is the key of the string that found new state n0+k.
 	newKeys []uint32
 	heads  []int // merge cursors
+	lists  [][]parNew
 	panics []any
 	wg     sync.WaitGroup
 	// Time spent in the serial phases and in all phases (wall), for the
@@ -72,6 +74,12 @@ type parSearch struct {
 	serial, total int64
 	par           int64 // in the parallel phases
 	deferred      int // strings looked up after the insert phase
+	// With parCPU set: the CPU nanoseconds of the workers in the
+	// parallel phases, in all (cpuWork) and along the critical path (the
+	// busiest worker of each phase: cpuCrit).
+	cpu              []int64
+	cpuWork, cpuCrit int64
+	cpuCoord         int64 // worker 0's part, run by the searching goroutine
 	// phase[i]: wall nanoseconds of expand, grow (its serial part),
 	// insert, ids, patch.
 	phase [5]int64
@@ -84,6 +92,7 @@ type parWorker struct {
 	trans  []lts.Transition
 	counts []int
 	route  [][]int32 // per partition: the indices of this worker's strings
+	cnt    []int
 	// res[q][j] is the id (or provisional id) of string route[q][j],
 	// written by q's owner: writing the transitions themselves from
 	// several partitions made their cache lines bounce between the cores.
@@ -108,7 +117,8 @@ type parPart struct {
 type parDef struct{ key, j uint32 }
 
 // parNew is a new state of a round: its key (|parSide for a side state),
-// its slot, and its arena offset once assigned.
+// its slot, and off: for an inline state its h32, for a side state its
+// length, then its arena offset once assigned.
 type parNew struct {
 	key  uint32
 	slot uint64
@@ -141,7 +151,7 @@ func newParSearch(p *Proc, workers int) *parSearch {
 	r := &parSearch{p: p, s: p.store, W: workers, P: P, pbits: pbits,
 		ws: make([]parWorker, workers), parts: make([]parPart, P),
 		lo: make([]int, workers+1), base: make([]int, workers+1),
-		panics: make([]any, workers), heads: make([]int, P+1)}
+		panics: make([]any, workers), heads: make([]int, P+1), cpu: make([]int64, workers)}
 	for w := range r.ws {
 		r.ws[w].route = make([][]int32, P)
 		r.ws[w].res = make([][]uint32, P)
@@ -164,19 +174,41 @@ func (r *parSearch) close() {
 func (r *parSearch) parallel(f func(w int)) {
 	t0 := nanotime()
 	defer func() { r.par += nanotime() - t0 }()
-	for w := range r.W {
+	run := func(w int) {
+		defer func() {
+			if e := recover(); e != nil {
+				r.panics[w] = e
+			}
+		}()
+		if parCPU != nil {
+			if w > 0 {
+				runtime.LockOSThread()
+				defer runtime.UnlockOSThread()
+			}
+			c0 := parCPU()
+			defer func() { r.cpu[w] = parCPU() - c0 }()
+		}
+		f(w)
+	}
+	for w := 1; w < r.W; w++ {
 		r.wg.Add(1)
 		go func() {
 			defer r.wg.Done()
-			defer func() {
-				if e := recover(); e != nil {
-					r.panics[w] = e
-				}
-			}()
-			f(w)
+			run(w)
 		}()
 	}
+	// Worker 0's part runs here: one goroutine fewer to start and wake.
+	run(0)
 	r.wg.Wait()
+	if parCPU != nil {
+		m := int64(0)
+		for _, c := range r.cpu {
+			m = max(m, c)
+			r.cpuWork += c
+		}
+		r.cpuCrit += m
+		r.cpuCoord += r.cpu[0]
+	}
 	for w, e := range r.panics {
 		if e != nil {
 			r.panics[w] = nil
@@ -326,24 +358,45 @@ func (r *parSearch) expand(w int) {
 	}
 	wk.nIn, wk.nSide = 0, 0
 	shift := 64 - r.pbits
+	ns := len(x.ends)
+	if cap(wk.hs) < ns {
+		wk.hs = make([]uint64, 0, ns+ns/4)
+	}
+	if cap(wk.trans) < ns {
+		wk.trans = make([]lts.Transition, 0, ns+ns/4)
+	}
+	hs, trans := wk.hs[:ns], wk.trans[:ns]
+	route, cnt := wk.route, wk.cnt[:0]
+	for q := range route {
+		if cap(route[q]) < ns {
+			route[q] = make([]int32, ns, ns+ns/4)
+		}
+		route[q] = route[q][:ns]
+		cnt = append(cnt, 0)
+	}
 	start := 0
+	nIn := 0
 	for i, end := range x.ends {
 		b := x.enc[start:end]
 		start = end
 		h := maphash.Bytes(s.seed, b)
 		if len(b) == s.width {
-			wk.nIn++
-		} else {
-			wk.nSide++
+			nIn++
 		}
 		q := 0
 		if r.pbits > 0 {
 			q = int(h >> shift)
 		}
-		wk.hs = append(wk.hs, h)
-		wk.route[q] = append(wk.route[q], int32(i))
-		wk.trans = append(wk.trans, lts.Transition{Event: x.evs[i]})
+		hs[i] = h
+		route[q][cnt[q]] = int32(i)
+		cnt[q]++
+		trans[i] = lts.Transition{Event: x.evs[i]}
 	}
+	for q := range route {
+		route[q] = route[q][:cnt[q]]
+	}
+	wk.hs, wk.trans, wk.cnt = hs, trans, cnt
+	wk.nIn, wk.nSide = nIn, ns-nIn
 	for q, l := range wk.route {
 		if cap(wk.res[q]) < len(l) {
 			wk.res[q] = make([]uint32, len(l), len(l)+len(l)/4)
@@ -414,6 +467,10 @@ func (r *parSearch) insertPart(q int) {
 	tbase := uintptr(unsafe.Pointer(unsafe.SliceData(s.table)))
 	sbase := uintptr(unsafe.Pointer(unsafe.SliceData(d.table)))
 	sz := uintptr(s.slot)
+	tptr := unsafe.Pointer(unsafe.SliceData(s.table))
+	words := s.width >= 8 && s.width <= 24
+	o1, o2 := uintptr(4+s.width-8), uintptr(4+s.mid)
+	le := binary.LittleEndian
 	for w := range r.W {
 		wk := &r.ws[w]
 		x := wk.x
@@ -463,7 +520,26 @@ func (r *parSearch) insertPart(q int) {
 				b := x.enc[start:x.ends[i]]
 				var t uint32
 				var ok bool
-				if len(b) == s.width {
+				if len(b) == s.width && words {
+					// findInline's loop, here rather than a call.
+					k0, k1, k2 := le.Uint64(b), le.Uint64(b[s.width-8:]), le.Uint64(b[s.mid:])
+					hh := h32(wk.hs[i])
+					for j := s.home(hh); j < iHi; j++ {
+						p := unsafe.Add(tptr, uintptr(j)*sz)
+						v := load32(p)
+						if v == 0 {
+							store32(p, r.n0+key+1)
+							copySlot(unsafe.Add(p, 4), unsafe.Pointer(unsafe.SliceData(b)), s.width)
+							pt.news = append(pt.news, parNew{key: key, slot: j, off: uint64(hh)})
+							t, ok = r.n0+key, true
+							break
+						}
+						if (load64(unsafe.Add(p, 4))^k0)|(load64(unsafe.Add(p, o1))^k1)|(load64(unsafe.Add(p, o2))^k2) == 0 {
+							t, ok = v-1, true
+							break
+						}
+					}
+				} else if len(b) == s.width {
 					t, ok = r.findInline(&pt.news, b, wk.hs[i], key, iHi, false)
 				} else {
 					t, ok = r.findSide(&pt.news, b, wk.hs[i], key, sHi, false)
@@ -500,7 +576,7 @@ func (r *parSearch) findInline(news *[]parNew, b []byte, h uint64, key uint32, h
 		if v == 0 {
 			store32(p, r.n0+key+1)
 			copy(unsafe.Slice((*byte)(unsafe.Add(p, 4)), w), b)
-			*news = append(*news, parNew{key: key, slot: i})
+			*news = append(*news, parNew{key: key, slot: i, off: uint64(h32(h))})
 			return r.n0 + key, true
 		}
 		if words {
@@ -529,7 +605,7 @@ func (r *parSearch) findSide(news *[]parNew, b []byte, h uint64, key uint32, hi 
 		v := d.table[i]
 		if v == 0 {
 			d.table[i] = fp<<offBits | provBit | uint64(key)
-			*news = append(*news, parNew{key: key | parSide, slot: i})
+			*news = append(*news, parNew{key: key | parSide, slot: i, off: uint64(len(b))})
 			return r.n0 + key, true
 		}
 		if v>>offBits == fp {
@@ -612,39 +688,40 @@ func (r *parSearch) lookupDeferred() {
 func (r *parSearch) assign() {
 	s := r.s
 	d := &s.side
-	lists := r.P + 1
-	for q := range lists {
-		r.heads[q] = 0
+	r.lists = r.lists[:0]
+	for q := range r.parts {
+		if len(r.parts[q].news) > 0 {
+			r.lists = append(r.lists, r.parts[q].news)
+		}
+	}
+	if len(r.dnews) > 0 {
+		r.lists = append(r.lists, r.dnews)
 	}
 	r.newKeys = r.newKeys[:0]
-	list := func(q int) []parNew {
-		if q == r.P {
-			return r.dnews
-		}
-		return r.parts[q].news
-	}
-	for {
-		best, bq := uint32(math.MaxUint32), -1
-		for q := range lists {
-			if l := list(q); r.heads[q] < len(l) && l[r.heads[q]].key&^parSide < best {
-				best, bq = l[r.heads[q]].key&^parSide, q
+	lists := r.lists
+	for len(lists) > 0 {
+		// The list whose head has the least key.
+		bq := 0
+		for q := 1; q < len(lists); q++ {
+			if lists[q][0].key&^parSide < lists[bq][0].key&^parSide {
+				bq = q
 			}
 		}
-		if bq < 0 {
-			break
+		e := &lists[bq][0]
+		if lists[bq] = lists[bq][1:]; len(lists[bq]) == 0 {
+			lists[bq] = lists[len(lists)-1]
+			lists = lists[:len(lists)-1]
 		}
-		e := &list(bq)[r.heads[bq]]
-		r.heads[bq]++
-		b, h, _, _ := r.locate(best)
+		key := e.key &^ parSide
 		id := s.newID()
-		r.final[best] = id
-		r.newKeys = append(r.newKeys, best)
+		r.final[key] = id
+		r.newKeys = append(r.newKeys, key)
 		if e.key&parSide == 0 {
-			s.setIndex(id, h32(h))
+			s.setIndex(id, uint32(e.off))
 			s.inline++
 			continue
 		}
-		k, off := d.appendRecord(id, b)
+		k, off := d.reserveRecord(id, int(e.off))
 		e.off = off
 		if s.width >= 0 {
 			s.setIndex(id, uint32(k)<<1|1)
@@ -655,14 +732,18 @@ func (r *parSearch) assign() {
 	}
 }
 
-// patchNew writes the final id (the arena offset) of a new state into its
-// slot.
+// patchNew writes the final id of a new state into its slot, or for a
+// side state its record (reserved by assign) and its arena offset.
 func (r *parSearch) patchNew(e *parNew) {
 	if e.key&parSide == 0 {
 		store32(r.s.at(e.slot), r.final[e.key]+1)
 		return
 	}
-	t := r.s.side.table
+	d := &r.s.side
+	key := e.key &^ parSide
+	b, _, _, _ := r.locate(key)
+	d.writeRecord(e.off, r.final[key], b)
+	t := d.table
 	t[e.slot] = t[e.slot]>>offBits<<offBits | (e.off + 1)
 }
 
@@ -686,14 +767,15 @@ func (r *parSearch) patch(v int) {
 	}
 }
 
-// appendRecord stores b with id in the arena and returns its rank and
-// offset; the caller fills its table slot.
-func (s *sideSet) appendRecord(id uint32, b []byte) (int, uint64) {
+// reserveRecord reserves the arena record of a string of n bytes (as put
+// would place it) and returns its rank and offset; writeRecord fills it
+// and the caller its table slot.
+func (s *sideSet) reserveRecord(id uint32, n int) (int, uint64) {
 	if s.n >= 1<<31-1 {
 		panic("lts: more than 2^31-1 states of an odd length")
 	}
 	k := s.n
-	off := s.put(id, b)
+	off := s.reserve(4+uvarintLen(uint64(n))+n, 4+binary.MaxVarintLen64+n)
 	if k&(refBlock-1) == 0 {
 		c := refBlock
 		if k == 0 {
@@ -708,6 +790,10 @@ func (s *sideSet) appendRecord(id uint32, b []byte) (int, uint64) {
 }
 
 func nanotime() int64 { return time.Now().UnixNano() }
+
+// parCPU, if set (by benchmarks), returns the CPU time of the calling
+// thread: parallel phases then measure their workers' CPU time.
+var parCPU func() int64
 
 // growInline moves the inline table to one of slots slots (a multiple of
 // the current size), each partition moving the entries of its range that
@@ -836,4 +922,46 @@ func (r *parSearch) growSidePart(q int, old, table []uint64, shift uint) {
 		}
 		table[i] = v
 	}
+}
+
+func uvarintLen(v uint64) int {
+	n := 1
+	for v >= 0x80 {
+		v >>= 7
+		n++
+	}
+	return n
+}
+
+// reserve extends the arena by size bytes, in a new chunk if need bytes
+// do not fit the last one (put's rule), and returns their offset.
+func (s *sideSet) reserve(size, need int) uint64 {
+	if need > storeChunk {
+		panic("lts: state larger than 4 MiB")
+	}
+	n := len(s.chunks)
+	if n == 0 || len(s.chunks[n-1])+need > cap(s.chunks[n-1]) {
+		if n >= 1<<(offBits-1-storeChunkBits) {
+			panic("lts: state arena full")
+		}
+		c := storeChunk
+		if n < storeChunkBits && minStoreChunk<<n < storeChunk {
+			c = max(minStoreChunk<<n, need)
+		}
+		s.chunks = append(s.chunks, make([]byte, 0, c))
+		n++
+	}
+	c := s.chunks[n-1]
+	off := len(c)
+	s.chunks[n-1] = c[:off+size]
+	return uint64(n-1)<<storeChunkBits | uint64(off)
+}
+
+// writeRecord writes the record of b with id at off (reserved).
+func (s *sideSet) writeRecord(off uint64, id uint32, b []byte) {
+	c := s.chunks[off>>storeChunkBits]
+	o := int(off & (storeChunk - 1))
+	binary.LittleEndian.PutUint32(c[o:], id)
+	o += binary.PutUvarint(c[o+4:], uint64(len(b))) + 4
+	copy(c[o:o+len(b)], b)
 }
