@@ -6,6 +6,7 @@ import (
 	"hash/maphash"
 	"math"
 	"runtime"
+	"runtime/debug"
 	"sync"
 	"time"
 	"unsafe"
@@ -62,18 +63,24 @@ type parSearch struct {
 	base   []int // key of worker w's first string (len W+1)
 	final  []uint32
 	n0     uint32
-	dnews  []parNew
+	dpart  parPart // the new states of the deferred strings
 	// newKeys[k] is the key of the string that found new state n0+k.
 	newKeys []uint32
-	heads  []int // merge cursors
-	lists  [][]parNew
-	panics []any
-	wg     sync.WaitGroup
+	// prepareIDs: the first id and side rank of the round, and its
+	// arena region.
+	idBase   uint32
+	rankBase int
+	region   uint64
+	patched  bool // assignPar wrote the slots and records
+	heads   []int // merge cursors
+	lists   [][]parNew
+	panics  []any
+	wg      sync.WaitGroup
 	// Time spent in the serial phases and in all phases (wall), for the
 	// measurement of the serial fraction (docs/engine.md).
 	serial, total int64
 	par           int64 // in the parallel phases
-	deferred      int // strings looked up after the insert phase
+	deferred      int   // strings looked up after the insert phase
 	// With parCPU set: the CPU nanoseconds of the workers in the
 	// parallel phases, in all (cpuWork) and along the critical path (the
 	// busiest worker of each phase: cpuCrit).
@@ -96,13 +103,13 @@ type parWorker struct {
 	// res[q][j] is the id (or provisional id) of string route[q][j],
 	// written by q's owner: writing the transitions themselves from
 	// several partitions made their cache lines bounce between the cores.
-	res [][]uint32
-	addrs  []uintptr
-	nIn    int // strings of the store's width
-	nSide  int
-	mark   int // len(x.ends) before the state being expanded
-	err    error
-	errAt  int // index in the round of the failing state
+	res   [][]uint32
+	addrs []uintptr
+	nIn   int // strings of the store's width
+	nSide int
+	mark  int // len(x.ends) before the state being expanded
+	err   error
+	errAt int // index in the round of the failing state
 }
 
 // parPart is a partition's result of the insert phase.
@@ -110,6 +117,8 @@ type parPart struct {
 	news     []parNew // new states, in key order
 	deferred []parDef // strings whose probe run left the range
 	left     []uint64 // growing: old slots moved after the partitions
+	nside    int      // side states in news
+	nbytes   int      // the bytes of their records
 	addrs    []uintptr
 }
 
@@ -132,7 +141,7 @@ type parNew struct {
 var parRound = 2048
 
 const (
-	parSide  = 1 << 31
+	parSide = 1 << 31
 	// provBit marks a side slot whose record is not written yet: the low
 	// bits are the key of its string.
 	provBit = 1 << (offBits - 1)
@@ -177,7 +186,7 @@ func (r *parSearch) parallel(f func(w int)) {
 	run := func(w int) {
 		defer func() {
 			if e := recover(); e != nil {
-				r.panics[w] = e
+				r.panics[w] = fmt.Sprintf("%v\n%s", e, debug.Stack())
 			}
 		}()
 		if parCPU != nil {
@@ -299,9 +308,18 @@ func (r *parSearch) round(states []lts.State) (errAt int, err error) {
 	ts = nanotime()
 	r.phase[2] += ts - t1
 	r.lookupDeferred()
-	r.assign()
+	pa := r.par
+	r.patched = r.prepareIDs()
+	if r.patched {
+		r.parallel(r.assignPar)
+	} else {
+		r.assign()
+		for i := range r.dpart.news {
+			r.patchNew(&r.dpart.news[i])
+		}
+	}
 	t1 = nanotime()
-	r.phase[3] += t1 - ts
+	r.phase[3] += t1 - ts - (r.par - pa)
 
 	r.parallel(r.patch)
 	r.phase[4] += nanotime() - t1
@@ -461,7 +479,7 @@ func (r *parSearch) insertPart(q int) {
 	s := r.s
 	d := &s.side
 	pt := &r.parts[q]
-	pt.news, pt.deferred = pt.news[:0], pt.deferred[:0]
+	pt.news, pt.deferred, pt.nside, pt.nbytes = pt.news[:0], pt.deferred[:0], 0, 0
 	iHi := uint64(q+1) * s.slots >> r.pbits
 	sHi := uint64(q+1) * uint64(len(d.table)) >> r.pbits
 	tbase := uintptr(unsafe.Pointer(unsafe.SliceData(s.table)))
@@ -540,9 +558,9 @@ func (r *parSearch) insertPart(q int) {
 						}
 					}
 				} else if len(b) == s.width {
-					t, ok = r.findInline(&pt.news, b, wk.hs[i], key, iHi, false)
+					t, ok = r.findInline(pt, b, wk.hs[i], key, iHi, false)
 				} else {
-					t, ok = r.findSide(&pt.news, b, wk.hs[i], key, sHi, false)
+					t, ok = r.findSide(pt, b, wk.hs[i], key, sHi, false)
 				}
 				if !ok {
 					pt.deferred = append(pt.deferred, parDef{key, uint32(b0 + jb)})
@@ -559,7 +577,7 @@ func (r *parSearch) insertPart(q int) {
 // with a provisional id in the first empty slot (appended to news). It
 // returns the id (final or provisional), or false if the probe run
 // reached hi.
-func (r *parSearch) findInline(news *[]parNew, b []byte, h uint64, key uint32, hi uint64, wrap bool) (uint32, bool) {
+func (r *parSearch) findInline(pt *parPart, b []byte, h uint64, key uint32, hi uint64, wrap bool) (uint32, bool) {
 	s := r.s
 	i := s.home(h32(h))
 	w := s.width
@@ -576,7 +594,7 @@ func (r *parSearch) findInline(news *[]parNew, b []byte, h uint64, key uint32, h
 		if v == 0 {
 			store32(p, r.n0+key+1)
 			copy(unsafe.Slice((*byte)(unsafe.Add(p, 4)), w), b)
-			*news = append(*news, parNew{key: key, slot: i, off: uint64(h32(h))})
+			pt.news = append(pt.news, parNew{key: key, slot: i, off: uint64(h32(h))})
 			return r.n0 + key, true
 		}
 		if words {
@@ -598,14 +616,16 @@ func (r *parSearch) findInline(news *[]parNew, b []byte, h uint64, key uint32, h
 // findSide is findInline for the side set: a new string's slot holds its
 // fingerprint, provBit and its key (its bytes stay in the worker's
 // buffer until the ids are assigned).
-func (r *parSearch) findSide(news *[]parNew, b []byte, h uint64, key uint32, hi uint64, wrap bool) (uint32, bool) {
+func (r *parSearch) findSide(pt *parPart, b []byte, h uint64, key uint32, hi uint64, wrap bool) (uint32, bool) {
 	d := &r.s.side
 	fp := h >> offBits
 	for i := h >> d.shift; ; {
 		v := d.table[i]
 		if v == 0 {
 			d.table[i] = fp<<offBits | provBit | uint64(key)
-			*news = append(*news, parNew{key: key | parSide, slot: i, off: uint64(len(b))})
+			pt.news = append(pt.news, parNew{key: key | parSide, slot: i, off: uint64(len(b))})
+			pt.nside++
+			pt.nbytes += recordSize(len(b))
 			return r.n0 + key, true
 		}
 		if v>>offBits == fp {
@@ -653,7 +673,7 @@ func (s *sideSet) recordAddrsPar(h uint64, ln int, hi uint64, addrs []uintptr) [
 // lookupDeferred looks the deferred strings up over the whole tables, in
 // key order (phase 4).
 func (r *parSearch) lookupDeferred() {
-	r.dnews = r.dnews[:0]
+	r.dpart.news, r.dpart.nside, r.dpart.nbytes = r.dpart.news[:0], 0, 0
 	for q := range r.parts {
 		r.heads[q] = 0
 	}
@@ -674,9 +694,9 @@ func (r *parSearch) lookupDeferred() {
 		b, h, w, _ := r.locate(best)
 		var t uint32
 		if len(b) == s.width {
-			t, _ = r.findInline(&r.dnews, b, h, best, s.slots, true)
+			t, _ = r.findInline(&r.dpart, b, h, best, s.slots, true)
 		} else {
-			t, _ = r.findSide(&r.dnews, b, h, best, uint64(len(s.side.table)), true)
+			t, _ = r.findSide(&r.dpart, b, h, best, uint64(len(s.side.table)), true)
 		}
 		r.ws[w].res[bq][j] = t
 	}
@@ -694,8 +714,8 @@ func (r *parSearch) assign() {
 			r.lists = append(r.lists, r.parts[q].news)
 		}
 	}
-	if len(r.dnews) > 0 {
-		r.lists = append(r.lists, r.dnews)
+	if len(r.dpart.news) > 0 {
+		r.lists = append(r.lists, r.dpart.news)
 	}
 	r.newKeys = r.newKeys[:0]
 	lists := r.lists
@@ -727,9 +747,6 @@ func (r *parSearch) assign() {
 			s.setIndex(id, uint32(k)<<1|1)
 		}
 	}
-	for i := range r.dnews {
-		r.patchNew(&r.dnews[i])
-	}
 }
 
 // patchNew writes the final id of a new state into its slot, or for a
@@ -739,19 +756,27 @@ func (r *parSearch) patchNew(e *parNew) {
 		store32(r.s.at(e.slot), r.final[e.key]+1)
 		return
 	}
+	r.patchSide(e, e.off)
+}
+
+// patchSide writes the record of the new side state e at off and points
+// its slot to it.
+func (r *parSearch) patchSide(e *parNew, off uint64) {
 	d := &r.s.side
 	key := e.key &^ parSide
 	b, _, _, _ := r.locate(key)
-	d.writeRecord(e.off, r.final[key], b)
+	d.writeRecord(off, r.final[key], b)
 	t := d.table
-	t[e.slot] = t[e.slot]>>offBits<<offBits | (e.off + 1)
+	t[e.slot] = t[e.slot]>>offBits<<offBits | (off + 1)
 }
 
 // patch is worker v's phase 5.
 func (r *parSearch) patch(v int) {
-	for q := v; q < r.P; q += r.W {
-		for i := range r.parts[q].news {
-			r.patchNew(&r.parts[q].news[i])
+	if !r.patched {
+		for q := v; q < r.P; q += r.W {
+			for i := range r.parts[q].news {
+				r.patchNew(&r.parts[q].news[i])
+			}
 		}
 	}
 	n0 := r.n0
@@ -775,7 +800,7 @@ func (s *sideSet) reserveRecord(id uint32, n int) (int, uint64) {
 		panic("lts: more than 2^31-1 states of an odd length")
 	}
 	k := s.n
-	off := s.reserve(4+uvarintLen(uint64(n))+n, 4+binary.MaxVarintLen64+n)
+	off := s.reserve(recordSize(n), 4+binary.MaxVarintLen64+n)
 	if k&(refBlock-1) == 0 {
 		c := refBlock
 		if k == 0 {
@@ -790,6 +815,10 @@ func (s *sideSet) reserveRecord(id uint32, n int) (int, uint64) {
 }
 
 func nanotime() int64 { return time.Now().UnixNano() }
+
+// parRegionMax bounds the arena region of a round (one chunk); the tests
+// lower it to take the serial numbering.
+var parRegionMax = storeChunk
 
 // parCPU, if set (by benchmarks), returns the CPU time of the calling
 // thread: parallel phases then measure their workers' CPU time.
@@ -924,6 +953,9 @@ func (r *parSearch) growSidePart(q int, old, table []uint64, shift uint) {
 	}
 }
 
+// recordSize is the size of the arena record of a string of n bytes.
+func recordSize(n int) int { return 4 + uvarintLen(uint64(n)) + n }
+
 func uvarintLen(v uint64) int {
 	n := 1
 	for v >= 0x80 {
@@ -964,4 +996,149 @@ func (s *sideSet) writeRecord(off uint64, id uint32, b []byte) {
 	binary.LittleEndian.PutUint32(c[o:], id)
 	o += binary.PutUvarint(c[o+4:], uint64(len(b))) + 4
 	copy(c[o:o+len(b)], b)
+}
+
+// prepareIDs prepares the parallel assignment of the round's ids
+// (assignPar): the id index, the side set's ranks and one arena region for
+// all the round's records are extended, to be filled by the partitions.
+// It reports false if the records do not fit one arena chunk (assign then
+// numbers the states alone).
+func (r *parSearch) prepareIDs() bool {
+	s := r.s
+	d := &s.side
+	total, nside, nbytes := len(r.dpart.news), r.dpart.nside, r.dpart.nbytes
+	for q := range r.parts {
+		total += len(r.parts[q].news)
+		nside += r.parts[q].nside
+		nbytes += r.parts[q].nbytes
+	}
+	if nbytes > parRegionMax {
+		return false
+	}
+	if uint64(s.n)+uint64(total) >= math.MaxUint32-1 {
+		panic("lts: more than 2^32-2 states")
+	}
+	if d.n+nside >= 1<<31-1 {
+		panic("lts: more than 2^31-1 states of an odd length")
+	}
+	r.idBase, r.rankBase = uint32(s.n), d.n
+	r.region = 0
+	if nbytes > 0 {
+		r.region = d.reserve(nbytes, nbytes)
+	}
+	if cap(r.newKeys) < total {
+		r.newKeys = make([]uint32, total, total+total/4)
+	}
+	r.newKeys = r.newKeys[:total]
+	if s.width >= 0 {
+		for id := s.n; id < s.n+total; {
+			// setIndex's blocks, extended to the round's last id.
+			if id&(refBlock-1) == 0 {
+				c := refBlock
+				if id == 0 {
+					c = minRefs
+				}
+				s.index = append(s.index, make([]uint32, 0, c))
+			}
+			blk := id >> refBits
+			k := min(s.n+total-id, refBlock-id&(refBlock-1))
+			s.index[blk] = append(s.index[blk], make([]uint32, k)...)
+			id += k
+		}
+	}
+	for k := d.n; k < d.n+nside; {
+		if k&(refBlock-1) == 0 {
+			c := refBlock
+			if k == 0 {
+				c = 16
+			}
+			d.refs = append(d.refs, make([]uint64, 0, c))
+		}
+		blk := k >> refBits
+		m := min(d.n+nside-k, refBlock-k&(refBlock-1))
+		d.refs[blk] = append(d.refs[blk], make([]uint64, m)...)
+		k += m
+	}
+	s.n += total
+	s.inline += total - nside
+	d.n += nside
+	return true
+}
+
+// assignPar is worker v's part of the ids: for each of its lists (its
+// partitions', and the deferred one for the last worker), every new state's
+// rank among all the round's new states in key order (its position in its
+// list plus the entries of the other lists with smaller keys), hence its
+// id, and for a side state its side rank and its record's offset in the
+// round's region; then its slot and record are written.
+func (r *parSearch) assignPar(v int) {
+	for q := v; q <= r.P; q += r.W {
+		pt := &r.dpart
+		if q < r.P {
+			pt = &r.parts[q]
+		}
+		r.assignList(pt)
+	}
+}
+
+func (r *parSearch) assignList(pt *parPart) {
+	s := r.s
+	d := &s.side
+	type cursor struct {
+		l                  []parNew
+		i, nside, nbytes int
+	}
+	var cs [parMaxParts + 1]cursor
+	nc := 0
+	for q := range r.P + 1 {
+		o := &r.dpart
+		if q < r.P {
+			o = &r.parts[q]
+		}
+		if o != pt && len(o.news) > 0 {
+			cs[nc] = cursor{l: o.news}
+			nc++
+		}
+	}
+	own := 0 // side states before, in this list
+	ownBytes := 0
+	for j := range pt.news {
+		e := &pt.news[j]
+		key := e.key &^ parSide
+		rank, srank, sbytes := j, own, ownBytes
+		for c := range cs[:nc] {
+			u := &cs[c]
+			for u.i < len(u.l) && u.l[u.i].key&^parSide < key {
+				if f := &u.l[u.i]; f.key&parSide != 0 {
+					u.nside++
+					u.nbytes += recordSize(int(f.off))
+				}
+				u.i++
+			}
+			rank += u.i
+			srank += u.nside
+			sbytes += u.nbytes
+		}
+		id := r.idBase + uint32(rank)
+		r.final[key] = id
+		r.newKeys[rank] = key
+		if e.key&parSide == 0 {
+			if s.width >= 0 {
+				s.index[id>>refBits][id&(refBlock-1)] = uint32(e.off)
+			}
+			store32(s.at(e.slot), id+1)
+			continue
+		}
+		n := int(e.off)
+		own++
+		ownBytes += recordSize(n)
+		k := r.rankBase + srank
+		off := r.region + uint64(sbytes)
+		d.refs[k>>refBits][k&(refBlock-1)] = off
+		if s.width >= 0 {
+			s.index[id>>refBits][id&(refBlock-1)] = uint32(k)<<1 | 1
+		}
+		// Not into e.off: the other lists' workers read it (a length).
+		r.patchSide(e, off)
+	}
 }

@@ -178,7 +178,13 @@ func TestParallelIDsRandom(t *testing.T) {
 		for _, round := range []int{2048, 1, 5} {
 			parRound = round
 			for _, w := range []int{2, 4} {
-				sameSearch(t, fmt.Sprintf("case %d workers %d round %d\n%s", c, w, round, src), seq, recordSearch(t, mk, w, 0), false)
+				// Ids numbered by the partitions, and (a region of at
+				// most 16 bytes) by the searching goroutine alone.
+				for _, region := range []int{storeChunk, 16} {
+					parRegionMax = region
+					sameSearch(t, fmt.Sprintf("case %d workers %d round %d region %d\n%s", c, w, round, region, src), seq, recordSearch(t, mk, w, 0), false)
+				}
+				parRegionMax = storeChunk
 			}
 		}
 	}
@@ -186,4 +192,3 @@ func TestParallelIDsRandom(t *testing.T) {
 		t.Errorf("%d of %d programs end in an error", errs, n)
 	}
 }
-
