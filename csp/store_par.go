@@ -71,11 +71,11 @@ type parSearch struct {
 	idBase   uint32
 	rankBase int
 	region   uint64
-	patched  bool // assignPar wrote the slots and records
-	heads   []int // merge cursors
-	lists   [][]parNew
-	panics  []any
-	wg      sync.WaitGroup
+	patched  bool  // assignPar wrote the slots and records
+	heads    []int // merge cursors
+	lists    [][]parNew
+	panics   []any
+	wg       sync.WaitGroup
 	// Time spent in the serial phases and in all phases (wall), for the
 	// measurement of the serial fraction (docs/engine.md).
 	serial, total int64
@@ -1085,7 +1085,7 @@ func (r *parSearch) assignList(pt *parPart) {
 	s := r.s
 	d := &s.side
 	type cursor struct {
-		l                  []parNew
+		l                []parNew
 		i, nside, nbytes int
 	}
 	var cs [parMaxParts + 1]cursor

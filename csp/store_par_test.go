@@ -26,9 +26,15 @@ type searchRecord struct {
 
 // recordSearch explores sys (a fresh Proc built by mk) with workers and
 // records it; limit bounds the states.
-func recordSearch(t *testing.T, mk func() *Proc, workers, limit int) searchRecord {
+func recordSearch(t *testing.T, mk func() *Proc, workers, limit int) (rec searchRecord) {
 	t.Helper()
-	var rec searchRecord
+	defer func() {
+		// A panic fails this case only (so that a mutant's failures can
+		// be counted).
+		if e := recover(); e != nil {
+			rec.trace = fmt.Sprintf("panic: %v", e)
+		}
+	}()
 	sys := mk()
 	x := newBFS(context.Background(), sys, Options{Workers: workers, Limits: lts.Limits{MaxStates: limit}})
 	x.run(func(s lts.State, ts []lts.Transition) bool {
@@ -110,7 +116,7 @@ func TestParallelIDsDeterministic(t *testing.T) {
 		limit = 1500
 	}
 	defer func(r int) { parRound = r }(parRound)
-	deferred, compared := 0, 0
+	deferred, compared, cases, failed := 0, 0, 0, 0
 	for _, pr := range comparedProcs(t) {
 		p := compileSrc(t, pr.src)
 		name := strings.TrimSuffix(strings.TrimSpace(pr.text), "()")
@@ -131,7 +137,10 @@ func TestParallelIDsDeterministic(t *testing.T) {
 			parRound = round
 			for _, w := range []int{2, 3, 4} {
 				par := recordSearch(t, mk, w, limit)
-				sameSearch(t, fmt.Sprintf("%s %s workers %d round %d", pr.file, pr.text, w, round), seq, par, limited)
+				cases++
+				if !sameSearch(t, fmt.Sprintf("%s %s workers %d round %d", pr.file, pr.text, w, round), seq, par, limited) {
+					failed++
+				}
 				deferred += par.deferred
 			}
 		}
@@ -140,7 +149,7 @@ func TestParallelIDsDeterministic(t *testing.T) {
 	if compared < 10 || deferred == 0 {
 		t.Errorf("%d processes compared, %d strings deferred: the cases do not cover the paths", compared, deferred)
 	}
-	t.Logf("%d processes, %d deferred strings", compared, deferred)
+	t.Logf("%d processes, %d deferred strings; %d of %d parallel searches differ", compared, deferred, failed, cases)
 }
 
 // TestParallelIDsRandom: the same on random programs (randomShapeModel,
@@ -155,7 +164,7 @@ func TestParallelIDsRandom(t *testing.T) {
 		n = 15
 	}
 	rng := rand.New(rand.NewPCG(21, 5))
-	errs := 0
+	errs, cases, failed, programs := 0, 0, 0, 0
 	for c := range n {
 		src := randomShapeModel(rng) + "var z = 0;\nQ = [z < 70] up{z = z + 9} -> Q [] [z > 0] down{z = z - 5} -> Q;\nSys = P ||| P ||| Q;\n"
 		if m, err := lang.Parse("test.csp", []byte(src)); err != nil {
@@ -163,6 +172,7 @@ func TestParallelIDsRandom(t *testing.T) {
 		} else if _, err := lang.Check(m); err != nil {
 			continue // a constant index out of range
 		}
+		programs++
 		mk := func() *Proc {
 			sys, err := compileSrc(t, src).ProcessByName("Sys")
 			if err != nil {
@@ -182,13 +192,17 @@ func TestParallelIDsRandom(t *testing.T) {
 				// most 16 bytes) by the searching goroutine alone.
 				for _, region := range []int{storeChunk, 16} {
 					parRegionMax = region
-					sameSearch(t, fmt.Sprintf("case %d workers %d round %d region %d\n%s", c, w, round, region, src), seq, recordSearch(t, mk, w, 0), false)
+					cases++
+					if !sameSearch(t, fmt.Sprintf("case %d workers %d round %d region %d\n%s", c, w, round, region, src), seq, recordSearch(t, mk, w, 0), false) {
+						failed++
+					}
 				}
 				parRegionMax = storeChunk
 			}
 		}
 	}
-	if errs == 0 || errs == n {
-		t.Errorf("%d of %d programs end in an error", errs, n)
+	if errs == 0 || errs == programs {
+		t.Errorf("%d of %d programs end in an error", errs, programs)
 	}
+	t.Logf("%d programs, %d end in an error; %d of %d parallel searches differ", programs, errs, failed, cases)
 }
