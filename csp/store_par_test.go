@@ -206,3 +206,47 @@ func TestParallelIDsRandom(t *testing.T) {
 	}
 	t.Logf("%d programs, %d end in an error; %d of %d parallel searches differ", programs, errs, failed, cases)
 }
+
+// TestParallelIDsSymmetric: the same on the symmetry-reduced systems
+// (SymmetricProcess: the workers intern orbit representatives) of the
+// models with thread symmetry.
+func TestParallelIDsSymmetric(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
+	defer func(r int) { parRound = r }(parRound)
+	limit := 20000
+	if testing.Short() {
+		limit = 3000
+	}
+	reduced := 0
+	for _, am := range assertedModels(t, "../testdata/sym/*.csp", "../models/lib/*.csp") {
+		for k, q := range am.procs {
+			mk := func() *Proc {
+				p, err := Compile(am.checked)
+				if err != nil {
+					t.Fatal(err)
+				}
+				sys, why, err := p.SymmetricProcess(q)
+				if err != nil || why != "" {
+					return nil
+				}
+				return sys
+			}
+			if mk() == nil {
+				continue
+			}
+			reduced++
+			parRound = 2048
+			seq := recordSearch(t, mk, 1, limit)
+			for _, round := range []int{2048, 7} {
+				parRound = round
+				for _, w := range []int{2, 3} {
+					sameSearch(t, fmt.Sprintf("%s %s workers %d round %d", am.path, am.texts[k], w, round), seq, recordSearch(t, mk, w, limit), seq.count >= int64(limit))
+				}
+			}
+		}
+	}
+	if reduced < 2 {
+		t.Errorf("only %d symmetric systems", reduced)
+	}
+	t.Logf("%d symmetric systems", reduced)
+}
