@@ -408,7 +408,6 @@ func (r *parSearch) expand(w int) {
 		hs[i] = h
 		route[q][cnt[q]] = int32(i)
 		cnt[q]++
-		trans[i] = lts.Transition{Event: x.evs[i]}
 	}
 	for q := range route {
 		route[q] = route[q][:cnt[q]]
@@ -781,13 +780,14 @@ func (r *parSearch) patch(v int) {
 	}
 	n0 := r.n0
 	wk := &r.ws[v]
-	ts := wk.trans
+	ts, evs := wk.trans, wk.x.evs
 	for q, idxs := range wk.route {
 		for j, i := range wk.res[q][:len(idxs)] {
 			if i >= n0 {
 				i = r.final[i-n0]
 			}
-			ts[idxs[j]].Target = lts.State(i)
+			k := idxs[j]
+			ts[k] = lts.Transition{Event: evs[k], Target: lts.State(i)}
 		}
 	}
 }
