@@ -398,14 +398,29 @@ func (x *bfs) runParallelProc(p *Proc, level []lts.State, visit visitor) {
 			if n := p.NumStates(); int64(n) == x.seen {
 				known = lts.State(n)
 			}
-			errAt, err := r.round(level[lo:hi])
+			// While the search has marked every state (known == n0),
+			// the workers write the parent tree's links of the new
+			// states (their ids are the new ones, from n0 on).
+			round := level[lo:hi]
+			r.growTree, r.onNew = nil, nil
+			if known == lts.State(p.NumStates()) {
+				r.growTree = func(n int) {
+					for n > len(x.tree)<<treeBits {
+						x.tree = append(x.tree, make([]link, treeBlock))
+					}
+				}
+				r.onNew = func(t lts.State, pos int, ev lts.Event) {
+					x.tree[t>>treeBits][t&(treeBlock-1)] = link{up: round[pos] + 1, ev: ev}
+				}
+			}
+			errAt, err := r.round(round)
 			// The new states of the round are the ids from n0 on, in
 			// the order of the keys of the strings that found them
 			// (r.newKeys): while known is n0, they are marked from those
 			// keys, not by a pass over every transition.
 			n0 := lts.State(r.n0)
 			fast := known == n0
-			nk, key := 0, 0
+			nk, key, seen0 := 0, 0, x.seen
 			k := lo
 			for w := range r.W {
 				wk := &r.ws[w]
@@ -423,13 +438,12 @@ func (x *bfs) runParallelProc(p *Proc, level []lts.State, visit visitor) {
 						return
 					}
 					if fast {
+						// Linked by the workers: count them.
 						key += c
-						for ; nk < len(r.newKeys) && int(r.newKeys[nk]) < key; nk++ {
-							t := n0 + lts.State(nk)
-							i := int(r.newKeys[nk]) - r.base[w]
-							x.mark(t, s, wk.trans[i].Event)
-							next = append(next, t)
+						for nk < len(r.newKeys) && int(r.newKeys[nk]) < key {
+							nk++
 						}
+						x.seen = seen0 + int64(nk)
 					} else {
 						for _, t := range ts {
 							if t.Target < known {
@@ -448,6 +462,11 @@ func (x *bfs) runParallelProc(p *Proc, level []lts.State, visit visitor) {
 				if k-lo == errAt {
 					x.err, x.errAt = err, level[k]
 					return
+				}
+			}
+			if fast {
+				for j := range nk {
+					next = append(next, n0+lts.State(j))
 				}
 			}
 			if p.NumStates() >= hotStates {

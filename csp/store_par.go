@@ -66,6 +66,12 @@ type parSearch struct {
 	dpart  parPart // the new states of the deferred strings
 	// newKeys[k] is the key of the string that found new state n0+k.
 	newKeys []uint32
+	// If set, growTree(n) is called before the patch phase with the
+	// store's size, and onNew(id, pos, ev) by the workers in the patch
+	// phase for every new state: pos is the position in the round of the
+	// state whose successor (by event ev) found it first.
+	growTree func(n int)
+	onNew    func(id lts.State, pos int, ev lts.Event)
 	// prepareIDs: the first id and side rank of the round, and its
 	// arena region.
 	idBase   uint32
@@ -99,6 +105,7 @@ type parWorker struct {
 	trans  []lts.Transition
 	counts []int
 	route  [][]int32 // per partition: the indices of this worker's strings
+	owner  []int32   // per string: the index of its state in the chunk
 	cnt    []int
 	// res[q][j] is the id (or provisional id) of string route[q][j],
 	// written by q's owner: writing the transitions themselves from
@@ -321,6 +328,9 @@ func (r *parSearch) round(states []lts.State) (errAt int, err error) {
 	t1 = nanotime()
 	r.phase[3] += t1 - ts - (r.par - pa)
 
+	if r.growTree != nil {
+		r.growTree(s.n)
+	}
 	r.parallel(r.patch)
 	r.phase[4] += nanotime() - t1
 	return errAt, err
@@ -411,6 +421,20 @@ func (r *parSearch) expand(w int) {
 	}
 	for q := range route {
 		route[q] = route[q][:cnt[q]]
+	}
+	if r.onNew != nil {
+		if cap(wk.owner) < ns {
+			wk.owner = make([]int32, ns, ns+ns/4)
+		}
+		owner := wk.owner[:ns]
+		i := 0
+		for k, c := range wk.counts {
+			for range c {
+				owner[i] = int32(k)
+				i++
+			}
+		}
+		wk.owner = owner
 	}
 	wk.hs, wk.trans, wk.cnt = hs, trans, cnt
 	wk.nIn, wk.nSide = nIn, ns-nIn
@@ -788,6 +812,20 @@ func (r *parSearch) patch(v int) {
 			}
 			k := idxs[j]
 			ts[k] = lts.Transition{Event: evs[k], Target: lts.State(i)}
+		}
+	}
+	if r.onNew != nil {
+		// The new states numbered [a, b): each is reported with the
+		// position in the round of the state that found it and the event.
+		t := len(r.newKeys)
+		for j := v * t / r.W; j < (v+1)*t/r.W; j++ {
+			key := int(r.newKeys[j])
+			w := 0
+			for key >= r.base[w+1] {
+				w++
+			}
+			i := key - r.base[w]
+			r.onNew(lts.State(r.n0)+lts.State(j), r.lo[w]+int(r.ws[w].owner[i]), r.ws[w].x.evs[i])
 		}
 	}
 }
