@@ -214,9 +214,9 @@ func BenchmarkExplorePhilosophers(b *testing.B) {
 						serial += own
 						work += own + float64(x.parWork)/1e9
 						crit += own + float64(x.parCrit)/1e9
-						b.Logf("phases (ms wall): expand %d grow %d insert %d ids %d patch %d; rounds %d of %d ms; CPU s: serial %.3f work %.3f critical path %.3f",
+						b.Logf("phases (ms wall): expand %d grow %d insert %d ids %d patch %d; rounds %d of %d ms; CPU s: serial %.3f (in the rounds %.3f) work %.3f critical path %.3f",
 							x.parPhase[0]/1e6, x.parPhase[1]/1e6, x.parPhase[2]/1e6, x.parPhase[3]/1e6, x.parPhase[4]/1e6, x.parTotal/1e6, int64(r.Stats.Seconds*1e3),
-							own, own+float64(x.parWork)/1e9, own+float64(x.parCrit)/1e9)
+							own, float64(x.parRound-x.parCoord)/1e9, own+float64(x.parWork)/1e9, own+float64(x.parCrit)/1e9)
 					}
 				}
 				b.ReportMetric(float64(states)/secs, "states/s")

@@ -102,7 +102,7 @@ type bfs struct {
 	parDeferred         int
 	parPhase            [5]int64
 	parWork, parCrit    int64
-	parCoord            int64
+	parCoord, parRound  int64
 }
 
 const noState = ^lts.State(0)
@@ -379,7 +379,7 @@ func (x *bfs) runParallelProc(p *Proc, level []lts.State, visit visitor) {
 	defer r.close()
 	defer func() {
 		x.parSerial, x.parTotal, x.parDeferred, x.parPhase = r.serial, r.total, r.deferred, r.phase
-		x.parWork, x.parCrit, x.parCoord = r.cpuWork, r.cpuCrit, r.cpuCoord
+		x.parWork, x.parCrit, x.parCoord, x.parRound = r.cpuWork, r.cpuCrit, r.cpuCoord, r.cpuRound
 	}()
 	var next []lts.State
 	step := r.W * parRound

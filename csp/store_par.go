@@ -72,6 +72,11 @@ type parSearch struct {
 	// state whose successor (by event ev) found it first.
 	growTree func(n int)
 	onNew    func(id lts.State, pos int, ev lts.Event)
+	// The doubled tables, allocated ahead by a worker (wantIn, wantSide:
+	// their sizes, to allocate in this round's expansion).
+	nextIn           []byte
+	nextSide         []uint64
+	wantIn, wantSide int
 	// prepareIDs: the first id and side rank of the round, and its
 	// arena region.
 	idBase   uint32
@@ -93,6 +98,7 @@ type parSearch struct {
 	cpu              []int64
 	cpuWork, cpuCrit int64
 	cpuCoord         int64 // worker 0's part, run by the searching goroutine
+	cpuRound         int64 // the searching goroutine in the rounds
 	// phase[i]: wall nanoseconds of expand, grow (its serial part),
 	// insert, ids, patch.
 	phase [5]int64
@@ -241,6 +247,10 @@ func (r *parSearch) round(states []lts.State) (errAt int, err error) {
 	p.mu.Lock()
 	t0 := nanotime()
 	p0 := r.par
+	if parCPU != nil {
+		c0 := parCPU()
+		defer func() { r.cpuRound += parCPU() - c0 }()
+	}
 	defer func() {
 		d := nanotime() - t0
 		r.total += d
@@ -253,6 +263,16 @@ func (r *parSearch) round(states []lts.State) (errAt int, err error) {
 	chunk := (len(states) + r.W - 1) / r.W
 	for w := range r.W + 1 {
 		r.lo[w] = min(w*chunk, len(states))
+	}
+	// A table past 3/8 of its load will double soon: the last worker
+	// allocates the doubled table during the expansion, so that Go's
+	// zeroing of it (12 ms at N = 12 on the benchmark) is not serial.
+	r.wantIn, r.wantSide = 0, 0
+	if s.width >= 0 && r.nextIn == nil && uint64(s.inline)*8 > s.slots*3 {
+		r.wantIn = int(s.slots*growNum/growDen) * s.slot
+	}
+	if d := &s.side; r.nextSide == nil && uint64(d.n)*8 > uint64(len(d.table))*3 {
+		r.wantSide = 2 * len(d.table)
 	}
 	r.parallel(r.expand)
 
@@ -340,6 +360,14 @@ func (r *parSearch) round(states []lts.State) (errAt int, err error) {
 func (r *parSearch) expand(w int) {
 	p, s := r.p, r.s
 	wk := &r.ws[w]
+	if w == r.W-1 {
+		if r.wantIn > 0 {
+			r.nextIn = make([]byte, r.wantIn)
+		}
+		if r.wantSide > 0 {
+			r.nextSide = make([]uint64, r.wantSide)
+		}
+	}
 	if wk.x == nil {
 		wk.x = p.getScratch()
 	}
@@ -871,7 +899,11 @@ func (r *parSearch) growInline(slots uint64) {
 	if slots > maxSlots {
 		panic("lts: state table full")
 	}
-	table := make([]byte, int(slots)*s.slot)
+	table := r.nextIn
+	if len(table) != int(slots)*s.slot {
+		table = make([]byte, int(slots)*s.slot)
+	}
+	r.nextIn = nil
 	oldSlots := s.slots
 	r.parallel(func(v int) {
 		for q := v; q < r.P; q += r.W {
@@ -931,7 +963,11 @@ func (r *parSearch) growInlinePart(q int, table []byte, slots, oldSlots uint64) 
 // growSide is growInline for the side set's table (1<<bits slots).
 func (r *parSearch) growSide(bits uint) {
 	d := &r.s.side
-	table := make([]uint64, 1<<bits)
+	table := r.nextSide
+	if len(table) != 1<<bits {
+		table = make([]uint64, 1<<bits)
+	}
+	r.nextSide = nil
 	old := d.table
 	shift := 64 - bits
 	r.parallel(func(v int) {
