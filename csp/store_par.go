@@ -77,6 +77,8 @@ type parSearch struct {
 	nextIn           []byte
 	nextSide         []uint64
 	wantIn, wantSide int
+	nextChunk        []byte
+	wantChunk        int
 	// prepareIDs: the first id and side rank of the round, and its
 	// arena region.
 	idBase   uint32
@@ -274,6 +276,18 @@ func (r *parSearch) round(states []lts.State) (errAt int, err error) {
 	if d := &s.side; r.nextSide == nil && uint64(d.n)*8 > uint64(len(d.table))*3 {
 		r.wantSide = 2 * len(d.table)
 	}
+	// So is the arena's next chunk, once the last one is half full.
+	r.wantChunk = 0
+	if d := &s.side; r.nextChunk == nil && len(d.chunks) > 0 {
+		n := len(d.chunks)
+		if last := d.chunks[n-1]; 2*len(last) > cap(last) {
+			c := storeChunk
+			if n < storeChunkBits && minStoreChunk<<n < storeChunk {
+				c = minStoreChunk << n
+			}
+			r.wantChunk = c
+		}
+	}
 	r.parallel(r.expand)
 
 	ts := nanotime()
@@ -366,6 +380,9 @@ func (r *parSearch) expand(w int) {
 		}
 		if r.wantSide > 0 {
 			r.nextSide = make([]uint64, r.wantSide)
+		}
+		if r.wantChunk > 0 {
+			r.nextChunk = make([]byte, 0, r.wantChunk)
 		}
 	}
 	if wk.x == nil {
@@ -866,7 +883,7 @@ func (s *sideSet) reserveRecord(id uint32, n int) (int, uint64) {
 		panic("lts: more than 2^31-1 states of an odd length")
 	}
 	k := s.n
-	off := s.reserve(recordSize(n), 4+binary.MaxVarintLen64+n)
+	off := s.reserve(recordSize(n), 4+binary.MaxVarintLen64+n, nil)
 	if k&(refBlock-1) == 0 {
 		c := refBlock
 		if k == 0 {
@@ -1040,8 +1057,9 @@ func uvarintLen(v uint64) int {
 }
 
 // reserve extends the arena by size bytes, in a new chunk if need bytes
-// do not fit the last one (put's rule), and returns their offset.
-func (s *sideSet) reserve(size, need int) uint64 {
+// do not fit the last one (put's rule), and returns their offset. A new
+// chunk is *spare if that has the capacity put's rule gives.
+func (s *sideSet) reserve(size, need int, spare *[]byte) uint64 {
 	if need > storeChunk {
 		panic("lts: state larger than 4 MiB")
 	}
@@ -1054,7 +1072,12 @@ func (s *sideSet) reserve(size, need int) uint64 {
 		if n < storeChunkBits && minStoreChunk<<n < storeChunk {
 			c = max(minStoreChunk<<n, need)
 		}
-		s.chunks = append(s.chunks, make([]byte, 0, c))
+		if spare != nil && cap(*spare) == c {
+			s.chunks = append(s.chunks, (*spare)[:0])
+			*spare = nil
+		} else {
+			s.chunks = append(s.chunks, make([]byte, 0, c))
+		}
 		n++
 	}
 	c := s.chunks[n-1]
@@ -1098,7 +1121,7 @@ func (r *parSearch) prepareIDs() bool {
 	r.idBase, r.rankBase = uint32(s.n), d.n
 	r.region = 0
 	if nbytes > 0 {
-		r.region = d.reserve(nbytes, nbytes)
+		r.region = d.reserve(nbytes, nbytes, &r.nextChunk)
 	}
 	if cap(r.newKeys) < total {
 		r.newKeys = make([]uint32, total, total+total/4)
