@@ -16,7 +16,9 @@ import (
 type Options struct {
 	lts.Limits
 	// Workers > 1 expands each BFS level in parallel; the verdict, the
-	// state count and the counterexample are the same as sequentially.
+	// state count and the counterexample are the same as sequentially,
+	// and on a Proc (whose workers also intern, store_par.go) so are the
+	// state ids and the transitions.
 	Workers int
 	// Progress, if set, is called from the searching goroutine about every
 	// 100 ms with the figures so far (for a live progress line).
