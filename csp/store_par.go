@@ -391,6 +391,10 @@ func (r *parSearch) expand(w int) {
 	x := wk.x
 	x.enc, x.ends, x.evs, x.who = x.enc[:0], x.ends[:0], x.evs[:0], x.who[:0]
 	wk.counts, wk.err, wk.mark = wk.counts[:0], nil, 0
+	wk.hs, wk.owner, wk.nIn = wk.hs[:0], wk.owner[:0], 0
+	for q := range wk.route {
+		wk.route[q] = wk.route[q][:0]
+	}
 	sts := r.states[r.lo[w]:r.lo[w+1]]
 	func() {
 		defer func() {
@@ -420,53 +424,17 @@ func (r *parSearch) expand(w int) {
 				start = end
 				wk.counts = append(wk.counts, len(x.ends)-wk.mark)
 			}
+			if p.sym == nil {
+				// While the batch's strings are in the cache.
+				r.hashStrings(wk)
+			}
 		}
 	}()
 	if p.sym != nil {
 		p.canonAll(x)
 	}
-	wk.hs, wk.trans = wk.hs[:0], wk.trans[:0]
-	for q := range wk.route {
-		wk.route[q] = wk.route[q][:0]
-	}
-	wk.nIn, wk.nSide = 0, 0
-	shift := 64 - r.pbits
+	r.hashStrings(wk)
 	ns := len(x.ends)
-	if cap(wk.hs) < ns {
-		wk.hs = make([]uint64, 0, ns+ns/4)
-	}
-	if cap(wk.trans) < ns {
-		wk.trans = make([]lts.Transition, 0, ns+ns/4)
-	}
-	hs, trans := wk.hs[:ns], wk.trans[:ns]
-	route, cnt := wk.route, wk.cnt[:0]
-	for q := range route {
-		if cap(route[q]) < ns {
-			route[q] = make([]int32, ns, ns+ns/4)
-		}
-		route[q] = route[q][:ns]
-		cnt = append(cnt, 0)
-	}
-	start := 0
-	nIn := 0
-	for i, end := range x.ends {
-		b := x.enc[start:end]
-		start = end
-		h := maphash.Bytes(s.seed, b)
-		if len(b) == s.width {
-			nIn++
-		}
-		q := 0
-		if r.pbits > 0 {
-			q = int(h >> shift)
-		}
-		hs[i] = h
-		route[q][cnt[q]] = int32(i)
-		cnt[q]++
-	}
-	for q := range route {
-		route[q] = route[q][:cnt[q]]
-	}
 	if r.onNew != nil {
 		if cap(wk.owner) < ns {
 			wk.owner = make([]int32, ns, ns+ns/4)
@@ -481,14 +449,51 @@ func (r *parSearch) expand(w int) {
 		}
 		wk.owner = owner
 	}
-	wk.hs, wk.trans, wk.cnt = hs, trans, cnt
-	wk.nIn, wk.nSide = nIn, ns-nIn
+	if cap(wk.trans) < ns {
+		wk.trans = make([]lts.Transition, 0, ns+ns/4)
+	}
+	wk.trans = wk.trans[:ns]
+	wk.nSide = ns - wk.nIn
 	for q, l := range wk.route {
 		if cap(wk.res[q]) < len(l) {
 			wk.res[q] = make([]uint32, len(l), len(l)+len(l)/4)
 		}
 		wk.res[q] = wk.res[q][:len(l)]
 	}
+}
+
+// hashStrings hashes the worker's strings not hashed yet (from len(wk.hs)
+// on) and routes them to their partitions.
+func (r *parSearch) hashStrings(wk *parWorker) {
+	s, x := r.s, wk.x
+	var rs [parMaxParts][]int32
+	copy(rs[:], wk.route)
+	hs := wk.hs
+	shift := 64 - r.pbits
+	nIn := 0
+	i := len(hs)
+	start := 0
+	if i > 0 {
+		start = x.ends[i-1]
+	}
+	for ; i < len(x.ends); i++ {
+		end := x.ends[i]
+		b := x.enc[start:end]
+		start = end
+		h := maphash.Bytes(s.seed, b)
+		if len(b) == s.width {
+			nIn++
+		}
+		q := uint64(0)
+		if r.pbits > 0 {
+			q = h >> shift
+		}
+		hs = append(hs, h)
+		rs[q&(parMaxParts-1)] = append(rs[q&(parMaxParts-1)], int32(i))
+	}
+	copy(wk.route, rs[:])
+	wk.hs = hs
+	wk.nIn += nIn
 }
 
 // truncate drops the successors after the first n.
