@@ -114,7 +114,6 @@ type parWorker struct {
 	counts []int
 	route  [][]int32 // per partition: the indices of this worker's strings
 	owner  []int32   // per string: the index of its state in the chunk
-	cnt    []int
 	// res[q][j] is the id (or provisional id) of string route[q][j],
 	// written by q's owner: writing the transitions themselves from
 	// several partitions made their cache lines bounce between the cores.
