@@ -6,7 +6,6 @@ import (
 	"hash/maphash"
 	"math"
 	"runtime"
-	"runtime/debug"
 	"sync"
 	"time"
 	"unsafe"
@@ -200,7 +199,7 @@ func (r *parSearch) parallel(f func(w int)) {
 	run := func(w int) {
 		defer func() {
 			if e := recover(); e != nil {
-				r.panics[w] = fmt.Sprintf("%v\n%s", e, debug.Stack())
+				r.panics[w] = e
 			}
 		}()
 		if parCPU != nil {
