@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"runtime"
 	"strings"
 	"testing"
@@ -253,4 +254,34 @@ func TestParallelIDsSymmetric(t *testing.T) {
 		t.Errorf("only %d symmetric systems", reduced)
 	}
 	t.Logf("%d symmetric systems", reduced)
+}
+
+// TestParallelLimits: a parallel search stopped by a state limit or a
+// cancelled context answers Unknown with its statistics, and the system
+// stays usable (a later search of it gives the full count).
+func TestParallelLimits(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
+	src, err := os.ReadFile("../bench/philosophers/philosophers.csp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Replace(string(src), "#define N 12;", "#define N 8;", 1)
+	sys, err := compileSrc(t, text).ProcessByName("College")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Explore(context.Background(), sys, Options{Workers: 2, Limits: lts.Limits{MaxStates: 1000}})
+	if err != nil || r.Verdict != lts.Unknown || r.Reason != "state limit 1000" || r.Stats.States < 1000 || r.Stats.States >= 6561 {
+		t.Errorf("state limit: %v %v %q %+v", err, r.Verdict, r.Reason, r.Stats)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	r, err = Explore(ctx, sys, Options{Workers: 2})
+	if err != nil || r.Verdict != lts.Unknown || r.Reason != "cancelled" {
+		t.Errorf("cancelled: %v %v %q", err, r.Verdict, r.Reason)
+	}
+	r, err = Explore(context.Background(), sys, Options{Workers: 2})
+	if err != nil || r.Verdict != lts.Valid || r.Stats.States != 6561 {
+		t.Errorf("after the limits: %v %v %+v; want 3^8 states", err, r.Verdict, r.Stats)
+	}
 }
