@@ -7,6 +7,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"unsafe"
 
 	"github.com/quasar-verify/quasar/lts"
 )
@@ -156,6 +157,77 @@ P = a{x = 1 - x} -> P [] b -> Skip;
 	for b.Loop() {
 		if _, err := p.ProcessByName("P"); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// threadCPU is the CPU time of the calling thread (Linux
+// CLOCK_THREAD_CPUTIME_ID: exact, where RUSAGE_THREAD counts ticks).
+func threadCPU() int64 {
+	var ts syscall.Timespec
+	syscall.Syscall(syscall.SYS_CLOCK_GETTIME, 3, uintptr(unsafe.Pointer(&ts)), 0)
+	return ts.Nano()
+}
+
+// BenchmarkExplorePhilosophers explores bench/philosophers/philosophers.csp
+// (3^N states) at N = 12 and 14 with 1 and 2 workers, reporting the
+// states per wall and per CPU second and, with 2 workers, figures that do
+// not depend on the machine's load, from the CPU time of each thread:
+// serial-cpu-s, the CPU seconds of the searching goroutine (the serial
+// phases and the walk), work-cpu-s, all the CPU seconds of the search,
+// and crit-cpu-s, the serial ones plus, in each parallel phase, those of
+// its busiest worker: the time the search would take on free cores.
+func BenchmarkExplorePhilosophers(b *testing.B) {
+	src, err := os.ReadFile("../bench/philosophers/philosophers.csp")
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, n := range []string{"12", "14"} {
+		for _, w := range []int{1, 2} {
+			b.Run("N="+n+"/workers="+string(rune('0'+w)), func(b *testing.B) {
+				text := strings.Replace(string(src), "#define N 12;", "#define N "+n+";", 1)
+				var states int64
+				var secs, cpu, serial, work, crit float64
+				if w > 1 {
+					parCPU = threadCPU
+					defer func() { parCPU = nil }()
+					runtime.LockOSThread()
+					defer runtime.UnlockOSThread()
+				}
+				for i := 0; i < b.N; i++ {
+					p := compileSrc(b, text)
+					sys, err := p.ProcessByName("College")
+					if err != nil {
+						b.Fatal(err)
+					}
+					c0, t0 := cpuSeconds(), threadCPU()
+					x := newBFS(context.Background(), sys, Options{Workers: w})
+					x.run(func(lts.State, []lts.Transition) bool { return false })
+					r := x.finish(&Result{Verdict: lts.Valid})
+					cpu += cpuSeconds() - c0
+					states += r.Stats.States
+					secs += r.Stats.Seconds
+					if w > 1 {
+						// The searching goroutine's CPU time, less
+						// worker 0's parts, which it runs.
+						own := float64(threadCPU()-t0-x.parCoord) / 1e9
+						serial += own
+						work += own + float64(x.parWork)/1e9
+						crit += own + float64(x.parCrit)/1e9
+						b.Logf("phases (ms wall): expand %d grow %d insert %d ids %d patch %d; rounds %d of %d ms; CPU s: serial %.3f (in the rounds %.3f) work %.3f critical path %.3f",
+							x.parPhase[0]/1e6, x.parPhase[1]/1e6, x.parPhase[2]/1e6, x.parPhase[3]/1e6, x.parPhase[4]/1e6, x.parTotal/1e6, int64(r.Stats.Seconds*1e3),
+							own, float64(x.parRound-x.parCoord)/1e9, own+float64(x.parWork)/1e9, own+float64(x.parCrit)/1e9)
+					}
+				}
+				b.ReportMetric(float64(states)/secs, "states/s")
+				b.ReportMetric(float64(states)/cpu, "states/cpu-s")
+				b.ReportMetric(cpu/float64(b.N), "cpu-s")
+				if w > 1 {
+					b.ReportMetric(serial/float64(b.N), "serial-cpu-s")
+					b.ReportMetric(work/float64(b.N), "work-cpu-s")
+					b.ReportMetric(crit/float64(b.N), "crit-cpu-s")
+				}
+			})
 		}
 	}
 }

@@ -87,9 +87,10 @@
 // No per-state Go maps, pointers or interfaces exist; the per-call scratch
 // (decoded state, instantiated edges, encodings) is pooled, so successor
 // generation does not allocate in steady state. Systems are safe for
-// concurrent use: the state set is guarded by a mutex, the term table is
-// append-only with lock-free reads, and memoised templates are published
-// atomically.
+// concurrent use: the state set is guarded by a mutex (a parallel round
+// holds it while its workers share the set out by partitions), the term
+// table is append-only with lock-free reads, and memoised templates are
+// published atomically.
 //
 // The common case of a model's threads, an interleaving whose components
 // all have plain templates (prefix-like steps, none atomic or on a
@@ -129,9 +130,20 @@
 // counterexample is a shortest trace, and the variables after each step
 // come from Describe. BFS also makes the parallel search exact: with
 // Options.Workers > 1, each level is expanded by several goroutines and the
-// results are merged in the frontier's order, so the visit order, the state
+// results are walked in the frontier's order, so the visit order, the state
 // count, the verdict and the counterexample are those of the sequential
-// search. Divergence freedom explores first, then looks for a cycle of tau
+// search. On a Proc the workers also intern the successors
+// (store_par.go): a level goes in rounds of a few thousand states per
+// worker; each worker expands its share, the successors are routed by the
+// top bits of their hash to partitions of the store's tables (the slots
+// where exactly those hashes have their homes), each partition is looked up
+// and filled by one worker without a lock, and the new states get dense ids
+// in the order of the strings that first met them (the state's position in
+// the round, then the successor's), which is the order in which the
+// sequential search interns them: the ids, hence the transitions, the
+// parent tree and the counterexamples, are the same for any number of
+// workers. Other systems (and refinement, on its product) expand in
+// parallel and intern under the Proc's lock. Divergence freedom explores first, then looks for a cycle of tau
 // steps by a depth-first search of the tau subgraph.
 //
 // A check answers Unknown when a limit (time, states, memory: Limits, via

@@ -16,7 +16,9 @@ import (
 type Options struct {
 	lts.Limits
 	// Workers > 1 expands each BFS level in parallel; the verdict, the
-	// state count and the counterexample are the same as sequentially.
+	// state count and the counterexample are the same as sequentially,
+	// and on a Proc (whose workers also intern, store_par.go) so are the
+	// state ids and the transitions.
 	Workers int
 	// Progress, if set, is called from the searching goroutine about every
 	// 100 ms with the figures so far (for a live progress line).
@@ -96,6 +98,13 @@ type bfs struct {
 	// transition in its parent's successors instead of the event, so that
 	// a path can be replayed (Proc.rebuild).
 	cp *Proc
+	// parSerial and parTotal are the nanoseconds of the serial phases and
+	// of all the rounds of a parallel search of a Proc (runParallelProc).
+	parSerial, parTotal int64
+	parDeferred         int
+	parPhase            [5]int64
+	parWork, parCrit    int64
+	parCoord, parRound  int64
 }
 
 const noState = ^lts.State(0)
@@ -317,6 +326,10 @@ func (x *bfs) runBatched(bs frontier.Batcher, level []lts.State, visit visitor) 
 // parent tree and hence the counterexamples identical to the sequential
 // search.
 func (x *bfs) runParallel(level []lts.State, visit visitor) {
+	if p, ok := x.sys.(*Proc); ok && p.fp == nil && !parOff {
+		x.runParallelProc(p, level, visit)
+		return
+	}
 	exp := frontier.New(x.opt.Workers)
 	var next []lts.State
 	for len(level) > 0 {
@@ -345,6 +358,121 @@ func (x *bfs) runParallel(level []lts.State, visit visitor) {
 			if i&255 == 0 && x.opt.MaxStates > 0 && int(x.seen) >= x.opt.MaxStates {
 				x.reason = fmt.Sprintf("state limit %d", x.opt.MaxStates)
 				return
+			}
+		}
+		if len(next) > 0 {
+			x.depth++
+		}
+		level, next = next, level[:0]
+	}
+}
+
+// parOff makes a parallel search of a Proc take the general path
+// (frontier, interning under the Proc's lock), for comparison.
+var parOff = false
+
+// runParallelProc is runParallel for a Proc: each level is expanded in
+// rounds in which the workers also intern the successors, into disjoint
+// partitions of the store, with the one-worker ids (parSearch); the walk
+// over a round's results in the level's order (visit, parent tree) stays
+// sequential.
+func (x *bfs) runParallelProc(p *Proc, level []lts.State, visit visitor) {
+	r := newParSearch(p, x.opt.Workers)
+	defer r.close()
+	defer func() {
+		x.parSerial, x.parTotal, x.parDeferred, x.parPhase = r.serial, r.total, r.deferred, r.phase
+		x.parWork, x.parCrit, x.parCoord, x.parRound = r.cpuWork, r.cpuCrit, r.cpuCoord, r.cpuRound
+	}()
+	var next []lts.State
+	step := r.W * parRound
+	for len(level) > 0 {
+		next = next[:0]
+		for lo := 0; lo < len(level); lo += step {
+			if reason := x.poll(); reason != "" {
+				x.reason = reason
+				return
+			}
+			hi := min(lo+step, len(level))
+			// As in runBatched: while the search has marked every state
+			// the system holds, the targets below that count are known
+			// seen, and the new ones come in order.
+			known := lts.State(0)
+			if n := p.NumStates(); int64(n) == x.seen {
+				known = lts.State(n)
+			}
+			// While the search has marked every state (known == n0),
+			// the workers write the parent tree's links of the new
+			// states (their ids are the new ones, from n0 on).
+			round := level[lo:hi]
+			r.growTree, r.onNew = nil, nil
+			if known == lts.State(p.NumStates()) {
+				r.growTree = func(n int) {
+					for n > len(x.tree)<<treeBits {
+						x.tree = append(x.tree, make([]link, treeBlock))
+					}
+				}
+				r.onNew = func(t lts.State, pos int, ev lts.Event) {
+					x.tree[t>>treeBits][t&(treeBlock-1)] = link{up: round[pos] + 1, ev: ev}
+				}
+			}
+			errAt, err := r.round(round)
+			// The new states of the round are the ids from n0 on, in
+			// the order of the keys of the strings that found them
+			// (r.newKeys): while known is n0, they are marked from those
+			// keys, not by a pass over every transition.
+			n0 := lts.State(r.n0)
+			fast := known == n0
+			nk, key, seen0 := 0, 0, x.seen
+			k := lo
+			for w := range r.W {
+				wk := &r.ws[w]
+				off := 0
+				for _, c := range wk.counts {
+					if k-lo == errAt {
+						break
+					}
+					s := level[k]
+					ts := wk.trans[off : off+c]
+					off += c
+					k++
+					x.trans += int64(c)
+					if visit(s, ts) {
+						return
+					}
+					if fast {
+						// Linked by the workers: count them.
+						key += c
+						for nk < len(r.newKeys) && int(r.newKeys[nk]) < key {
+							nk++
+						}
+						x.seen = seen0 + int64(nk)
+					} else {
+						for _, t := range ts {
+							if t.Target < known {
+								continue
+							}
+							if x.mark(t.Target, s, t.Event) {
+								next = append(next, t.Target)
+							}
+						}
+					}
+					if k&255 == 0 && x.opt.MaxStates > 0 && int(x.seen) >= x.opt.MaxStates {
+						x.reason = fmt.Sprintf("state limit %d", x.opt.MaxStates)
+						return
+					}
+				}
+				if k-lo == errAt {
+					x.err, x.errAt = err, level[k]
+					return
+				}
+			}
+			if fast {
+				for j := range nk {
+					next = append(next, n0+lts.State(j))
+				}
+			}
+			if p.NumStates() >= hotStates {
+				p.p.heatBlocks()
 			}
 		}
 		if len(next) > 0 {

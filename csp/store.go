@@ -40,7 +40,9 @@ import (
 //
 // Everything starts small, so that a system of a few hundred states (a
 // refinement check builds two per assertion) costs kilobytes. Not safe for
-// concurrent use: Proc guards it with a mutex.
+// concurrent use: Proc guards it with a mutex, which a parallel round
+// (store_par.go) holds while its workers intern into disjoint partitions of
+// the tables.
 type store struct {
 	seed  maphash.Seed
 	n     int        // ids assigned

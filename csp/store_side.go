@@ -143,7 +143,9 @@ func (s *sideSet) put(id uint32, b []byte) uint64 {
 	}
 	n := len(s.chunks)
 	if n == 0 || len(s.chunks[n-1])+need > cap(s.chunks[n-1]) {
-		if n >= 1<<(offBits-storeChunkBits) {
+		// The top bit of an offset marks provisional slots
+		// (store_par.go): 128 GiB of arena.
+		if n >= 1<<(offBits-1-storeChunkBits) {
 			panic("lts: state arena full")
 		}
 		size := storeChunk

@@ -1,0 +1,1244 @@
+package csp
+
+import (
+	"encoding/binary"
+	"fmt"
+	"hash/maphash"
+	"math"
+	"runtime"
+	"sync"
+	"time"
+	"unsafe"
+
+	"github.com/quasar-verify/quasar/internal/frontier"
+	"github.com/quasar-verify/quasar/lts"
+)
+
+// Parallel interning with deterministic ids (issue 21).
+//
+// A parallel BFS of a Proc hands the states of a level to parSearch in
+// rounds of a few thousand states per worker. A round has five phases:
+//
+//  1. expand (parallel): worker w computes the successors of its
+//     contiguous chunk of the round's states (no store access but Get, and
+//     nobody writes the store meanwhile), hashes them and routes each to
+//     the partition of the top bits of its hash;
+//  2. grow (serial): the tables grow, as the sequential store would, so
+//     that they hold every successor of the round without passing their
+//     load;
+//  3. insert (parallel): partition p owns the slots [p, p+1)·slots/P of
+//     the inline table and of the side set's table, where exactly the
+//     homes of its strings lie (both tables place a string by the top bits
+//     of its hash). The worker that owns p looks its strings up and
+//     inserts the new ones in its slots only, with no lock: a probe run
+//     that would leave the range is deferred. A new state gets a
+//     provisional id n0 + key, where n0 is the store's size at the start
+//     of the round and key the position of the string among the round's
+//     successors (the states of the round in order, each state's
+//     successors in order). A partition reads its strings in key order, so
+//     the string that inserts a state is the first to meet it; its bytes
+//     are written in the slot (inline) or left in the worker's buffer
+//     (side: the slot holds the fingerprint, a provisional bit and the key);
+//  4. deferred and ids (serial): the deferred strings are looked up in key
+//     order over the whole table; then the new states, merged from the
+//     partitions' lists in key order, get the next dense ids (the side
+//     states' records are appended to the arena in that order). Key order
+//     is the order in which the sequential search interns them, so every id
+//     is the one-worker id;
+//  5. patch (parallel): each partition writes the final ids (the arena
+//     offsets) into its new slots, each worker into its transitions.
+//
+// The ids, hence the parent tree, the traces and the counterexamples, do
+// not depend on the number of workers.
+type parSearch struct {
+	p      *Proc
+	s      *store
+	W, P   int
+	pbits  uint
+	ws     []parWorker
+	parts  []parPart
+	states []lts.State
+	lo     []int // worker w expands states[lo[w]:lo[w+1]]
+	base   []int // key of worker w's first string (len W+1)
+	final  []uint32
+	n0     uint32
+	dpart  parPart // the new states of the deferred strings
+	// newKeys[k] is the key of the string that found new state n0+k.
+	newKeys []uint32
+	// If set, growTree(n) is called before the patch phase with the
+	// store's size, and onNew(id, pos, ev) by the workers in the patch
+	// phase for every new state: pos is the position in the round of the
+	// state whose successor (by event ev) found it first.
+	growTree func(n int)
+	onNew    func(id lts.State, pos int, ev lts.Event)
+	// The doubled tables, allocated ahead by a worker (wantIn, wantSide:
+	// their sizes, to allocate in this round's expansion).
+	nextIn           []byte
+	nextSide         []uint64
+	wantIn, wantSide int
+	nextChunk        []byte
+	wantChunk        int
+	// prepareIDs: the first id and side rank of the round, and its
+	// arena region.
+	idBase   uint32
+	rankBase int
+	region   uint64
+	patched  bool  // assignPar wrote the slots and records
+	heads    []int // merge cursors
+	lists    [][]parNew
+	panics   []any
+	wg       sync.WaitGroup
+	// Time spent in the serial phases and in all phases (wall), for the
+	// measurement of the serial fraction (docs/engine.md).
+	serial, total int64
+	par           int64 // in the parallel phases
+	deferred      int   // strings looked up after the insert phase
+	// With parCPU set: the CPU nanoseconds of the workers in the
+	// parallel phases, in all (cpuWork) and along the critical path (the
+	// busiest worker of each phase: cpuCrit).
+	cpu              []int64
+	cpuWork, cpuCrit int64
+	cpuCoord         int64 // worker 0's part, run by the searching goroutine
+	cpuRound         int64 // the searching goroutine in the rounds
+	// phase[i]: wall nanoseconds of expand, grow (its serial part),
+	// insert, ids, patch.
+	phase [5]int64
+}
+
+// parWorker is a worker's expansion of its chunk of a round.
+type parWorker struct {
+	x      *scratch
+	hs     []uint64
+	trans  []lts.Transition
+	counts []int
+	route  [][]int32 // per partition: the indices of this worker's strings
+	owner  []int32   // per string: the index of its state in the chunk
+	// res[q][j] is the id (or provisional id) of string route[q][j],
+	// written by q's owner: writing the transitions themselves from
+	// several partitions made their cache lines bounce between the cores.
+	res   [][]uint32
+	addrs []uintptr
+	nIn   int // strings of the store's width
+	nSide int
+	mark  int // len(x.ends) before the state being expanded
+	err   error
+	errAt int // index in the round of the failing state
+}
+
+// parPart is a partition's result of the insert phase.
+type parPart struct {
+	news     []parNew // new states, in key order
+	deferred []parDef // strings whose probe run left the range
+	left     []uint64 // growing: old slots moved after the partitions
+	nside    int      // side states in news
+	nbytes   int      // the bytes of their records
+	addrs    []uintptr
+}
+
+// parDef is a deferred string: its key, and its position in its route.
+type parDef struct{ key, j uint32 }
+
+// parNew is a new state of a round: its key (|parSide for a side state),
+// its slot, and off: for an inline state its h32, for a side state its
+// length, then its arena offset once assigned.
+type parNew struct {
+	key  uint32
+	slot uint64
+	off  uint64
+}
+
+// parRound is the number of states per worker in a round: the tables are
+// grown for every successor of a round, so its size bounds how early they
+// grow; a round's strings should stay in the caches. (A variable: the
+// tests make rounds tiny.)
+var parRound = 2048
+
+const (
+	parSide = 1 << 31
+	// provBit marks a side slot whose record is not written yet: the low
+	// bits are the key of its string.
+	provBit = 1 << (offBits - 1)
+	// parMaxParts bounds the partitions (the side set's table starts
+	// with 16 slots).
+	parMaxParts = 16
+	// parBatch strings are prefetched together in the insert phase.
+	parBatch = 64
+)
+
+func newParSearch(p *Proc, workers int) *parSearch {
+	P, pbits := 1, uint(0)
+	for P < workers && P < parMaxParts {
+		P, pbits = P*2, pbits+1
+	}
+	r := &parSearch{p: p, s: p.store, W: workers, P: P, pbits: pbits,
+		ws: make([]parWorker, workers), parts: make([]parPart, P),
+		lo: make([]int, workers+1), base: make([]int, workers+1),
+		panics: make([]any, workers), heads: make([]int, P+1), cpu: make([]int64, workers)}
+	for w := range r.ws {
+		r.ws[w].route = make([][]int32, P)
+		r.ws[w].res = make([][]uint32, P)
+	}
+	return r
+}
+
+// close returns the workers' scratch to the Proc's pool.
+func (r *parSearch) close() {
+	for w := range r.ws {
+		if x := r.ws[w].x; x != nil {
+			r.ws[w].x = nil
+			r.p.pool.Put(x)
+		}
+	}
+}
+
+// parallel runs f(w) for every worker and waits; a worker's panic is
+// raised again here.
+func (r *parSearch) parallel(f func(w int)) {
+	t0 := nanotime()
+	defer func() { r.par += nanotime() - t0 }()
+	run := func(w int) {
+		defer func() {
+			if e := recover(); e != nil {
+				r.panics[w] = e
+			}
+		}()
+		if parCPU != nil {
+			if w > 0 {
+				runtime.LockOSThread()
+				defer runtime.UnlockOSThread()
+			}
+			c0 := parCPU()
+			defer func() { r.cpu[w] = parCPU() - c0 }()
+		}
+		f(w)
+	}
+	for w := 1; w < r.W; w++ {
+		r.wg.Add(1)
+		go func() {
+			defer r.wg.Done()
+			run(w)
+		}()
+	}
+	// Worker 0's part runs here: one goroutine fewer to start and wake.
+	run(0)
+	r.wg.Wait()
+	if parCPU != nil {
+		m := int64(0)
+		for _, c := range r.cpu {
+			m = max(m, c)
+			r.cpuWork += c
+		}
+		r.cpuCrit += m
+		r.cpuCoord += r.cpu[0]
+	}
+	for w, e := range r.panics {
+		if e != nil {
+			r.panics[w] = nil
+			panic(e)
+		}
+	}
+}
+
+// round expands states, interns their successors and returns the index of
+// the first state whose expansion failed (-1: none) with its error. The
+// results of the states before it are then read with result.
+func (r *parSearch) round(states []lts.State) (errAt int, err error) {
+	p := r.p
+	p.mu.Lock()
+	t0 := nanotime()
+	p0 := r.par
+	if parCPU != nil {
+		c0 := parCPU()
+		defer func() { r.cpuRound += parCPU() - c0 }()
+	}
+	defer func() {
+		d := nanotime() - t0
+		r.total += d
+		r.serial += d - (r.par - p0)
+		p.mu.Unlock()
+	}()
+	s := r.s
+	r.states = states
+	r.n0 = uint32(s.n)
+	chunk := (len(states) + r.W - 1) / r.W
+	for w := range r.W + 1 {
+		r.lo[w] = min(w*chunk, len(states))
+	}
+	// A table past 3/8 of its load will double soon: the last worker
+	// allocates the doubled table during the expansion, so that Go's
+	// zeroing of it (12 ms at N = 12 on the benchmark) is not serial.
+	r.wantIn, r.wantSide = 0, 0
+	if s.width >= 0 && r.nextIn == nil && uint64(s.inline)*8 > s.slots*3 {
+		r.wantIn = int(s.slots*growNum/growDen) * s.slot
+	}
+	if d := &s.side; r.nextSide == nil && uint64(d.n)*8 > uint64(len(d.table))*3 {
+		r.wantSide = 2 * len(d.table)
+	}
+	// So is the arena's next chunk, once the last one is half full.
+	r.wantChunk = 0
+	if d := &s.side; r.nextChunk == nil && len(d.chunks) > 0 {
+		n := len(d.chunks)
+		if last := d.chunks[n-1]; 2*len(last) > cap(last) {
+			c := storeChunk
+			if n < storeChunkBits && minStoreChunk<<n < storeChunk {
+				c = minStoreChunk << n
+			}
+			r.wantChunk = c
+		}
+	}
+	r.parallel(r.expand)
+
+	ts := nanotime()
+	r.phase[0] += ts - t0
+	pg := r.par
+	errAt = -1
+	for w := range r.W {
+		wk := &r.ws[w]
+		if errAt >= 0 {
+			// After the first failing state nothing is interned.
+			wk.x.enc, wk.x.ends, wk.hs, wk.trans, wk.counts = wk.x.enc[:0], wk.x.ends[:0], wk.hs[:0], wk.trans[:0], wk.counts[:0]
+			for q := range wk.route {
+				wk.route[q] = wk.route[q][:0]
+			}
+			wk.nIn, wk.nSide = 0, 0
+			continue
+		}
+		if wk.err != nil {
+			errAt, err = wk.errAt, wk.err
+		}
+	}
+	nIn, nSide := 0, 0
+	for w := range r.W {
+		r.base[w+1] = r.base[w] + len(r.ws[w].x.ends)
+		nIn += r.ws[w].nIn
+		nSide += r.ws[w].nSide
+	}
+	total := r.base[r.W]
+	if total >= parSide || uint64(r.n0)+uint64(total) >= math.MaxUint32-1 {
+		panic("lts: more than 2^32-2 states")
+	}
+	if cap(r.final) < total {
+		r.final = make([]uint32, total)
+	}
+	r.final = r.final[:total]
+	// The tables hold every string of the round within their load.
+	if s.width >= 0 {
+		slots := s.slots
+		for uint64(s.inline+nIn)*loadDen > slots*loadNum {
+			slots *= growNum / growDen
+		}
+		if slots != s.slots {
+			r.growInline(slots)
+		}
+	}
+	d := &s.side
+	bits := 64 - d.shift
+	for uint64(d.n+nSide)*4 > uint64(1)<<bits*3 || 1<<bits < r.P {
+		bits++
+	}
+	if bits != 64-d.shift {
+		r.growSide(bits)
+	}
+	t1 := nanotime()
+	r.phase[1] += t1 - ts - (r.par - pg)
+
+	r.parallel(r.insert)
+
+	ts = nanotime()
+	r.phase[2] += ts - t1
+	r.lookupDeferred()
+	pa := r.par
+	r.patched = r.prepareIDs()
+	if r.patched {
+		r.parallel(r.assignPar)
+	} else {
+		r.assign()
+		for i := range r.dpart.news {
+			r.patchNew(&r.dpart.news[i])
+		}
+	}
+	t1 = nanotime()
+	r.phase[3] += t1 - ts - (r.par - pa)
+
+	if r.growTree != nil {
+		r.growTree(s.n)
+	}
+	r.parallel(r.patch)
+	r.phase[4] += nanotime() - t1
+	return errAt, err
+}
+
+// expand is worker w's phase 1.
+func (r *parSearch) expand(w int) {
+	p, s := r.p, r.s
+	wk := &r.ws[w]
+	if w == r.W-1 {
+		if r.wantIn > 0 {
+			r.nextIn = make([]byte, r.wantIn)
+		}
+		if r.wantSide > 0 {
+			r.nextSide = make([]uint64, r.wantSide)
+		}
+		if r.wantChunk > 0 {
+			r.nextChunk = make([]byte, 0, r.wantChunk)
+		}
+	}
+	if wk.x == nil {
+		wk.x = p.getScratch()
+	}
+	x := wk.x
+	x.enc, x.ends, x.evs, x.who = x.enc[:0], x.ends[:0], x.evs[:0], x.who[:0]
+	wk.counts, wk.err, wk.mark = wk.counts[:0], nil, 0
+	wk.hs, wk.owner, wk.nIn = wk.hs[:0], wk.owner[:0], 0
+	for q := range wk.route {
+		wk.route[q] = wk.route[q][:0]
+	}
+	sts := r.states[r.lo[w]:r.lo[w+1]]
+	func() {
+		defer func() {
+			if e := recover(); e != nil {
+				wk.err = fmt.Errorf("lts: internal error: %v", e)
+				wk.errAt = r.lo[w] + len(wk.counts)
+				r.truncate(x, wk.mark)
+			}
+		}()
+		for k := 0; k < len(sts); k += frontier.BatchSize {
+			batch := sts[k:min(k+frontier.BatchSize, len(sts))]
+			wk.addrs = s.getAddrs(batch, wk.addrs[:0])
+			prefetch(wk.addrs)
+			x.raws, x.rawEnd = x.raws[:0], x.rawEnd[:0]
+			for _, t := range batch {
+				x.raws = append(x.raws, s.Get(uint32(t))...)
+				x.rawEnd = append(x.rawEnd, len(x.raws))
+			}
+			start := 0
+			for _, end := range x.rawEnd {
+				wk.mark = len(x.ends)
+				if e := p.expandRaw(x.raws[start:end], x); e != nil {
+					r.truncate(x, wk.mark)
+					wk.err, wk.errAt = e, r.lo[w]+len(wk.counts)
+					return
+				}
+				start = end
+				wk.counts = append(wk.counts, len(x.ends)-wk.mark)
+			}
+			if p.sym == nil {
+				// While the batch's strings are in the cache.
+				r.hashStrings(wk)
+			}
+		}
+	}()
+	if p.sym != nil {
+		p.canonAll(x)
+	}
+	r.hashStrings(wk)
+	ns := len(x.ends)
+	if r.onNew != nil {
+		if cap(wk.owner) < ns {
+			wk.owner = make([]int32, ns, ns+ns/4)
+		}
+		owner := wk.owner[:ns]
+		i := 0
+		for k, c := range wk.counts {
+			for range c {
+				owner[i] = int32(k)
+				i++
+			}
+		}
+		wk.owner = owner
+	}
+	if cap(wk.trans) < ns {
+		wk.trans = make([]lts.Transition, 0, ns+ns/4)
+	}
+	wk.trans = wk.trans[:ns]
+	wk.nSide = ns - wk.nIn
+	for q, l := range wk.route {
+		if cap(wk.res[q]) < len(l) {
+			wk.res[q] = make([]uint32, len(l), len(l)+len(l)/4)
+		}
+		wk.res[q] = wk.res[q][:len(l)]
+	}
+}
+
+// hashStrings hashes the worker's strings not hashed yet (from len(wk.hs)
+// on) and routes them to their partitions.
+func (r *parSearch) hashStrings(wk *parWorker) {
+	s, x := r.s, wk.x
+	var rs [parMaxParts][]int32
+	copy(rs[:], wk.route)
+	hs := wk.hs
+	shift := 64 - r.pbits
+	nIn := 0
+	i := len(hs)
+	start := 0
+	if i > 0 {
+		start = x.ends[i-1]
+	}
+	for ; i < len(x.ends); i++ {
+		end := x.ends[i]
+		b := x.enc[start:end]
+		start = end
+		h := maphash.Bytes(s.seed, b)
+		if len(b) == s.width {
+			nIn++
+		}
+		q := uint64(0)
+		if r.pbits > 0 {
+			q = h >> shift
+		}
+		hs = append(hs, h)
+		rs[q&(parMaxParts-1)] = append(rs[q&(parMaxParts-1)], int32(i))
+	}
+	copy(wk.route, rs[:])
+	wk.hs = hs
+	wk.nIn += nIn
+}
+
+// truncate drops the successors after the first n.
+func (r *parSearch) truncate(x *scratch, n int) {
+	end := 0
+	if n > 0 {
+		end = x.ends[n-1]
+	}
+	x.enc, x.ends, x.evs = x.enc[:end], x.ends[:n], x.evs[:n]
+	if len(x.who) > n {
+		x.who = x.who[:n]
+	}
+}
+
+// getAddrs appends the addresses of the slots that Get reads for ids.
+func (s *store) getAddrs(ids []lts.State, addrs []uintptr) []uintptr {
+	if s.width < 0 {
+		return addrs
+	}
+	base := uintptr(unsafe.Pointer(unsafe.SliceData(s.table)))
+	sz := uintptr(s.slot)
+	for _, id := range ids {
+		v := s.index[id>>refBits][id&(refBlock-1)]
+		if v&1 != 0 {
+			continue
+		}
+		a := base + uintptr(s.home(v))*sz
+		addrs = append(addrs, a, a+64)
+	}
+	return addrs
+}
+
+// locate returns the bytes and hash of the string of key k.
+func (r *parSearch) locate(k uint32) ([]byte, uint64, int, int) {
+	w := 0
+	for int(k) >= r.base[w+1] {
+		w++
+	}
+	i := int(k) - r.base[w]
+	x := r.ws[w].x
+	start := 0
+	if i > 0 {
+		start = x.ends[i-1]
+	}
+	return x.enc[start:x.ends[i]], r.ws[w].hs[i], w, i
+}
+
+// insert is worker v's phase 3: its partitions v, v+W, ...
+func (r *parSearch) insert(v int) {
+	for q := v; q < r.P; q += r.W {
+		r.insertPart(q)
+	}
+}
+
+func (r *parSearch) insertPart(q int) {
+	s := r.s
+	d := &s.side
+	pt := &r.parts[q]
+	pt.news, pt.deferred, pt.nside, pt.nbytes = pt.news[:0], pt.deferred[:0], 0, 0
+	iHi := uint64(q+1) * s.slots >> r.pbits
+	sHi := uint64(q+1) * uint64(len(d.table)) >> r.pbits
+	tbase := uintptr(unsafe.Pointer(unsafe.SliceData(s.table)))
+	sbase := uintptr(unsafe.Pointer(unsafe.SliceData(d.table)))
+	sz := uintptr(s.slot)
+	tptr := unsafe.Pointer(unsafe.SliceData(s.table))
+	words := s.width >= 8 && s.width <= 24
+	o1, o2 := uintptr(4+s.width-8), uintptr(4+s.mid)
+	le := binary.LittleEndian
+	for w := range r.W {
+		wk := &r.ws[w]
+		x := wk.x
+		idxs := wk.route[q]
+		res := wk.res[q]
+		for b0 := 0; b0 < len(idxs); b0 += parBatch {
+			batch := idxs[b0:min(b0+parBatch, len(idxs))]
+			// The home slots of the batch, then for side strings the
+			// records their fingerprints point to, then the lookups.
+			pt.addrs = pt.addrs[:0]
+			side := false
+			for _, i := range batch {
+				h := wk.hs[i]
+				start := 0
+				if i > 0 {
+					start = x.ends[i-1]
+				}
+				if x.ends[i]-start == s.width {
+					a := tbase + uintptr(s.home(h32(h)))*sz
+					pt.addrs = append(pt.addrs, a, a+64)
+				} else {
+					side = true
+					a := sbase + uintptr(h>>d.shift)*8
+					pt.addrs = append(pt.addrs, a)
+				}
+			}
+			prefetch(pt.addrs)
+			if side {
+				pt.addrs = pt.addrs[:0]
+				for _, i := range batch {
+					start := 0
+					if i > 0 {
+						start = x.ends[i-1]
+					}
+					if ln := x.ends[i] - start; ln != s.width {
+						pt.addrs = d.recordAddrsPar(wk.hs[i], ln, sHi, pt.addrs)
+					}
+				}
+				prefetch(pt.addrs)
+			}
+			for jb, i := range batch {
+				key := uint32(r.base[w] + int(i))
+				start := 0
+				if i > 0 {
+					start = x.ends[i-1]
+				}
+				b := x.enc[start:x.ends[i]]
+				var t uint32
+				var ok bool
+				if len(b) == s.width && words {
+					// findInline's loop, here rather than a call.
+					k0, k1, k2 := le.Uint64(b), le.Uint64(b[s.width-8:]), le.Uint64(b[s.mid:])
+					hh := h32(wk.hs[i])
+					for j := s.home(hh); j < iHi; j++ {
+						p := unsafe.Add(tptr, uintptr(j)*sz)
+						v := load32(p)
+						if v == 0 {
+							store32(p, r.n0+key+1)
+							copySlot(unsafe.Add(p, 4), unsafe.Pointer(unsafe.SliceData(b)), s.width)
+							pt.news = append(pt.news, parNew{key: key, slot: j, off: uint64(hh)})
+							t, ok = r.n0+key, true
+							break
+						}
+						if (load64(unsafe.Add(p, 4))^k0)|(load64(unsafe.Add(p, o1))^k1)|(load64(unsafe.Add(p, o2))^k2) == 0 {
+							t, ok = v-1, true
+							break
+						}
+					}
+				} else if len(b) == s.width {
+					t, ok = r.findInline(pt, b, wk.hs[i], key, iHi, false)
+				} else {
+					t, ok = r.findSide(pt, b, wk.hs[i], key, sHi, false)
+				}
+				if !ok {
+					pt.deferred = append(pt.deferred, parDef{key, uint32(b0 + jb)})
+					continue
+				}
+				res[b0+jb] = t
+			}
+		}
+	}
+}
+
+// findInline looks b (of hash h, key key) up in the inline table from its
+// home up to slot hi (or around the whole table if wrap), inserting it
+// with a provisional id in the first empty slot (appended to news). It
+// returns the id (final or provisional), or false if the probe run
+// reached hi.
+func (r *parSearch) findInline(pt *parPart, b []byte, h uint64, key uint32, hi uint64, wrap bool) (uint32, bool) {
+	s := r.s
+	i := s.home(h32(h))
+	w := s.width
+	words := w >= 8 && w <= 24
+	var k0, k1, k2 uint64
+	o1, o2 := uintptr(4+w-8), uintptr(4+s.mid)
+	if words {
+		le := binary.LittleEndian
+		k0, k1, k2 = le.Uint64(b), le.Uint64(b[w-8:]), le.Uint64(b[s.mid:])
+	}
+	for {
+		p := s.at(i)
+		v := load32(p)
+		if v == 0 {
+			store32(p, r.n0+key+1)
+			copy(unsafe.Slice((*byte)(unsafe.Add(p, 4)), w), b)
+			pt.news = append(pt.news, parNew{key: key, slot: i, off: uint64(h32(h))})
+			return r.n0 + key, true
+		}
+		if words {
+			if (load64(unsafe.Add(p, 4))^k0)|(load64(unsafe.Add(p, o1))^k1)|(load64(unsafe.Add(p, o2))^k2) == 0 {
+				return v - 1, true
+			}
+		} else if unsafe.String((*byte)(unsafe.Add(p, 4)), w) == string(b) {
+			return v - 1, true
+		}
+		if i++; i == hi {
+			if !wrap {
+				return 0, false
+			}
+			i = 0
+		}
+	}
+}
+
+// findSide is findInline for the side set: a new string's slot holds its
+// fingerprint, provBit and its key (its bytes stay in the worker's
+// buffer until the ids are assigned).
+func (r *parSearch) findSide(pt *parPart, b []byte, h uint64, key uint32, hi uint64, wrap bool) (uint32, bool) {
+	d := &r.s.side
+	fp := h >> offBits
+	for i := h >> d.shift; ; {
+		v := d.table[i]
+		if v == 0 {
+			d.table[i] = fp<<offBits | provBit | uint64(key)
+			pt.news = append(pt.news, parNew{key: key | parSide, slot: i, off: uint64(len(b))})
+			pt.nside++
+			pt.nbytes += recordSize(len(b))
+			return r.n0 + key, true
+		}
+		if v>>offBits == fp {
+			if v&provBit != 0 {
+				k := uint32(v & (provBit - 1))
+				if o, _, _, _ := r.locate(k); string(o) == string(b) {
+					return r.n0 + k, true
+				}
+			} else if id, ok := d.match(v&offMask-1, b); ok {
+				return id, true
+			}
+		}
+		if i++; i == hi {
+			if !wrap {
+				return 0, false
+			}
+			i = 0
+		}
+	}
+}
+
+// recordAddrsPar is recordAddrs for the insert phase: it stops at hi and
+// skips provisional slots.
+func (s *sideSet) recordAddrsPar(h uint64, ln int, hi uint64, addrs []uintptr) []uintptr {
+	fp := h >> offBits
+	for i := h >> s.shift; i < hi; i++ {
+		v := s.table[i]
+		if v == 0 {
+			return addrs
+		}
+		if v>>offBits == fp && v&provBit == 0 {
+			off := v&offMask - 1
+			c := s.chunks[off>>storeChunkBits]
+			p := uintptr(unsafe.Pointer(unsafe.SliceData(c))) + uintptr(off&(storeChunk-1))
+			addrs = append(addrs, p)
+			if last := p + uintptr(4+ln); last&^63 != p&^63 {
+				addrs = append(addrs, last)
+			}
+			return addrs
+		}
+	}
+	return addrs
+}
+
+// lookupDeferred looks the deferred strings up over the whole tables, in
+// key order (phase 4).
+func (r *parSearch) lookupDeferred() {
+	r.dpart.news, r.dpart.nside, r.dpart.nbytes = r.dpart.news[:0], 0, 0
+	for q := range r.parts {
+		r.heads[q] = 0
+	}
+	s := r.s
+	for {
+		best, bq := uint32(math.MaxUint32), -1
+		for q := range r.parts {
+			if l := r.parts[q].deferred; r.heads[q] < len(l) && l[r.heads[q]].key < best {
+				best, bq = l[r.heads[q]].key, q
+			}
+		}
+		if bq < 0 {
+			return
+		}
+		j := r.parts[bq].deferred[r.heads[bq]].j
+		r.heads[bq]++
+		r.deferred++
+		b, h, w, _ := r.locate(best)
+		var t uint32
+		if len(b) == s.width {
+			t, _ = r.findInline(&r.dpart, b, h, best, s.slots, true)
+		} else {
+			t, _ = r.findSide(&r.dpart, b, h, best, uint64(len(s.side.table)), true)
+		}
+		r.ws[w].res[bq][j] = t
+	}
+}
+
+// assign gives the new states of the round their ids in key order and
+// appends the side states' records (phase 4); the deferred ones are
+// patched here, the others by their partitions.
+func (r *parSearch) assign() {
+	s := r.s
+	d := &s.side
+	r.lists = r.lists[:0]
+	for q := range r.parts {
+		if len(r.parts[q].news) > 0 {
+			r.lists = append(r.lists, r.parts[q].news)
+		}
+	}
+	if len(r.dpart.news) > 0 {
+		r.lists = append(r.lists, r.dpart.news)
+	}
+	r.newKeys = r.newKeys[:0]
+	lists := r.lists
+	for len(lists) > 0 {
+		// The list whose head has the least key.
+		bq := 0
+		for q := 1; q < len(lists); q++ {
+			if lists[q][0].key&^parSide < lists[bq][0].key&^parSide {
+				bq = q
+			}
+		}
+		e := &lists[bq][0]
+		if lists[bq] = lists[bq][1:]; len(lists[bq]) == 0 {
+			lists[bq] = lists[len(lists)-1]
+			lists = lists[:len(lists)-1]
+		}
+		key := e.key &^ parSide
+		id := s.newID()
+		r.final[key] = id
+		r.newKeys = append(r.newKeys, key)
+		if e.key&parSide == 0 {
+			s.setIndex(id, uint32(e.off))
+			s.inline++
+			continue
+		}
+		k, off := d.reserveRecord(id, int(e.off))
+		e.off = off
+		if s.width >= 0 {
+			s.setIndex(id, uint32(k)<<1|1)
+		}
+	}
+}
+
+// patchNew writes the final id of a new state into its slot, or for a
+// side state its record (reserved by assign) and its arena offset.
+func (r *parSearch) patchNew(e *parNew) {
+	if e.key&parSide == 0 {
+		store32(r.s.at(e.slot), r.final[e.key]+1)
+		return
+	}
+	r.patchSide(e, e.off)
+}
+
+// patchSide writes the record of the new side state e at off and points
+// its slot to it.
+func (r *parSearch) patchSide(e *parNew, off uint64) {
+	d := &r.s.side
+	key := e.key &^ parSide
+	b, _, _, _ := r.locate(key)
+	d.writeRecord(off, r.final[key], b)
+	t := d.table
+	t[e.slot] = t[e.slot]>>offBits<<offBits | (off + 1)
+}
+
+// patch is worker v's phase 5.
+func (r *parSearch) patch(v int) {
+	if !r.patched {
+		for q := v; q < r.P; q += r.W {
+			for i := range r.parts[q].news {
+				r.patchNew(&r.parts[q].news[i])
+			}
+		}
+	}
+	n0 := r.n0
+	wk := &r.ws[v]
+	ts, evs := wk.trans, wk.x.evs
+	for q, idxs := range wk.route {
+		for j, i := range wk.res[q][:len(idxs)] {
+			if i >= n0 {
+				i = r.final[i-n0]
+			}
+			k := idxs[j]
+			ts[k] = lts.Transition{Event: evs[k], Target: lts.State(i)}
+		}
+	}
+	if r.onNew != nil {
+		// The new states numbered [a, b): each is reported with the
+		// position in the round of the state that found it and the event.
+		t := len(r.newKeys)
+		for j := v * t / r.W; j < (v+1)*t/r.W; j++ {
+			key := int(r.newKeys[j])
+			w := 0
+			for key >= r.base[w+1] {
+				w++
+			}
+			i := key - r.base[w]
+			r.onNew(lts.State(r.n0)+lts.State(j), r.lo[w]+int(r.ws[w].owner[i]), r.ws[w].x.evs[i])
+		}
+	}
+}
+
+// reserveRecord reserves the arena record of a string of n bytes (as put
+// would place it) and returns its rank and offset; writeRecord fills it
+// and the caller its table slot.
+func (s *sideSet) reserveRecord(id uint32, n int) (int, uint64) {
+	if s.n >= 1<<31-1 {
+		panic("lts: more than 2^31-1 states of an odd length")
+	}
+	k := s.n
+	off := s.reserve(recordSize(n), 4+binary.MaxVarintLen64+n, nil)
+	if k&(refBlock-1) == 0 {
+		c := refBlock
+		if k == 0 {
+			c = 16
+		}
+		s.refs = append(s.refs, make([]uint64, 0, c))
+	}
+	blk := k >> refBits
+	s.refs[blk] = append(s.refs[blk], off)
+	s.n++
+	return k, off
+}
+
+func nanotime() int64 { return time.Now().UnixNano() }
+
+// parRegionMax bounds the arena region of a round (one chunk); the tests
+// lower it to take the serial numbering.
+var parRegionMax = storeChunk
+
+// parCPU, if set (by benchmarks), returns the CPU time of the calling
+// thread: parallel phases then measure their workers' CPU time.
+var parCPU func() int64
+
+// growInline moves the inline table to one of slots slots (a multiple of
+// the current size), each partition moving the entries of its range that
+// belong to it (their homes stay in its range); the others, and those
+// whose probe run would leave the range, are moved after.
+func (r *parSearch) growInline(slots uint64) {
+	s := r.s
+	if slots > maxSlots {
+		panic("lts: state table full")
+	}
+	table := r.nextIn
+	if len(table) != int(slots)*s.slot {
+		table = make([]byte, int(slots)*s.slot)
+	}
+	r.nextIn = nil
+	oldSlots := s.slots
+	r.parallel(func(v int) {
+		for q := v; q < r.P; q += r.W {
+			r.growInlinePart(q, table, slots, oldSlots)
+		}
+	})
+	base := unsafe.Pointer(unsafe.SliceData(table))
+	sz := uintptr(s.slot)
+	for q := range r.parts {
+		for _, j := range r.parts[q].left {
+			p := s.at(j)
+			b := unsafe.Slice((*byte)(unsafe.Add(p, 4)), s.width)
+			i := uint64(h32(maphash.Bytes(s.seed, b))) * slots >> 32
+			for load32(unsafe.Add(base, uintptr(i)*sz)) != 0 {
+				if i++; i == slots {
+					i = 0
+				}
+			}
+			copySlot(unsafe.Add(base, uintptr(i)*sz), p, s.slot)
+		}
+	}
+	s.table, s.slots = table, slots
+}
+
+func (r *parSearch) growInlinePart(q int, table []byte, slots, oldSlots uint64) {
+	s := r.s
+	pt := &r.parts[q]
+	pt.left = pt.left[:0]
+	lo, hi := uint64(q)*slots>>r.pbits, uint64(q+1)*slots>>r.pbits
+	sz := uintptr(s.slot)
+	touch(table[uintptr(lo)*sz:uintptr(hi)*sz], 4096)
+	base := unsafe.Pointer(unsafe.SliceData(table))
+	shift := 32 - r.pbits
+	for j := uint64(q) * oldSlots >> r.pbits; j < uint64(q+1)*oldSlots>>r.pbits; j++ {
+		p := s.at(j)
+		if load32(p) == 0 {
+			continue
+		}
+		b := unsafe.Slice((*byte)(unsafe.Add(p, 4)), s.width)
+		hh := h32(maphash.Bytes(s.seed, b))
+		if r.pbits > 0 && int(hh>>shift) != q {
+			pt.left = append(pt.left, j)
+			continue
+		}
+		i := uint64(hh) * slots >> 32
+		for i < hi && load32(unsafe.Add(base, uintptr(i)*sz)) != 0 {
+			i++
+		}
+		if i == hi {
+			pt.left = append(pt.left, j)
+			continue
+		}
+		copySlot(unsafe.Add(base, uintptr(i)*sz), p, s.slot)
+	}
+}
+
+// growSide is growInline for the side set's table (1<<bits slots).
+func (r *parSearch) growSide(bits uint) {
+	d := &r.s.side
+	table := r.nextSide
+	if len(table) != 1<<bits {
+		table = make([]uint64, 1<<bits)
+	}
+	r.nextSide = nil
+	old := d.table
+	shift := 64 - bits
+	r.parallel(func(v int) {
+		for q := v; q < r.P; q += r.W {
+			r.growSidePart(q, old, table, shift)
+		}
+	})
+	mask := uint64(len(table) - 1)
+	for q := range r.parts {
+		for _, j := range r.parts[q].left {
+			v := old[j]
+			i := d.homeOf(v, shift)
+			for table[i] != 0 {
+				i = (i + 1) & mask
+			}
+			table[i] = v
+		}
+	}
+	d.table, d.mask, d.shift = table, mask, shift
+}
+
+// homeOf is the home slot, in a table of shift, of the entry v.
+func (s *sideSet) homeOf(v uint64, shift uint) uint64 {
+	if shift >= offBits {
+		return (v >> offBits) >> (shift - offBits)
+	}
+	_, b := s.record(v&offMask - 1)
+	return maphash.Bytes(s.seed, b) >> shift
+}
+
+func (r *parSearch) growSidePart(q int, old, table []uint64, shift uint) {
+	d := &r.s.side
+	pt := &r.parts[q]
+	pt.left = pt.left[:0]
+	n := uint64(len(table))
+	lo, hi := uint64(q)*n>>r.pbits, uint64(q+1)*n>>r.pbits
+	touch(table[lo:hi], 512)
+	on := uint64(len(old))
+	for j := uint64(q) * on >> r.pbits; j < uint64(q+1)*on>>r.pbits; j++ {
+		v := old[j]
+		if v == 0 {
+			continue
+		}
+		i := d.homeOf(v, shift)
+		if i < lo || i >= hi {
+			pt.left = append(pt.left, j)
+			continue
+		}
+		for i < hi && table[i] != 0 {
+			i++
+		}
+		if i == hi {
+			pt.left = append(pt.left, j)
+			continue
+		}
+		table[i] = v
+	}
+}
+
+// recordSize is the size of the arena record of a string of n bytes.
+func recordSize(n int) int { return 4 + uvarintLen(uint64(n)) + n }
+
+func uvarintLen(v uint64) int {
+	n := 1
+	for v >= 0x80 {
+		v >>= 7
+		n++
+	}
+	return n
+}
+
+// reserve extends the arena by size bytes, in a new chunk if need bytes
+// do not fit the last one (put's rule), and returns their offset. A new
+// chunk is *spare if that has the capacity put's rule gives.
+func (s *sideSet) reserve(size, need int, spare *[]byte) uint64 {
+	if need > storeChunk {
+		panic("lts: state larger than 4 MiB")
+	}
+	n := len(s.chunks)
+	if n == 0 || len(s.chunks[n-1])+need > cap(s.chunks[n-1]) {
+		if n >= 1<<(offBits-1-storeChunkBits) {
+			panic("lts: state arena full")
+		}
+		c := storeChunk
+		if n < storeChunkBits && minStoreChunk<<n < storeChunk {
+			c = max(minStoreChunk<<n, need)
+		}
+		if spare != nil && cap(*spare) == c {
+			s.chunks = append(s.chunks, (*spare)[:0])
+			*spare = nil
+		} else {
+			s.chunks = append(s.chunks, make([]byte, 0, c))
+		}
+		n++
+	}
+	c := s.chunks[n-1]
+	off := len(c)
+	s.chunks[n-1] = c[:off+size]
+	return uint64(n-1)<<storeChunkBits | uint64(off)
+}
+
+// writeRecord writes the record of b with id at off (reserved).
+func (s *sideSet) writeRecord(off uint64, id uint32, b []byte) {
+	c := s.chunks[off>>storeChunkBits]
+	o := int(off & (storeChunk - 1))
+	binary.LittleEndian.PutUint32(c[o:], id)
+	o += binary.PutUvarint(c[o+4:], uint64(len(b))) + 4
+	copy(c[o:o+len(b)], b)
+}
+
+// prepareIDs prepares the parallel assignment of the round's ids
+// (assignPar): the id index, the side set's ranks and one arena region for
+// all the round's records are extended, to be filled by the partitions.
+// It reports false if the records do not fit one arena chunk (assign then
+// numbers the states alone).
+func (r *parSearch) prepareIDs() bool {
+	s := r.s
+	d := &s.side
+	total, nside, nbytes := len(r.dpart.news), r.dpart.nside, r.dpart.nbytes
+	for q := range r.parts {
+		total += len(r.parts[q].news)
+		nside += r.parts[q].nside
+		nbytes += r.parts[q].nbytes
+	}
+	if nbytes > parRegionMax {
+		return false
+	}
+	if uint64(s.n)+uint64(total) >= math.MaxUint32-1 {
+		panic("lts: more than 2^32-2 states")
+	}
+	if d.n+nside >= 1<<31-1 {
+		panic("lts: more than 2^31-1 states of an odd length")
+	}
+	r.idBase, r.rankBase = uint32(s.n), d.n
+	r.region = 0
+	if nbytes > 0 {
+		r.region = d.reserve(nbytes, nbytes, &r.nextChunk)
+	}
+	if cap(r.newKeys) < total {
+		r.newKeys = make([]uint32, total, total+total/4)
+	}
+	r.newKeys = r.newKeys[:total]
+	if s.width >= 0 {
+		for id := s.n; id < s.n+total; {
+			// setIndex's blocks, extended to the round's last id.
+			if id&(refBlock-1) == 0 {
+				c := refBlock
+				if id == 0 {
+					c = minRefs
+				}
+				s.index = append(s.index, make([]uint32, 0, c))
+			}
+			blk := id >> refBits
+			k := min(s.n+total-id, refBlock-id&(refBlock-1))
+			s.index[blk] = append(s.index[blk], make([]uint32, k)...)
+			id += k
+		}
+	}
+	for k := d.n; k < d.n+nside; {
+		if k&(refBlock-1) == 0 {
+			c := refBlock
+			if k == 0 {
+				c = 16
+			}
+			d.refs = append(d.refs, make([]uint64, 0, c))
+		}
+		blk := k >> refBits
+		m := min(d.n+nside-k, refBlock-k&(refBlock-1))
+		d.refs[blk] = append(d.refs[blk], make([]uint64, m)...)
+		k += m
+	}
+	s.n += total
+	s.inline += total - nside
+	d.n += nside
+	return true
+}
+
+// assignPar is worker v's part of the ids: for each of its lists (its
+// partitions', and the deferred one for the last worker), every new state's
+// rank among all the round's new states in key order (its position in its
+// list plus the entries of the other lists with smaller keys), hence its
+// id, and for a side state its side rank and its record's offset in the
+// round's region; then its slot and record are written.
+func (r *parSearch) assignPar(v int) {
+	for q := v; q <= r.P; q += r.W {
+		pt := &r.dpart
+		if q < r.P {
+			pt = &r.parts[q]
+		}
+		r.assignList(pt)
+	}
+}
+
+func (r *parSearch) assignList(pt *parPart) {
+	s := r.s
+	d := &s.side
+	type cursor struct {
+		l                []parNew
+		i, nside, nbytes int
+	}
+	var cs [parMaxParts + 1]cursor
+	nc := 0
+	for q := range r.P + 1 {
+		o := &r.dpart
+		if q < r.P {
+			o = &r.parts[q]
+		}
+		if o != pt && len(o.news) > 0 {
+			cs[nc] = cursor{l: o.news}
+			nc++
+		}
+	}
+	own := 0 // side states before, in this list
+	ownBytes := 0
+	for j := range pt.news {
+		e := &pt.news[j]
+		key := e.key &^ parSide
+		rank, srank, sbytes := j, own, ownBytes
+		for c := range cs[:nc] {
+			u := &cs[c]
+			for u.i < len(u.l) && u.l[u.i].key&^parSide < key {
+				if f := &u.l[u.i]; f.key&parSide != 0 {
+					u.nside++
+					u.nbytes += recordSize(int(f.off))
+				}
+				u.i++
+			}
+			rank += u.i
+			srank += u.nside
+			sbytes += u.nbytes
+		}
+		id := r.idBase + uint32(rank)
+		r.final[key] = id
+		r.newKeys[rank] = key
+		if e.key&parSide == 0 {
+			if s.width >= 0 {
+				s.index[id>>refBits][id&(refBlock-1)] = uint32(e.off)
+			}
+			store32(s.at(e.slot), id+1)
+			continue
+		}
+		n := int(e.off)
+		own++
+		ownBytes += recordSize(n)
+		k := r.rankBase + srank
+		off := r.region + uint64(sbytes)
+		d.refs[k>>refBits][k&(refBlock-1)] = off
+		if s.width >= 0 {
+			s.index[id>>refBits][id&(refBlock-1)] = uint32(k)<<1 | 1
+		}
+		// Not into e.off: the other lists' workers read it (a length).
+		r.patchSide(e, off)
+	}
+}

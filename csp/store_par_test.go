@@ -1,0 +1,287 @@
+package csp
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/quasar-verify/quasar/lang"
+	"github.com/quasar-verify/quasar/lts"
+)
+
+// searchRecord is what a search did: every state visited, in order, with
+// its transitions, the store's states by id, and the counterexample of a
+// deadlock check.
+type searchRecord struct {
+	visits   []string
+	states   []string
+	verdict  lts.Verdict
+	trace    string
+	count    int64
+	deferred int
+}
+
+// recordSearch explores sys (a fresh Proc built by mk) with workers and
+// records it; limit bounds the states.
+func recordSearch(t *testing.T, mk func() *Proc, workers, limit int) (rec searchRecord) {
+	t.Helper()
+	defer func() {
+		// A panic fails this case only (so that a mutant's failures can
+		// be counted).
+		if e := recover(); e != nil {
+			rec.trace = fmt.Sprintf("panic: %v", e)
+		}
+	}()
+	sys := mk()
+	x := newBFS(context.Background(), sys, Options{Workers: workers, Limits: lts.Limits{MaxStates: limit}})
+	x.run(func(s lts.State, ts []lts.Transition) bool {
+		var b strings.Builder
+		fmt.Fprintf(&b, "%d:", s)
+		for _, tr := range ts {
+			fmt.Fprintf(&b, " %s>%d", sys.Events().Name(tr.Event), tr.Target)
+		}
+		rec.visits = append(rec.visits, b.String())
+		return false
+	})
+	r := x.finish(&Result{Verdict: lts.Valid})
+	rec.count = r.Stats.States
+	if r.Err != nil {
+		rec.trace = fmt.Sprintf("error %v after %d steps", r.Err, len(r.Trace))
+	}
+	rec.deferred = x.parDeferred
+	// By description: term ids, hence the bytes, depend on the order in
+	// which the workers met the terms.
+	for id := range sys.NumStates() {
+		rec.states = append(rec.states, fmt.Sprint(sys.Describe(lts.State(id))))
+	}
+	d, err := DeadlockFree(context.Background(), mk(), Options{Workers: workers, NoSymmetry: true, Limits: lts.Limits{MaxStates: limit}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec.verdict = d.Verdict
+	for _, st := range d.Trace {
+		rec.trace += fmt.Sprintf(" %s>%d", st.Event, st.State)
+	}
+	return rec
+}
+
+// sameSearch compares a parallel search with the sequential one: the same
+// visits (states, transitions, ids) and the same counterexample; the
+// stores agree on every id both hold (a search stopped by a limit may have
+// interned a different number of states: a round is interned whole).
+func sameSearch(t *testing.T, name string, seq, par searchRecord, limited bool) bool {
+	t.Helper()
+	n := min(len(seq.visits), len(par.visits))
+	if !limited && len(seq.visits) != len(par.visits) {
+		t.Errorf("%s: %d visits, sequential %d", name, len(par.visits), len(seq.visits))
+		return false
+	}
+	for i := range n {
+		if seq.visits[i] != par.visits[i] {
+			t.Errorf("%s: visit %d: %s, sequential %s", name, i, par.visits[i], seq.visits[i])
+			return false
+		}
+	}
+	m := min(len(seq.states), len(par.states))
+	if !limited && len(seq.states) != len(par.states) {
+		t.Errorf("%s: %d states stored, sequential %d", name, len(par.states), len(seq.states))
+		return false
+	}
+	for id := range m {
+		if seq.states[id] != par.states[id] {
+			t.Errorf("%s: state %d is %s, sequential %s", name, id, par.states[id], seq.states[id])
+			return false
+		}
+	}
+	if !limited && (seq.count != par.count || seq.verdict != par.verdict || seq.trace != par.trace) {
+		t.Errorf("%s: %d states, %v %q; sequential %d, %v %q", name, par.count, par.verdict, par.trace, seq.count, seq.verdict, seq.trace)
+		return false
+	}
+	return true
+}
+
+// TestParallelIDsDeterministic: on every asserted process of the library
+// models (and the path comparisons' extra models), the parallel search
+// with 2, 3 and 4 workers, in rounds of the default size and of a few
+// states (many rounds per level, deferred probe runs), gives the states
+// the same ids, the same transitions in the same order and the same
+// counterexamples as the sequential search.
+func TestParallelIDsDeterministic(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
+	limit := 6000
+	if testing.Short() {
+		limit = 1500
+	}
+	defer func(r int) { parRound = r }(parRound)
+	deferred, compared, cases, failed := 0, 0, 0, 0
+	for _, pr := range comparedProcs(t) {
+		p := compileSrc(t, pr.src)
+		name := strings.TrimSuffix(strings.TrimSpace(pr.text), "()")
+		if _, err := p.ProcessByName(name); err != nil {
+			continue
+		}
+		mk := func() *Proc {
+			sys, err := compileSrc(t, pr.src).ProcessByName(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return sys
+		}
+		parRound = 2048
+		seq := recordSearch(t, mk, 1, limit)
+		limited := seq.count >= int64(limit)
+		for _, round := range []int{2048, 3} {
+			parRound = round
+			for _, w := range []int{2, 3, 4} {
+				par := recordSearch(t, mk, w, limit)
+				cases++
+				if !sameSearch(t, fmt.Sprintf("%s %s workers %d round %d", pr.file, pr.text, w, round), seq, par, limited) {
+					failed++
+				}
+				deferred += par.deferred
+			}
+		}
+		compared++
+	}
+	if compared < 10 || deferred == 0 {
+		t.Errorf("%d processes compared, %d strings deferred: the cases do not cover the paths", compared, deferred)
+	}
+	t.Logf("%d processes, %d deferred strings; %d of %d parallel searches differ", compared, deferred, failed, cases)
+}
+
+// TestParallelIDsRandom: the same on random programs (randomShapeModel,
+// two copies interleaved, and a variable that needs two bytes now and
+// then: both inline and side states), a third of which end in a run-time
+// error.
+func TestParallelIDsRandom(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
+	defer func(r int) { parRound = r }(parRound)
+	n := 60
+	if testing.Short() {
+		n = 15
+	}
+	rng := rand.New(rand.NewPCG(21, 5))
+	errs, cases, failed, programs, deferred := 0, 0, 0, 0, 0
+	for c := range n {
+		src := randomShapeModel(rng) + "var z = 0;\nQ = [z < 70] up{z = z + 9} -> Q [] [z > 0] down{z = z - 5} -> Q;\nSys = P ||| P ||| Q;\n"
+		if m, err := lang.Parse("test.csp", []byte(src)); err != nil {
+			t.Fatal(err)
+		} else if _, err := lang.Check(m); err != nil {
+			continue // a constant index out of range
+		}
+		programs++
+		mk := func() *Proc {
+			sys, err := compileSrc(t, src).ProcessByName("Sys")
+			if err != nil {
+				t.Fatal(err)
+			}
+			return sys
+		}
+		parRound = 2048
+		seq := recordSearch(t, mk, 1, 0)
+		if strings.HasPrefix(seq.trace, "error") {
+			errs++
+		}
+		for _, round := range []int{2048, 1, 5} {
+			parRound = round
+			// 16 workers: 16 partitions of tables of a few hundred
+			// slots, so that many probe runs leave their range.
+			for _, w := range []int{2, 4, 16} {
+				// Ids numbered by the partitions, and (a region of at
+				// most 16 bytes) by the searching goroutine alone.
+				for _, region := range []int{storeChunk, 16} {
+					parRegionMax = region
+					cases++
+					par := recordSearch(t, mk, w, 0)
+					deferred += par.deferred
+					if !sameSearch(t, fmt.Sprintf("case %d workers %d round %d region %d\n%s", c, w, round, region, src), seq, par, false) {
+						failed++
+					}
+				}
+				parRegionMax = storeChunk
+			}
+		}
+	}
+	if errs == 0 || errs == programs {
+		t.Errorf("%d of %d programs end in an error", errs, programs)
+	}
+	t.Logf("%d programs, %d end in an error, %d deferred strings; %d of %d parallel searches differ", programs, errs, deferred, failed, cases)
+}
+
+// TestParallelIDsSymmetric: the same on the symmetry-reduced systems
+// (SymmetricProcess: the workers intern orbit representatives) of the
+// models with thread symmetry.
+func TestParallelIDsSymmetric(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
+	defer func(r int) { parRound = r }(parRound)
+	limit := 20000
+	if testing.Short() {
+		limit = 3000
+	}
+	reduced := 0
+	for _, am := range assertedModels(t, "../testdata/sym/*.csp", "../models/lib/*.csp") {
+		for k, q := range am.procs {
+			mk := func() *Proc {
+				p, err := Compile(am.checked)
+				if err != nil {
+					t.Fatal(err)
+				}
+				sys, why, err := p.SymmetricProcess(q)
+				if err != nil || why != "" {
+					return nil
+				}
+				return sys
+			}
+			if mk() == nil {
+				continue
+			}
+			reduced++
+			parRound = 2048
+			seq := recordSearch(t, mk, 1, limit)
+			for _, round := range []int{2048, 7} {
+				parRound = round
+				for _, w := range []int{2, 3} {
+					sameSearch(t, fmt.Sprintf("%s %s workers %d round %d", am.path, am.texts[k], w, round), seq, recordSearch(t, mk, w, limit), seq.count >= int64(limit))
+				}
+			}
+		}
+	}
+	if reduced < 2 {
+		t.Errorf("only %d symmetric systems", reduced)
+	}
+	t.Logf("%d symmetric systems", reduced)
+}
+
+// TestParallelLimits: a parallel search stopped by a state limit or a
+// cancelled context answers Unknown with its statistics, and the system
+// stays usable (a later search of it gives the full count).
+func TestParallelLimits(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
+	src, err := os.ReadFile("../bench/philosophers/philosophers.csp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Replace(string(src), "#define N 12;", "#define N 8;", 1)
+	sys, err := compileSrc(t, text).ProcessByName("College")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Explore(context.Background(), sys, Options{Workers: 2, Limits: lts.Limits{MaxStates: 1000}})
+	if err != nil || r.Verdict != lts.Unknown || r.Reason != "state limit 1000" || r.Stats.States < 1000 || r.Stats.States >= 6561 {
+		t.Errorf("state limit: %v %v %q %+v", err, r.Verdict, r.Reason, r.Stats)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	r, err = Explore(ctx, sys, Options{Workers: 2})
+	if err != nil || r.Verdict != lts.Unknown || r.Reason != "cancelled" {
+		t.Errorf("cancelled: %v %v %q", err, r.Verdict, r.Reason)
+	}
+	r, err = Explore(context.Background(), sys, Options{Workers: 2})
+	if err != nil || r.Verdict != lts.Valid || r.Stats.States != 6561 {
+		t.Errorf("after the limits: %v %v %+v; want 3^8 states", err, r.Verdict, r.Stats)
+	}
+}
