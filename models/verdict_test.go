@@ -252,18 +252,7 @@ func BenchmarkLinearizes(b *testing.B) {
 		}
 		for _, sel := range []string{"Impl() refines<quasi 2 on", "ImplIR() linearizes<quasi 2 on"} {
 			b.Run(fmt.Sprintf("seg=%d/%s", seg, strings.Fields(sel)[1]), func(b *testing.B) {
-				cpu0 := cpuSeconds()
-				for b.Loop() {
-					rep, err := pipeline.Source(context.Background(), f, src, pipeline.Options{Assert: sel})
-					if err != nil || len(rep.Assertions) != 1 || rep.Assertions[0].Verdict != lts.Valid {
-						b.Fatalf("%v %+v", err, rep)
-					}
-					b.ReportMetric(float64(rep.Assertions[0].Stats.Pairs), "pairs")
-				}
-				// The machine is shared: CPU time spreads less than wall time.
-				if cpu := cpuSeconds() - cpu0; cpu > 0 {
-					b.ReportMetric(cpu*1e9/float64(b.N), "cpu-ns/op")
-				}
+				benchValid(b, f, src, sel)
 			})
 		}
 	}
@@ -292,18 +281,7 @@ func BenchmarkLinearizesValues(b *testing.B) {
 		src = []byte(strings.Replace(string(src), def, fmt.Sprintf("#define V %d;", vals), 1))
 		for _, sel := range []string{"Impl() refines<quasi 2 on", "ImplIR() linearizes<quasi 2 on"} {
 			b.Run(fmt.Sprintf("vals=%d/%s", vals, strings.Fields(sel)[1]), func(b *testing.B) {
-				cpu0 := cpuSeconds()
-				for b.Loop() {
-					rep, err := pipeline.Source(context.Background(), f, src, pipeline.Options{Assert: sel})
-					if err != nil || len(rep.Assertions) != 1 || rep.Assertions[0].Verdict != lts.Valid {
-						b.Fatalf("%v %+v", err, rep)
-					}
-					b.ReportMetric(float64(rep.Assertions[0].Stats.Pairs), "pairs")
-					b.ReportMetric(float64(rep.Assertions[0].Stats.States), "states")
-				}
-				if cpu := cpuSeconds() - cpu0; cpu > 0 {
-					b.ReportMetric(cpu*1e9/float64(b.N), "cpu-ns/op")
-				}
+				benchValid(b, f, src, sel)
 			})
 		}
 	}
@@ -352,20 +330,25 @@ func BenchmarkLinearizesInvokedAtCAS(b *testing.B) {
 		{"linearizes", src, "ImplIR() linearizes<quasi 2 on"},
 		{"linearizes-invoked-at-CAS", []byte(text), "ImplIR() linearizes<quasi 2 on"},
 	} {
-		b.Run(c.name, func(b *testing.B) {
-			cpu0 := cpuSeconds()
-			for b.Loop() {
-				rep, err := pipeline.Source(context.Background(), f, c.src, pipeline.Options{Assert: c.sel})
-				if err != nil || len(rep.Assertions) != 1 || rep.Assertions[0].Verdict != lts.Valid {
-					b.Fatalf("%v %+v", err, rep)
-				}
-				b.ReportMetric(float64(rep.Assertions[0].Stats.Pairs), "pairs")
-				b.ReportMetric(float64(rep.Assertions[0].Stats.States), "states")
-			}
-			if cpu := cpuSeconds() - cpu0; cpu > 0 {
-				b.ReportMetric(cpu*1e9/float64(b.N), "cpu-ns/op")
-			}
-		})
+		b.Run(c.name, func(b *testing.B) { benchValid(b, f, c.src, c.sel) })
+	}
+}
+
+// benchValid checks the assertion of src that sel selects, which must be
+// valid, b.N times, and reports its pairs, states and CPU time per check.
+func benchValid(b *testing.B, f string, src []byte, sel string) {
+	cpu0 := cpuSeconds()
+	for b.Loop() {
+		rep, err := pipeline.Source(context.Background(), f, src, pipeline.Options{Assert: sel})
+		if err != nil || len(rep.Assertions) != 1 || rep.Assertions[0].Verdict != lts.Valid {
+			b.Fatalf("%v %+v", err, rep)
+		}
+		b.ReportMetric(float64(rep.Assertions[0].Stats.Pairs), "pairs")
+		b.ReportMetric(float64(rep.Assertions[0].Stats.States), "states")
+	}
+	// The machine is shared: CPU time spreads less than wall time.
+	if cpu := cpuSeconds() - cpu0; cpu > 0 {
+		b.ReportMetric(cpu*1e9/float64(b.N), "cpu-ns/op")
 	}
 }
 
