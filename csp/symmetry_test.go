@@ -206,3 +206,39 @@ func TestSymmetryFileNameFree(t *testing.T) {
 		prev = out
 	}
 }
+
+// TestCanonPairMemo: the representative of every state of the unreduced
+// two-thread systems, computed with one scratch whose pair memo warms up
+// from state to state, equals the one computed with a fresh scratch per
+// state (every comparison made anew), with the same renaming and ties.
+func TestCanonPairMemo(t *testing.T) {
+	canon := func(red *Proc, x *scratch, b []byte) string {
+		x.enc, x.ends = append(x.enc[:0], b...), append(x.ends[:0], len(b))
+		red.canonAll(x)
+		return fmt.Sprintf("%q %v %v", x.enc, x.sym.perms, x.sym.tiesOf)
+	}
+	compared, swapped := 0, 0
+	for _, red := range symmetricProcs(t) {
+		if red.sym.n != 2 {
+			continue
+		}
+		plain := red.Unreduced()
+		warm := &scratch{m: machine{locals: make([]int64, int(red.p.maxLocals.Load())+1)}}
+		for _, s := range reachable(t, plain, 20000) {
+			b := plain.raw(s, nil)
+			fresh := &scratch{m: machine{locals: make([]int64, int(red.p.maxLocals.Load())+1)}}
+			w, f := canon(red, warm, b), canon(red, fresh, b)
+			if w != f {
+				t.Fatalf("%s: state %s: memoised %s, computed %s", red.Name(), plain.Describe(s), w, f)
+			}
+			compared++
+			if fresh.sym.perms[0] != 0 {
+				swapped++
+			}
+		}
+	}
+	t.Logf("%d states compared, %d swapped", compared, swapped)
+	if compared < 1000 || swapped < 100 {
+		t.Errorf("%d states compared, %d swapped: too few", compared, swapped)
+	}
+}
