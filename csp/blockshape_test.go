@@ -141,3 +141,95 @@ func randomBlockModel(rng *rand.Rand) string {
 	fmt.Fprintf(&b, ";\nSys = P(%d, %d) ||| P(%d, %d);\n", i0, j0, rng.IntN(4), rng.IntN(4))
 	return b.String()
 }
+
+// TestCmpChainsAgree: guards that are && chains of comparisons (a
+// variable, an element at a linear index or two variables against each
+// other), which compile to the closures of fast.go in one andChain, give
+// the same graphs and run-time errors as the generic closures and path.
+func TestCmpChainsAgree(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 17))
+	n := 400
+	if testing.Short() {
+		n = 40
+	}
+	errs, trans := 0, 0
+	for i := 0; i < n; i++ {
+		src := randomChainModel(rng)
+		if m, err := lang.Parse("test.csp", []byte(src)); err != nil {
+			t.Fatal(err)
+		} else if _, err := lang.Check(m); err != nil {
+			i--
+			continue
+		}
+		run := func(off bool) string {
+			shapesOff, plainOff = off, off
+			defer func() { shapesOff, plainOff = false, false }()
+			sys, err := compileSrc(t, src).ProcessByName("P")
+			if err != nil {
+				t.Fatal(err)
+			}
+			g, err := actualGraph(t, sys, 3000)
+			var gs, es string
+			if g != nil {
+				gs = g.String()
+			}
+			if err != nil {
+				es = err.Error()
+			}
+			return gs + "\n--- " + es
+		}
+		fast, slow := run(false), run(true)
+		if fast != slow {
+			t.Fatalf("model %d differs:\n%s\n--- specialised:\n%s\n--- generic:\n%s", i, src, fast, slow)
+		}
+		if !strings.HasSuffix(slow, "--- ") {
+			errs++
+		}
+		trans += strings.Count(slow, "\n")
+	}
+	t.Logf("%d models, %d end in an error, %d transitions", n, errs, trans)
+	if errs < n/20 || errs > n-n/20 {
+		t.Errorf("%d of %d models end in an error: the cases do not cover both outcomes", errs, n)
+	}
+}
+
+// randomChainModel writes a process over x in 0..2, y in -1..2 and a[4]
+// whose guards are && chains of two to six comparisons.
+func randomChainModel(rng *rand.Rand) string {
+	ops := []string{"==", "!=", "<", "<=", ">", ">="}
+	cmp := func() string {
+		op, c := ops[rng.IntN(len(ops))], fmt.Sprint(rng.IntN(4)-1)
+		switch rng.IntN(7) {
+		case 0:
+			return "x " + op + " " + c
+		case 1:
+			return c + " " + op + " y"
+		case 2:
+			return "(2 * x - 1) " + op + " " + c
+		case 3:
+			return "x " + op + " y"
+		case 4:
+			ix := []string{"0", "3", "x", "(x + 1) * 1", "y + 1", "y - 1", "x + 2"}[rng.IntN(7)] // y - 1 may be -2 or -1, x + 2 may be 4
+			return "a[" + ix + "] " + op + " " + c
+		case 5:
+			return "a[1] " + op + " x" // a generic closure in the chain
+		}
+		return c + " " + op + " a[x]"
+	}
+	chain := func() string {
+		g := cmp()
+		for k := 1 + rng.IntN(5); k > 0; k-- {
+			g += " && " + cmp()
+		}
+		return g
+	}
+	return fmt.Sprintf(`var x = 0;
+var y = 1;
+var a[4] = [0, 1, 2, 0];
+P = [%s] e0{x = (x + 1) %% 3;} -> P
+  [] [%s] e1{y = (y + 2) %% 4 - 1;} -> P
+  [] [%s] e2.x{a[x] = (a[x] + 1) %% 3;} -> P
+  [] [%s] e3.y{a[(y + 1) %% 4] = x;} -> P
+  [] e4{x = (x + y + 3) %% 3; y = (y + x + 1) %% 4 - 1;} -> P;
+`, chain(), chain(), chain(), chain())
+}
