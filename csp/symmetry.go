@@ -939,12 +939,30 @@ func (s *Proc) viewKey(x *scratch, v uint32) viewKey {
 // under any file name, worker count and run (paper's
 // TestFiguresReproducible).
 func (s *Proc) canonAll(x *scratch) {
-	out := x.canon[:0]
-	ends := x.cends[:0]
-	start := 0
 	c := &x.sym
 	c.perms, c.tiesOf = c.perms[:0], c.tiesOf[:0]
-	for _, end := range x.ends {
+	k, start := 0, 0
+	if s.sym.n == 2 {
+		// Two threads, one byte per value: the representative has the
+		// state's length and is made in place (canonPairInPlace), with no
+		// copy to a second buffer, up to the first state that is not so.
+		for ; k < len(x.ends); k++ {
+			end := x.ends[k]
+			c.perm, c.tie = 0, 0
+			if !s.canonPairInPlace(x, x.enc[start:end]) {
+				break
+			}
+			c.perms, c.tiesOf = append(c.perms, c.perm), append(c.tiesOf, c.tie)
+			start = end
+		}
+		if k == len(x.ends) {
+			return
+		}
+	}
+	out := append(x.canon[:0], x.enc[:start]...)
+	ends := append(x.cends[:0], x.ends[:k]...)
+	for ; k < len(x.ends); k++ {
+		end := x.ends[k]
 		b := x.enc[start:end]
 		start = end
 		c.perm, c.tie = 0, 0
@@ -1142,6 +1160,53 @@ func (s *Proc) canonPair(x *scratch, b, vb []byte, out *[]byte) bool {
 		}
 	}
 	*out = o
+	return true
+}
+
+// canonPairInPlace is canonPair writing the representative over b, when
+// b has one byte per value and so does its representative; otherwise it
+// returns false having changed nothing.
+func (s *Proc) canonPairInPlace(x *scratch, b []byte) bool {
+	if len(b) != s.ncomp+s.nvars || !oneByteEach(b) {
+		return false
+	}
+	vb := b[s.ncomp:]
+	pm := s.pairOf(x, b[0], b[1])
+	c := int(pm.c)
+	for a := 0; c == 0 && a < len(s.sym.at); a++ {
+		k0, k1 := s.sym.at[a][0], s.sym.at[a][1]
+		if k0 < 0 || vb[k0] == vb[k1] {
+			continue
+		}
+		z0, z1 := vb[k0], vb[k1]
+		if int64(z0>>1)^-int64(z0&1) < int64(z1>>1)^-int64(z1&1) {
+			c = -1
+		} else {
+			c = 1
+		}
+	}
+	if c <= 0 {
+		if c == 0 {
+			x.sym.tie = 1
+		}
+		return true
+	}
+	if !pm.swapped {
+		v0, v1 := s.view(x, uint32(b[0])), s.view(x, uint32(b[1]))
+		t0, t1 := s.from(x, v1, 0), s.from(x, v0, 1)
+		pm.swapped, pm.fits = true, t0 < 0x80 && t1 < 0x80
+		pm.s0, pm.s1 = byte(t0), byte(t1)
+	}
+	if !pm.fits {
+		return false
+	}
+	x.sym.perm = swap01
+	b[0], b[1] = pm.s0, pm.s1
+	for _, at := range s.sym.at {
+		if k0, k1 := at[0], at[1]; k0 >= 0 {
+			vb[k0], vb[k1] = vb[k1], vb[k0]
+		}
+	}
 	return true
 }
 

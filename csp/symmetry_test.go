@@ -208,9 +208,10 @@ func TestSymmetryFileNameFree(t *testing.T) {
 }
 
 // TestCanonPairMemo: the representative of every state of the unreduced
-// two-thread systems, computed with one scratch whose pair memo warms up
-// from state to state, equals the one computed with a fresh scratch per
-// state (every comparison made anew), with the same renaming and ties.
+// two-thread systems, computed by canonAll in place with one scratch whose
+// pair memo warms up from state to state, equals the one computed into a
+// second buffer (canonBytes, canonVars) with a fresh scratch per state
+// (every comparison made anew), with the same renaming and ties.
 func TestCanonPairMemo(t *testing.T) {
 	canon := func(red *Proc, x *scratch, b []byte) string {
 		x.enc, x.ends = append(x.enc[:0], b...), append(x.ends[:0], len(b))
@@ -227,7 +228,12 @@ func TestCanonPairMemo(t *testing.T) {
 		for _, s := range reachable(t, plain, 20000) {
 			b := plain.raw(s, nil)
 			fresh := &scratch{m: machine{locals: make([]int64, int(red.p.maxLocals.Load())+1)}}
-			w, f := canon(red, warm, b), canon(red, fresh, b)
+			var out []byte
+			if !red.canonBytes(fresh, b, &out) {
+				out = red.canonVars(fresh, b, out)
+			}
+			fresh.sym.perms, fresh.sym.tiesOf = []lts.Perm{fresh.sym.perm}, []uint64{fresh.sym.tie}
+			w, f := canon(red, warm, b), fmt.Sprintf("%q %v %v", out, fresh.sym.perms, fresh.sym.tiesOf)
 			if w != f {
 				t.Fatalf("%s: state %s: memoised %s, computed %s", red.Name(), plain.Describe(s), w, f)
 			}
