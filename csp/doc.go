@@ -17,9 +17,11 @@
 // them (fast.go): a*x + b over a variable x, an array element at such an
 // index (q[seg[i]*S + k] once i and k are known), a comparison of these
 // with a constant or of two variables, and an assignment of a constant or
-// such a shape to a variable or element; they report run-time errors
-// exactly as the generic closures do (a test compares the two on random
-// expressions).
+// such a shape to a variable or element, an increment a[i] = a[i] + c (or
+// a[i]++) at such an index, and a read or write of an element at a
+// parameter index (es[t] in a block not yet specialised to its
+// environment); they report run-time errors exactly as the generic
+// closures do (tests compare the two on random expressions and blocks).
 //
 // A process term is hash-consed: a prepared node with its environment (the
 // environment restricted to the slots the node reads, so dead bindings do

@@ -529,7 +529,7 @@ func (p *Program) ident(id *lang.Ident, sc *scope) (cexpr, error) {
 		if sc.rec != nil && slot < 64 {
 			*sc.rec |= 1 << slot
 		}
-		return cexpr{f: func(m *machine) int64 { return m.env[slot] }}, nil
+		return envExpr(slot), nil
 	}
 	return cexpr{}, errAt(id, "%s cannot be used as a value", id.Name)
 }
@@ -625,6 +625,12 @@ func (p *Program) access(e lang.Expr, sc *scope) (lvalue, error) {
 			return lv, nil
 		}
 	}
+	if len(fs) == 1 && !lv.local && c0.sh.kind == shEnv {
+		lv.ish = c0.sh
+		lv.dims1, lv.pos1, lv.name = int64(dims[0]), pos[0], name
+		lv.offset = envOffsetFn(c0.sh.slot, lv.dims1, lv.pos1, name)
+		return lv, nil
+	}
 	if len(fs) == 1 {
 		// The common one-dimensional case, without the loop.
 		f, d, pos0 := fs[0], int64(dims[0]), pos[0]
@@ -672,6 +678,9 @@ func (p *Program) index(e *lang.IndexExpr, sc *scope) (cexpr, error) {
 	}
 	if lv.ish.kind == shLin {
 		return indExpr(base, lv.ish, lv.dims1, lv.pos1, lv.name), nil
+	}
+	if lv.ish.kind == shEnv {
+		return envIndExpr(base, lv.ish.slot, lv.dims1, lv.pos1, lv.name), nil
 	}
 	if lv.local {
 		return cexpr{f: func(m *machine) int64 { return m.locals[base+int(off(m))] }, dyn: true}, nil
@@ -736,6 +745,14 @@ func (p *Program) binary(e *lang.BinaryExpr, sc *scope) (cexpr, error) {
 		}
 	case x.konst && !y.konst && y.sh.kind == shLin:
 		if c, ok := linArith(e.Op, y.sh, x.val, true); ok {
+			return c, nil
+		}
+	case y.konst && !x.konst && x.sh.kind == shInd:
+		if c, ok := indAdd(e.Op, x, y.val, false); ok {
+			return c, nil
+		}
+	case x.konst && !y.konst && y.sh.kind == shInd:
+		if c, ok := indAdd(e.Op, y, x.val, true); ok {
 			return c, nil
 		}
 	}
@@ -919,6 +936,11 @@ func (p *Program) stmt(s lang.Stmt, sc *scope) (execFn, error) {
 		}
 		if x.sh.kind == shLin {
 			if f := p.assignFast(s.LHS, linExpr(x.sh.slot, x.sh.a, x.sh.b+d), sc); f != nil {
+				return f, nil
+			}
+		}
+		if c, ok := indAdd("+", x, d, false); ok {
+			if f := p.assignFast(s.LHS, c, sc); f != nil {
 				return f, nil
 			}
 		}

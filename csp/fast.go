@@ -25,6 +25,12 @@ const (
 	shNone shapeKind = iota
 	shLin
 	shInd
+	// shEnv: env[slot], a parameter or bound index of the term (in a
+	// block that is not specialised to its environment).
+	shEnv
+	// shIndAdd: vars[base + a*vars[slot] + b] + c, the right side of an
+	// increment a[i] = a[i] + c.
+	shIndAdd
 )
 
 // shape describes a global-variable expression; only cexprs of kind
@@ -39,6 +45,8 @@ type shape struct {
 	d    int64
 	pos  lang.Pos
 	name string
+	// shIndAdd: the constant added.
+	c int64
 }
 
 func linExpr(slot int, a, b int64) cexpr {
@@ -199,7 +207,7 @@ func (p *Program) assignFast(lhs lang.Expr, rhs cexpr, sc *scope) execFn {
 	if err != nil || lv.local || p.info.Vars[lv.slot].Ranged {
 		return nil
 	}
-	if lv.offset != nil && !lv.fixed && lv.ish.kind != shLin {
+	if lv.offset != nil && !lv.fixed && lv.ish.kind != shLin && lv.ish.kind != shEnv {
 		return nil
 	}
 	dst := lv.base
@@ -216,8 +224,25 @@ func (p *Program) assignFast(lhs lang.Expr, rhs cexpr, sc *scope) execFn {
 		f := rhs.f
 		return func(m *machine) { m.set(dst, f(m)) }
 	}
+	if lv.ish.kind == shEnv {
+		return envAssign(dst, lv.ish.slot, lv.dims1, lv.pos1, lv.name, rhs)
+	}
 	// An element at a lin offset.
 	s, a, b, d, pos, name := lv.ish.slot, lv.ish.a, lv.ish.b, lv.dims1, lv.pos1, lv.name
+	if r := rhs.sh; r.kind == shIndAdd && r.slot == s && r.a == a && r.b == b && r.base == dst && r.d == d {
+		// a[i] = a[i] + c: the right side's index is the left side's,
+		// checked once; out of range, the right side's error is the one
+		// reported, as by the generic closures (it is evaluated first).
+		c, rpos, rname := r.c, r.pos, r.name
+		return func(m *machine) {
+			v := lang.Wrap32(a*m.vars[s] + b)
+			if uint64(v) >= uint64(d) {
+				m.fail(rpos, "index %d out of range [0, %d) of %s", v, d, rname)
+				return
+			}
+			m.set(dst+int(v), lang.Wrap32(m.vars[dst+int(v)]+c))
+		}
+	}
 	if rhs.konst {
 		c := rhs.val
 		return func(m *machine) {
@@ -233,6 +258,97 @@ func (p *Program) assignFast(lhs lang.Expr, rhs cexpr, sc *scope) execFn {
 	return func(m *machine) {
 		x := f(m)
 		v := lang.Wrap32(a*m.vars[s] + b)
+		if uint64(v) >= uint64(d) {
+			m.fail(pos, "index %d out of range [0, %d) of %s", v, d, name)
+			return
+		}
+		if m.err == nil {
+			m.set(dst+int(v), x)
+		}
+	}
+}
+
+// envExpr reads env[slot] (a term's parameter or bound index).
+func envExpr(slot int) cexpr {
+	f := func(m *machine) int64 { return m.env[slot] }
+	if shapesOff {
+		return cexpr{f: f}
+	}
+	return cexpr{f: f, sh: shape{kind: shEnv, slot: slot}}
+}
+
+// envOffsetFn is the checked offset closure of a one-dimensional index
+// that is an env slot.
+func envOffsetFn(s int, d int64, pos lang.Pos, name string) evalFn {
+	return func(m *machine) int64 {
+		v := m.env[s]
+		if uint64(v) >= uint64(d) {
+			m.fail(pos, "index %d out of range [0, %d) of %s", v, d, name)
+			return 0
+		}
+		return v
+	}
+}
+
+// envIndExpr reads vars[base + env[s]], checked.
+func envIndExpr(base, s int, d int64, pos lang.Pos, name string) cexpr {
+	return cexpr{f: func(m *machine) int64 {
+		v := m.env[s]
+		if uint64(v) >= uint64(d) {
+			m.fail(pos, "index %d out of range [0, %d) of %s", v, d, name)
+			return 0
+		}
+		return m.vars[base+int(v)]
+	}, dyn: true}
+}
+
+// indAdd is x + c (x - c when op is "-") for x of shape shInd, or false.
+// Its closure computes what the generic one computes; its shape lets
+// assignFast fuse a[i] = a[i] + c into one closure.
+func indAdd(op string, x cexpr, c int64, constLeft bool) (cexpr, bool) {
+	if shapesOff || x.sh.kind != shInd {
+		return cexpr{}, false
+	}
+	switch {
+	case op == "+":
+	case op == "-" && !constLeft:
+		c = -c
+	default:
+		return cexpr{}, false
+	}
+	sh := x.sh
+	sh.kind, sh.c = shIndAdd, c
+	s, a, b, base, d, pos, name := sh.slot, sh.a, sh.b, sh.base, sh.d, sh.pos, sh.name
+	f := func(m *machine) int64 {
+		v := lang.Wrap32(a*m.vars[s] + b)
+		if uint64(v) >= uint64(d) {
+			m.fail(pos, "index %d out of range [0, %d) of %s", v, d, name)
+			return 0
+		}
+		return lang.Wrap32(m.vars[base+int(v)] + c)
+	}
+	return cexpr{f: f, dyn: true, sh: sh}, true
+}
+
+// envAssign compiles vars[dst + env[s]] = rhs, checked as the generic
+// assign does: the right side first, then the index, and no write after
+// an error.
+func envAssign(dst, s int, d int64, pos lang.Pos, name string, rhs cexpr) execFn {
+	if rhs.konst {
+		c := rhs.val
+		return func(m *machine) {
+			v := m.env[s]
+			if uint64(v) >= uint64(d) {
+				m.fail(pos, "index %d out of range [0, %d) of %s", v, d, name)
+				return
+			}
+			m.set(dst+int(v), c)
+		}
+	}
+	f := rhs.f
+	return func(m *machine) {
+		x := f(m)
+		v := m.env[s]
 		if uint64(v) >= uint64(d) {
 			m.fail(pos, "index %d out of range [0, %d) of %s", v, d, name)
 			return

@@ -813,9 +813,12 @@ func (p *Program) termKey(t uint32, b []byte) []byte {
 // symCache memoises, per scratch, a term's view (its thread id renamed to
 // 0), a view's key, and a view renamed to thread j.
 type symCache struct {
-	view  []uint32   // term -> view+1
-	key   []viewKey  // view -> key (s == nil: not computed)
-	from  [][]uint32 // thread -> view -> term+1
+	view []uint32   // term -> view+1
+	key  []viewKey  // view -> key (s == nil: not computed)
+	from [][]uint32 // thread -> view -> term+1
+	// pair: canonPair's comparison of the terms of threads 0 and 1 (one
+	// byte each): pair[t0][t1].
+	pair  [][]pairMemo
 	ord   []int
 	views []uint32
 	vals  []int64 // thread array a, thread i -> vals[a*n+i]
@@ -936,12 +939,30 @@ func (s *Proc) viewKey(x *scratch, v uint32) viewKey {
 // under any file name, worker count and run (paper's
 // TestFiguresReproducible).
 func (s *Proc) canonAll(x *scratch) {
-	out := x.canon[:0]
-	ends := x.cends[:0]
-	start := 0
 	c := &x.sym
 	c.perms, c.tiesOf = c.perms[:0], c.tiesOf[:0]
-	for _, end := range x.ends {
+	k, start := 0, 0
+	if s.sym.n == 2 {
+		// Two threads, one byte per value: the representative has the
+		// state's length and is made in place (canonPairInPlace), with no
+		// copy to a second buffer, up to the first state that is not so.
+		for ; k < len(x.ends); k++ {
+			end := x.ends[k]
+			c.perm, c.tie = 0, 0
+			if !s.canonPairInPlace(x, x.enc[start:end]) {
+				break
+			}
+			c.perms, c.tiesOf = append(c.perms, c.perm), append(c.tiesOf, c.tie)
+			start = end
+		}
+		if k == len(x.ends) {
+			return
+		}
+	}
+	out := append(x.canon[:0], x.enc[:start]...)
+	ends := append(x.cends[:0], x.ends[:k]...)
+	for ; k < len(x.ends); k++ {
+		end := x.ends[k]
 		b := x.enc[start:end]
 		start = end
 		c.perm, c.tie = 0, 0
@@ -1057,14 +1078,49 @@ func (s *Proc) canonBytes(x *scratch, b []byte, out *[]byte) bool {
 	return true
 }
 
+// pairMemo is what canonPair computes from the terms t0 and t1 of the two
+// threads: the order of their views (c: -1, 0, 1) and, once a swap has
+// needed them, the terms of the swapped threads (swapped: computed; fits:
+// both below 0x80, so one byte each).
+type pairMemo struct {
+	set, swapped, fits bool
+	c                  int8
+	s0, s1             byte
+}
+
+// pairOf returns the memo of terms t0, t1 (each below 0x80), comparing
+// their views the first time. The views and their order are functions of
+// the two terms, so the memo gives what the comparison would.
+func (s *Proc) pairOf(x *scratch, t0, t1 byte) *pairMemo {
+	c := &x.sym
+	if int(t0) < len(c.pair) {
+		if r := c.pair[t0]; int(t1) < len(r) && r[t1].set {
+			return &r[t1]
+		}
+	}
+	if int(t0) >= len(c.pair) {
+		c.pair = slices.Grow(c.pair, int(t0)+1-len(c.pair))[:int(t0)+1]
+	}
+	r := c.pair[t0]
+	if int(t1) >= len(r) {
+		r = slices.Grow(r, int(t1)+1-len(r))[:int(t1)+1]
+		c.pair[t0] = r
+	}
+	pm := &r[t1]
+	v0, v1 := s.view(x, uint32(t0)), s.view(x, uint32(t1))
+	cmp := 0
+	if v0 != v1 {
+		cmp = s.cmpViews(x, v0, v1)
+	}
+	pm.set, pm.c = true, int8(cmp)
+	return pm
+}
+
 // canonPair is canonBytes for two threads, the common case: the threads
 // swap when thread 1's local state orders before thread 0's.
 func (s *Proc) canonPair(x *scratch, b, vb []byte, out *[]byte) bool {
-	v0, v1 := s.view(x, uint32(b[0])), s.view(x, uint32(b[1]))
-	c := 0
-	if v0 != v1 {
-		c = s.cmpViews(x, v0, v1)
-	}
+	pm := s.pairOf(x, b[0], b[1])
+	c := int(pm.c)
 	for a := 0; c == 0 && a < len(s.sym.at); a++ {
 		k0, k1 := s.sym.at[a][0], s.sym.at[a][1]
 		if k0 < 0 || vb[k0] == vb[k1] {
@@ -1084,14 +1140,19 @@ func (s *Proc) canonPair(x *scratch, b, vb []byte, out *[]byte) bool {
 		*out = append(*out, b...)
 		return true
 	}
-	t0, t1 := s.from(x, v1, 0), s.from(x, v0, 1)
-	if t0 >= 0x80 || t1 >= 0x80 {
+	if !pm.swapped {
+		v0, v1 := s.view(x, uint32(b[0])), s.view(x, uint32(b[1]))
+		t0, t1 := s.from(x, v1, 0), s.from(x, v0, 1)
+		pm.swapped, pm.fits = true, t0 < 0x80 && t1 < 0x80
+		pm.s0, pm.s1 = byte(t0), byte(t1)
+	}
+	if !pm.fits {
 		return false
 	}
 	x.sym.perm = swap01
 	n0 := len(*out)
 	o := append(*out, b...)
-	o[n0], o[n0+1] = byte(t0), byte(t1)
+	o[n0], o[n0+1] = pm.s0, pm.s1
 	ov := o[n0+s.ncomp:]
 	for _, at := range s.sym.at {
 		if k0, k1 := at[0], at[1]; k0 >= 0 {
@@ -1099,6 +1160,53 @@ func (s *Proc) canonPair(x *scratch, b, vb []byte, out *[]byte) bool {
 		}
 	}
 	*out = o
+	return true
+}
+
+// canonPairInPlace is canonPair writing the representative over b, when
+// b has one byte per value and so does its representative; otherwise it
+// returns false having changed nothing.
+func (s *Proc) canonPairInPlace(x *scratch, b []byte) bool {
+	if len(b) != s.ncomp+s.nvars || !oneByteEach(b) {
+		return false
+	}
+	vb := b[s.ncomp:]
+	pm := s.pairOf(x, b[0], b[1])
+	c := int(pm.c)
+	for a := 0; c == 0 && a < len(s.sym.at); a++ {
+		k0, k1 := s.sym.at[a][0], s.sym.at[a][1]
+		if k0 < 0 || vb[k0] == vb[k1] {
+			continue
+		}
+		z0, z1 := vb[k0], vb[k1]
+		if int64(z0>>1)^-int64(z0&1) < int64(z1>>1)^-int64(z1&1) {
+			c = -1
+		} else {
+			c = 1
+		}
+	}
+	if c <= 0 {
+		if c == 0 {
+			x.sym.tie = 1
+		}
+		return true
+	}
+	if !pm.swapped {
+		v0, v1 := s.view(x, uint32(b[0])), s.view(x, uint32(b[1]))
+		t0, t1 := s.from(x, v1, 0), s.from(x, v0, 1)
+		pm.swapped, pm.fits = true, t0 < 0x80 && t1 < 0x80
+		pm.s0, pm.s1 = byte(t0), byte(t1)
+	}
+	if !pm.fits {
+		return false
+	}
+	x.sym.perm = swap01
+	b[0], b[1] = pm.s0, pm.s1
+	for _, at := range s.sym.at {
+		if k0, k1 := at[0], at[1]; k0 >= 0 {
+			vb[k0], vb[k1] = vb[k1], vb[k0]
+		}
+	}
 	return true
 }
 

@@ -206,3 +206,45 @@ func TestSymmetryFileNameFree(t *testing.T) {
 		prev = out
 	}
 }
+
+// TestCanonPairMemo: the representative of every state of the unreduced
+// two-thread systems, computed by canonAll in place with one scratch whose
+// pair memo warms up from state to state, equals the one computed into a
+// second buffer (canonBytes, canonVars) with a fresh scratch per state
+// (every comparison made anew), with the same renaming and ties.
+func TestCanonPairMemo(t *testing.T) {
+	canon := func(red *Proc, x *scratch, b []byte) string {
+		x.enc, x.ends = append(x.enc[:0], b...), append(x.ends[:0], len(b))
+		red.canonAll(x)
+		return fmt.Sprintf("%q %v %v", x.enc, x.sym.perms, x.sym.tiesOf)
+	}
+	compared, swapped := 0, 0
+	for _, red := range symmetricProcs(t) {
+		if red.sym.n != 2 {
+			continue
+		}
+		plain := red.Unreduced()
+		warm := &scratch{m: machine{locals: make([]int64, int(red.p.maxLocals.Load())+1)}}
+		for _, s := range reachable(t, plain, 20000) {
+			b := plain.raw(s, nil)
+			fresh := &scratch{m: machine{locals: make([]int64, int(red.p.maxLocals.Load())+1)}}
+			var out []byte
+			if !red.canonBytes(fresh, b, &out) {
+				out = red.canonVars(fresh, b, out)
+			}
+			fresh.sym.perms, fresh.sym.tiesOf = []lts.Perm{fresh.sym.perm}, []uint64{fresh.sym.tie}
+			w, f := canon(red, warm, b), fmt.Sprintf("%q %v %v", out, fresh.sym.perms, fresh.sym.tiesOf)
+			if w != f {
+				t.Fatalf("%s: state %s: memoised %s, computed %s", red.Name(), plain.Describe(s), w, f)
+			}
+			compared++
+			if fresh.sym.perms[0] != 0 {
+				swapped++
+			}
+		}
+	}
+	t.Logf("%d states compared, %d swapped", compared, swapped)
+	if compared < 1000 || swapped < 100 {
+		t.Errorf("%d states compared, %d swapped: too few", compared, swapped)
+	}
+}
