@@ -403,9 +403,14 @@ func (x *bfs) runParallelProc(p *Proc, level []lts.State, visit visitor) {
 			// While the search has marked every state (known == n0),
 			// the workers write the parent tree's links of the new
 			// states (their ids are the new ones, from n0 on).
+			// (The round checks, under the Proc's lock, that the store
+			// still holds known states: another goroutine may have
+			// interned some since; the workers then leave the tree
+			// alone, and the walk below marks the targets.)
 			round := level[lo:hi]
 			r.growTree, r.onNew = nil, nil
-			if known == lts.State(p.NumStates()) {
+			if known > 0 {
+				r.treeN0 = uint32(known)
 				r.growTree = func(n int) {
 					for n > len(x.tree)<<treeBits {
 						x.tree = append(x.tree, make([]link, treeBlock))

@@ -71,6 +71,10 @@ type parSearch struct {
 	// state whose successor (by event ev) found it first.
 	growTree func(n int)
 	onNew    func(id lts.State, pos int, ev lts.Event)
+	// treeN0 is the store's size for which growTree and onNew were set:
+	// if the store holds more states when the round takes the lock
+	// (another goroutine interned some), they are dropped.
+	treeN0 uint32
 	// The doubled tables, allocated ahead by a worker (wantIn, wantSide:
 	// their sizes, to allocate in this round's expansion).
 	nextIn           []byte
@@ -260,6 +264,9 @@ func (r *parSearch) round(states []lts.State) (errAt int, err error) {
 	s := r.s
 	r.states = states
 	r.n0 = uint32(s.n)
+	if r.n0 != r.treeN0 {
+		r.growTree, r.onNew = nil, nil
+	}
 	chunk := (len(states) + r.W - 1) / r.W
 	for w := range r.W + 1 {
 		r.lo[w] = min(w*chunk, len(states))
