@@ -144,6 +144,9 @@ func (p *Program) newProc(name string, t uint32, root *pnode) (*Proc, error) {
 		s.names = append(s.names, p.termName(c))
 	}
 	enc := s.encode(nil, comps, p.init)
+	if err := s.checkSize(len(enc)); err != nil {
+		return nil, err
+	}
 	// Nearly every state has the length of the initial one (one byte per
 	// component and variable): the store keeps those inline.
 	s.store = newStore(len(enc))
@@ -214,6 +217,20 @@ func (s *Proc) encode(b []byte, comps []uint32, vars []int64) []byte {
 		return s.encodeVarint(b[:n0], comps, vars)
 	}
 	return b[:n0+n]
+}
+
+// maxStateBytes is the longest encoded state the store can keep: an arena
+// record (store_side.go) must fit one chunk.
+const maxStateBytes = storeChunk - 4 - binary.MaxVarintLen64
+
+// checkSize rejects a state of n bytes that the store cannot keep: a model
+// whose variables take more than 4 MiB in a state is a model error, not a
+// crash.
+func (s *Proc) checkSize(n int) error {
+	if n <= maxStateBytes {
+		return nil
+	}
+	return fmt.Errorf("process %s: a state takes %d bytes (%d components, %d variables), over the %d bytes a state may take", s.name, n, s.ncomp, s.nvars, maxStateBytes)
 }
 
 func (s *Proc) encodeVarint(b []byte, comps []uint32, vars []int64) []byte {
@@ -534,7 +551,11 @@ func (s *Proc) expandRaw(raw []byte, x *scratch) error {
 				break
 			}
 		}
+		n0 := len(x.enc)
 		x.enc = s.encode(x.enc, x.ncomps, x.nv)
+		if err := s.checkSize(len(x.enc) - n0); err != nil {
+			return err
+		}
 		x.ends = append(x.ends, len(x.enc))
 		x.evs = append(x.evs, ev)
 		x.who = append(x.who, int32(ji))
@@ -707,6 +728,10 @@ func (s *Proc) plainSuccessor(raw []byte, x *scratch, i int, to uint32, ev lts.E
 		x.comps[i] = target
 		x.enc = s.encode(x.enc[:n0], x.comps, x.vars)
 		x.comps[i] = old
+		if err := s.checkSize(len(x.enc) - n0); err != nil {
+			x.undo()
+			return err
+		}
 	}
 	x.undo()
 	x.ends = append(x.ends, len(x.enc))

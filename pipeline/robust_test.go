@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -56,6 +57,30 @@ func TestModelErrors(t *testing.T) {
 				t.Fatalf("an error of the model reported as internal: %s", a.Error)
 			}
 		})
+	}
+}
+
+// TestStateTooLarge: a state longer than the store can keep (4 MiB), at
+// the start or after a step, is an error of the model with any number of
+// workers, not a crash.
+func TestStateTooLarge(t *testing.T) {
+	cases := []struct{ name, src string }{
+		{"initial", "var a[1048576]; var b[1048576]; var c[1048576]; var d[1048576]; var e[1048576];\nP = small -> P;\n#assert P deadlockfree;"},
+		{"successor", "var a[1048576];\nP = [a[0] == 0] big{ var i = 0; while (i < 1048576) { a[i] = 2000000000; i = i + 1; } } -> P [] small -> P;\n#assert P deadlockfree;"},
+	}
+	for _, c := range cases {
+		for _, w := range []int{1, 2} {
+			t.Run(fmt.Sprintf("%s/workers=%d", c.name, w), func(t *testing.T) {
+				rep, err := Source(context.Background(), "m.csp", []byte(c.src), Options{Workers: w})
+				if err != nil {
+					t.Fatal(err)
+				}
+				a := rep.Assertions[0]
+				if a.Verdict != lts.Unknown || !strings.Contains(a.Error, "over the 4194290 bytes a state may take") || strings.Contains(a.Error, "internal error") {
+					t.Fatalf("%v, error %q; want unknown with the state's size", a.Verdict, a.Error)
+				}
+			})
+		}
 	}
 }
 
