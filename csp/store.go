@@ -297,23 +297,27 @@ func (s *store) grow() {
 	table := make([]byte, int(slots)*s.slot)
 	touch(table, 4096)
 	base := unsafe.Pointer(unsafe.SliceData(table))
-	sz := uintptr(s.slot)
-	w := s.width
 	for j := uint64(0); j < oldSlots; j++ {
-		p := s.at(j)
-		if load32(p) == 0 {
-			continue
+		if p := s.at(j); load32(p) != 0 {
+			s.moveSlot(base, slots, p)
 		}
-		b := unsafe.Slice((*byte)(unsafe.Add(p, 4)), w)
-		i := uint64(h32(maphash.Bytes(s.seed, b))) * slots >> 32
-		for load32(unsafe.Add(base, uintptr(i)*sz)) != 0 {
-			if i++; i == slots {
-				i = 0
-			}
-		}
-		copySlot(unsafe.Add(base, uintptr(i)*sz), p, s.slot)
 	}
 	s.table, s.slots = table, slots
+}
+
+// moveSlot copies the occupied slot p into the first free slot from its
+// home in a table of slots slots at base (its hash is recomputed from the
+// inline bytes, which the copy reads anyway).
+func (s *store) moveSlot(base unsafe.Pointer, slots uint64, p unsafe.Pointer) {
+	sz := uintptr(s.slot)
+	b := unsafe.Slice((*byte)(unsafe.Add(p, 4)), s.width)
+	i := uint64(h32(maphash.Bytes(s.seed, b))) * slots >> 32
+	for load32(unsafe.Add(base, uintptr(i)*sz)) != 0 {
+		if i++; i == slots {
+			i = 0
+		}
+	}
+	copySlot(unsafe.Add(base, uintptr(i)*sz), p, s.slot)
 }
 
 // touch writes one element per page of a fresh table (every step-th), so

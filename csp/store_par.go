@@ -938,18 +938,9 @@ func (r *parSearch) growInline(slots uint64) {
 		}
 	})
 	base := unsafe.Pointer(unsafe.SliceData(table))
-	sz := uintptr(s.slot)
 	for q := range r.parts {
 		for _, j := range r.parts[q].left {
-			p := s.at(j)
-			b := unsafe.Slice((*byte)(unsafe.Add(p, 4)), s.width)
-			i := uint64(h32(maphash.Bytes(s.seed, b))) * slots >> 32
-			for load32(unsafe.Add(base, uintptr(i)*sz)) != 0 {
-				if i++; i == slots {
-					i = 0
-				}
-			}
-			copySlot(unsafe.Add(base, uintptr(i)*sz), p, s.slot)
+			s.moveSlot(base, slots, s.at(j))
 		}
 	}
 	s.table, s.slots = table, slots
@@ -1064,45 +1055,6 @@ func uvarintLen(v uint64) int {
 		n++
 	}
 	return n
-}
-
-// reserve extends the arena by size bytes, in a new chunk if need bytes
-// do not fit the last one (put's rule), and returns their offset. A new
-// chunk is *spare if that has the capacity put's rule gives.
-func (s *sideSet) reserve(size, need int, spare *[]byte) uint64 {
-	if need > storeChunk {
-		panic("lts: state larger than 4 MiB")
-	}
-	n := len(s.chunks)
-	if n == 0 || len(s.chunks[n-1])+need > cap(s.chunks[n-1]) {
-		if n >= 1<<(offBits-1-storeChunkBits) {
-			panic("lts: state arena full")
-		}
-		c := storeChunk
-		if n < storeChunkBits && minStoreChunk<<n < storeChunk {
-			c = max(minStoreChunk<<n, need)
-		}
-		if spare != nil && cap(*spare) == c {
-			s.chunks = append(s.chunks, (*spare)[:0])
-			*spare = nil
-		} else {
-			s.chunks = append(s.chunks, make([]byte, 0, c))
-		}
-		n++
-	}
-	c := s.chunks[n-1]
-	off := len(c)
-	s.chunks[n-1] = c[:off+size]
-	return uint64(n-1)<<storeChunkBits | uint64(off)
-}
-
-// writeRecord writes the record of b with id at off (reserved).
-func (s *sideSet) writeRecord(off uint64, id uint32, b []byte) {
-	c := s.chunks[off>>storeChunkBits]
-	o := int(off & (storeChunk - 1))
-	binary.LittleEndian.PutUint32(c[o:], id)
-	o += binary.PutUvarint(c[o+4:], uint64(len(b))) + 4
-	copy(c[o:o+len(b)], b)
 }
 
 // prepareIDs prepares the parallel assignment of the round's ids

@@ -137,7 +137,16 @@ func (s *sideSet) add(i, fp uint64, id uint32, b []byte) int {
 }
 
 func (s *sideSet) put(id uint32, b []byte) uint64 {
-	need := 4 + binary.MaxVarintLen64 + len(b)
+	off := s.reserve(recordSize(len(b)), 4+binary.MaxVarintLen64+len(b), nil)
+	s.writeRecord(off, id, b)
+	return off
+}
+
+// reserve extends the arena by size bytes, in a new chunk if need bytes
+// do not fit the last one, and returns their offset. A new chunk is
+// *spare if that has the capacity a new chunk gets (the parallel rounds
+// allocate it ahead, store_par.go).
+func (s *sideSet) reserve(size, need int, spare *[]byte) uint64 {
 	if need > storeChunk {
 		panic("lts: state larger than 4 MiB")
 	}
@@ -148,19 +157,31 @@ func (s *sideSet) put(id uint32, b []byte) uint64 {
 		if n >= 1<<(offBits-1-storeChunkBits) {
 			panic("lts: state arena full")
 		}
-		size := storeChunk
+		c := storeChunk
 		if n < storeChunkBits && minStoreChunk<<n < storeChunk {
-			size = max(minStoreChunk<<n, need)
+			c = max(minStoreChunk<<n, need)
 		}
-		s.chunks = append(s.chunks, make([]byte, 0, size))
+		if spare != nil && cap(*spare) == c {
+			s.chunks = append(s.chunks, (*spare)[:0])
+			*spare = nil
+		} else {
+			s.chunks = append(s.chunks, make([]byte, 0, c))
+		}
 		n++
 	}
 	c := s.chunks[n-1]
 	off := len(c)
-	c = binary.LittleEndian.AppendUint32(c, id)
-	c = binary.AppendUvarint(c, uint64(len(b)))
-	s.chunks[n-1] = append(c, b...)
+	s.chunks[n-1] = c[:off+size]
 	return uint64(n-1)<<storeChunkBits | uint64(off)
+}
+
+// writeRecord writes the record of b with id at off (reserved).
+func (s *sideSet) writeRecord(off uint64, id uint32, b []byte) {
+	c := s.chunks[off>>storeChunkBits]
+	o := int(off & (storeChunk - 1))
+	binary.LittleEndian.PutUint32(c[o:], id)
+	o += binary.PutUvarint(c[o+4:], uint64(len(b))) + 4
+	copy(c[o:o+len(b)], b)
 }
 
 // grow doubles the table. Up to 2^26 slots the home slot is a prefix of
