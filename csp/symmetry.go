@@ -1116,11 +1116,12 @@ func (s *Proc) pairOf(x *scratch, t0, t1 byte) *pairMemo {
 	return pm
 }
 
-// canonPair is canonBytes for two threads, the common case: the threads
-// swap when thread 1's local state orders before thread 0's.
-func (s *Proc) canonPair(x *scratch, b, vb []byte, out *[]byte) bool {
-	pm := s.pairOf(x, b[0], b[1])
-	c := int(pm.c)
+// pairOrder compares the two threads of the one-byte-per-value state b
+// (variables vb): their local states (memoised per pair of terms), then
+// their variables in order; c < 0 keeps the order, c > 0 swaps them.
+func (s *Proc) pairOrder(x *scratch, b, vb []byte) (pm *pairMemo, c int) {
+	pm = s.pairOf(x, b[0], b[1])
+	c = int(pm.c)
 	for a := 0; c == 0 && a < len(s.sym.at); a++ {
 		k0, k1 := s.sym.at[a][0], s.sym.at[a][1]
 		if k0 < 0 || vb[k0] == vb[k1] {
@@ -1133,6 +1134,25 @@ func (s *Proc) canonPair(x *scratch, b, vb []byte, out *[]byte) bool {
 			c = 1
 		}
 	}
+	return pm, c
+}
+
+// pairSwap fills pm with the two terms the swapped threads of b are in,
+// once, and reports whether both fit one byte.
+func (s *Proc) pairSwap(x *scratch, pm *pairMemo, b []byte) bool {
+	if !pm.swapped {
+		v0, v1 := s.view(x, uint32(b[0])), s.view(x, uint32(b[1]))
+		t0, t1 := s.from(x, v1, 0), s.from(x, v0, 1)
+		pm.swapped, pm.fits = true, t0 < 0x80 && t1 < 0x80
+		pm.s0, pm.s1 = byte(t0), byte(t1)
+	}
+	return pm.fits
+}
+
+// canonPair is canonBytes for two threads, the common case: the threads
+// swap when thread 1's local state orders before thread 0's.
+func (s *Proc) canonPair(x *scratch, b, vb []byte, out *[]byte) bool {
+	pm, c := s.pairOrder(x, b, vb)
 	if c <= 0 {
 		if c == 0 {
 			x.sym.tie = 1
@@ -1140,13 +1160,7 @@ func (s *Proc) canonPair(x *scratch, b, vb []byte, out *[]byte) bool {
 		*out = append(*out, b...)
 		return true
 	}
-	if !pm.swapped {
-		v0, v1 := s.view(x, uint32(b[0])), s.view(x, uint32(b[1]))
-		t0, t1 := s.from(x, v1, 0), s.from(x, v0, 1)
-		pm.swapped, pm.fits = true, t0 < 0x80 && t1 < 0x80
-		pm.s0, pm.s1 = byte(t0), byte(t1)
-	}
-	if !pm.fits {
+	if !s.pairSwap(x, pm, b) {
 		return false
 	}
 	x.sym.perm = swap01
@@ -1171,33 +1185,14 @@ func (s *Proc) canonPairInPlace(x *scratch, b []byte) bool {
 		return false
 	}
 	vb := b[s.ncomp:]
-	pm := s.pairOf(x, b[0], b[1])
-	c := int(pm.c)
-	for a := 0; c == 0 && a < len(s.sym.at); a++ {
-		k0, k1 := s.sym.at[a][0], s.sym.at[a][1]
-		if k0 < 0 || vb[k0] == vb[k1] {
-			continue
-		}
-		z0, z1 := vb[k0], vb[k1]
-		if int64(z0>>1)^-int64(z0&1) < int64(z1>>1)^-int64(z1&1) {
-			c = -1
-		} else {
-			c = 1
-		}
-	}
+	pm, c := s.pairOrder(x, b, vb)
 	if c <= 0 {
 		if c == 0 {
 			x.sym.tie = 1
 		}
 		return true
 	}
-	if !pm.swapped {
-		v0, v1 := s.view(x, uint32(b[0])), s.view(x, uint32(b[1]))
-		t0, t1 := s.from(x, v1, 0), s.from(x, v0, 1)
-		pm.swapped, pm.fits = true, t0 < 0x80 && t1 < 0x80
-		pm.s0, pm.s1 = byte(t0), byte(t1)
-	}
-	if !pm.fits {
+	if !s.pairSwap(x, pm, b) {
 		return false
 	}
 	x.sym.perm = swap01
