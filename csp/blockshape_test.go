@@ -32,25 +32,8 @@ func TestBlockShapesAgree(t *testing.T) {
 			continue
 		}
 		run := func(off, hot bool) string {
-			shapesOff, plainOff = off, off
-			defer func() { shapesOff, plainOff = false, false }()
-			p := compileSrc(t, src)
-			if hot {
-				p.heatBlocks()
-			}
-			sys, err := p.ProcessByName("Sys")
-			if err != nil {
-				t.Fatal(err)
-			}
-			g, err := actualGraph(t, sys, 3000)
-			var gs, es string
-			if g != nil {
-				gs = g.String()
-			}
-			if err != nil {
-				es = err.Error()
-			}
-			return gs + "\n--- " + es
+			g, e := exploreShapes(t, src, "Sys", off, hot)
+			return g + "\n--- " + e
 		}
 		slow := run(true, false)
 		for _, hot := range []bool{false, true} {

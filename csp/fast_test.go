@@ -32,26 +32,8 @@ func TestShapesAgree(t *testing.T) {
 			i-- // a constant index out of range: the checker rejects it
 			continue
 		}
-		run := func(off bool) (string, string) {
-			shapesOff, plainOff = off, off
-			defer func() { shapesOff, plainOff = false, false }()
-			p := compileSrc(t, src)
-			sys, err := p.ProcessByName("P")
-			if err != nil {
-				t.Fatal(err)
-			}
-			g, err := actualGraph(t, sys, 3000)
-			var gs, es string
-			if g != nil {
-				gs = g.String()
-			}
-			if err != nil {
-				es = err.Error()
-			}
-			return gs, es
-		}
-		fastG, fastE := run(false)
-		slowG, slowE := run(true)
+		fastG, fastE := exploreShapes(t, src, "P", false, false)
+		slowG, slowE := exploreShapes(t, src, "P", true, false)
 		if fastG != slowG || fastE != slowE {
 			t.Fatalf("model %d differs:\n%s\n--- specialised: %s\n%s\n--- generic: %s\n%s", i, src, fastE, fastG, slowE, slowG)
 		}
@@ -64,6 +46,30 @@ func TestShapesAgree(t *testing.T) {
 	if errs == 0 || errs == n {
 		t.Errorf("%d of %d models end in an error: the cases do not cover both outcomes", errs, n)
 	}
+}
+
+// exploreShapes explores process name of src compiled with the generic
+// closures and path (off) or the specialised ones, the blocks specialised
+// to their environments (hot) or not: its graph and its error, as text.
+func exploreShapes(t *testing.T, src, name string, off, hot bool) (graph, errText string) {
+	shapesOff, plainOff = off, off
+	defer func() { shapesOff, plainOff = false, false }()
+	p := compileSrc(t, src)
+	if hot {
+		p.heatBlocks()
+	}
+	sys, err := p.ProcessByName(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := actualGraph(t, sys, 3000)
+	if g != nil {
+		graph = g.String()
+	}
+	if err != nil {
+		errText = err.Error()
+	}
+	return graph, errText
 }
 
 // randomShapeModel writes a process with three guarded branches over
