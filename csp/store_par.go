@@ -819,7 +819,7 @@ func (r *parSearch) assign() {
 			s.inline++
 			continue
 		}
-		k, off := d.reserveRecord(id, int(e.off))
+		k, off := d.reserveRecord(int(e.off))
 		e.off = off
 		if s.width >= 0 {
 			s.setIndex(id, uint32(k)<<1|1)
@@ -883,28 +883,6 @@ func (r *parSearch) patch(v int) {
 			r.onNew(lts.State(r.n0)+lts.State(j), r.lo[w]+int(r.ws[w].owner[i]), r.ws[w].x.evs[i])
 		}
 	}
-}
-
-// reserveRecord reserves the arena record of a string of n bytes (as put
-// would place it) and returns its rank and offset; writeRecord fills it
-// and the caller its table slot.
-func (s *sideSet) reserveRecord(id uint32, n int) (int, uint64) {
-	if s.n >= 1<<31-1 {
-		panic("lts: more than 2^31-1 states of an odd length")
-	}
-	k := s.n
-	off := s.reserve(recordSize(n), 4+binary.MaxVarintLen64+n, nil)
-	if k&(refBlock-1) == 0 {
-		c := refBlock
-		if k == 0 {
-			c = 16
-		}
-		s.refs = append(s.refs, make([]uint64, 0, c))
-	}
-	blk := k >> refBits
-	s.refs[blk] = append(s.refs[blk], off)
-	s.n++
-	return k, off
 }
 
 func nanotime() int64 { return time.Now().UnixNano() }

@@ -114,11 +114,24 @@ func eqBytes(a, b []byte) bool {
 // add stores b with id at the empty slot i (from find) and returns its
 // rank.
 func (s *sideSet) add(i, fp uint64, id uint32, b []byte) int {
+	k, off := s.reserveRecord(len(b))
+	s.writeRecord(off, id, b)
+	s.table[i] = fp<<offBits | (off + 1)
+	if uint64(s.n)*4 > uint64(len(s.table))*3 {
+		s.grow()
+	}
+	return k
+}
+
+// reserveRecord reserves the arena record of a string of n bytes and
+// returns its rank and offset; writeRecord fills it and the caller its
+// table slot.
+func (s *sideSet) reserveRecord(n int) (int, uint64) {
 	if s.n >= 1<<31-1 {
 		panic("lts: more than 2^31-1 states of an odd length")
 	}
 	k := s.n
-	off := s.put(id, b)
+	off := s.reserve(recordSize(n), 4+binary.MaxVarintLen64+n, nil)
 	if k&(refBlock-1) == 0 {
 		c := refBlock
 		if k == 0 {
@@ -129,17 +142,7 @@ func (s *sideSet) add(i, fp uint64, id uint32, b []byte) int {
 	blk := k >> refBits
 	s.refs[blk] = append(s.refs[blk], off)
 	s.n++
-	s.table[i] = fp<<offBits | (off + 1)
-	if uint64(s.n)*4 > uint64(len(s.table))*3 {
-		s.grow()
-	}
-	return k
-}
-
-func (s *sideSet) put(id uint32, b []byte) uint64 {
-	off := s.reserve(recordSize(len(b)), 4+binary.MaxVarintLen64+len(b), nil)
-	s.writeRecord(off, id, b)
-	return off
+	return k, off
 }
 
 // reserve extends the arena by size bytes, in a new chunk if need bytes
