@@ -127,6 +127,10 @@ type parWorker struct {
 	mark  int // len(x.ends) before the state being expanded
 	err   error
 	errAt int // index in the round of the failing state
+	// The workers' records are one array and their hot loops write their
+	// slice headers: the padding keeps two workers' fields off a shared
+	// cache line (the padding of scratch says why).
+	_ [cacheLinePad]byte
 }
 
 // parPart is a partition's result of the insert phase.
@@ -137,7 +141,12 @@ type parPart struct {
 	nside    int      // side states in news
 	nbytes   int      // the bytes of their records
 	addrs    []uintptr
+	_        [cacheLinePad]byte // as parWorker's
 }
+
+// cacheLinePad separates the records of workers and partitions by more
+// than a cache line (two, for the adjacent-line prefetcher).
+const cacheLinePad = 128
 
 // parDef is a deferred string: its key, and its position in its route.
 type parDef struct{ key, j uint32 }
