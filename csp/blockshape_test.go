@@ -31,16 +31,7 @@ func TestBlockShapesAgree(t *testing.T) {
 			i-- // a constant index out of range: the checker rejects it
 			continue
 		}
-		run := func(off, hot bool) string {
-			g, e := exploreShapes(t, src, "Sys", off, hot)
-			return g + "\n--- " + e
-		}
-		slow := run(true, false)
-		for _, hot := range []bool{false, true} {
-			if fast := run(false, hot); fast != slow {
-				t.Fatalf("model %d differs (hot %v):\n%s\n--- specialised:\n%s\n--- generic:\n%s", i, hot, src, fast, slow)
-			}
-		}
+		slow := shapesAgree(t, i, src, "Sys")
 		if !strings.HasSuffix(slow, "--- ") {
 			errs++
 		}
@@ -144,27 +135,7 @@ func TestCmpChainsAgree(t *testing.T) {
 			i--
 			continue
 		}
-		run := func(off bool) string {
-			shapesOff, plainOff = off, off
-			defer func() { shapesOff, plainOff = false, false }()
-			sys, err := compileSrc(t, src).ProcessByName("P")
-			if err != nil {
-				t.Fatal(err)
-			}
-			g, err := actualGraph(t, sys, 3000)
-			var gs, es string
-			if g != nil {
-				gs = g.String()
-			}
-			if err != nil {
-				es = err.Error()
-			}
-			return gs + "\n--- " + es
-		}
-		fast, slow := run(false), run(true)
-		if fast != slow {
-			t.Fatalf("model %d differs:\n%s\n--- specialised:\n%s\n--- generic:\n%s", i, src, fast, slow)
-		}
+		slow := shapesAgree(t, i, src, "P")
 		if !strings.HasSuffix(slow, "--- ") {
 			errs++
 		}

@@ -50,11 +50,15 @@ func TestShapesAgree(t *testing.T) {
 
 // exploreShapes explores process name of src compiled with the generic
 // closures and path (off) or the specialised ones, the blocks specialised
-// to their environments (hot) or not: its graph and its error, as text.
+// to their environments (hot) or not: its graph and its error (of
+// compiling, or of the search), as text.
 func exploreShapes(t *testing.T, src, name string, off, hot bool) (graph, errText string) {
 	shapesOff, plainOff = off, off
 	defer func() { shapesOff, plainOff = false, false }()
-	p := compileSrc(t, src)
+	p, err := Compile(mustCheck(t, src))
+	if err != nil {
+		return "", "compile: " + err.Error()
+	}
 	if hot {
 		p.heatBlocks()
 	}
@@ -70,6 +74,25 @@ func exploreShapes(t *testing.T, src, name string, off, hot bool) (graph, errTex
 		errText = err.Error()
 	}
 	return graph, errText
+}
+
+// shapesAgree fails the test unless process name of src (model number i)
+// explores the same with the specialised closures, their blocks
+// specialised to their environments or not, as with the generic ones and
+// path; it returns the generic exploration as text, its graph then
+// "--- " and its error.
+func shapesAgree(t *testing.T, i int, src, name string) string {
+	text := func(off, hot bool) string {
+		g, e := exploreShapes(t, src, name, off, hot)
+		return g + "\n--- " + e
+	}
+	slow := text(true, false)
+	for _, hot := range []bool{false, true} {
+		if fast := text(false, hot); fast != slow {
+			t.Fatalf("model %d differs (hot %v):\n%s\n--- specialised:\n%s\n--- generic:\n%s", i, hot, src, fast, slow)
+		}
+	}
+	return slow
 }
 
 // randomShapeModel writes a process with three guarded branches over

@@ -5,7 +5,7 @@ import (
 	"strconv"
 )
 
-// qseed is d, or the seed in $QSEED (to run the review tests' random
+// qseed is d, or the seed in $QSEED (to run the random tests'
 // cases with other seeds).
 func qseed(d uint64) uint64 {
 	if v, err := strconv.ParseUint(os.Getenv("QSEED"), 10, 64); err == nil {

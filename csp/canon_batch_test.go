@@ -8,10 +8,10 @@ import (
 	"github.com/quasar-verify/quasar/lang"
 )
 
-// reviewSymModels are two-thread symmetric models whose states are in
+// wideSymModels are two-thread symmetric models whose states are in
 // part not one byte per value (values of 64 and more), so that canonAll's
 // in-place path falls back within a batch.
-var reviewSymModels = []string{
+var wideSymModels = []string{
 	`var r = [0, 0]; var g = 0;
 P(t) = a{r[t] = g; g = (g + 7) % 150} -> b{r[t] = (r[t] + 61) % 140} -> P(t);
 Sys = ||| t:{0..1} @ P(t);`,
@@ -22,15 +22,15 @@ Q(t) = c{g = (g + 1) % 99} -> P(t);
 Sys = ||| t:{0..1} @ P(t);`,
 }
 
-// TestReviewCanonBatches: canonAll over batches of several states (the
+// TestCanonBatches: canonAll over batches of several states (the
 // in-place two-thread path, with a fallback inside a batch) gives, state by
 // state, the representative, renaming and ties computed with a fresh
 // scratch per state by canonBytes/canonVars.
-func TestReviewCanonBatches(t *testing.T) {
+func TestCanonBatches(t *testing.T) {
 	rng := rand.New(rand.NewPCG(qseed(9), 9))
 	var procs []*Proc
 	procs = append(procs, symmetricProcs(t)...)
-	for _, src := range reviewSymModels {
+	for _, src := range wideSymModels {
 		p := compileSrc(t, src)
 		red, why, err := p.SymmetricProcess(&lang.RefProc{Name: &lang.Ident{Name: "Sys"}})
 		if err != nil || red.Symmetry() != 2 {
@@ -83,9 +83,9 @@ func TestReviewCanonBatches(t *testing.T) {
 	}
 }
 
-// TestReviewSymOrbits: TestSymmetryOrbits on the review models.
-func TestReviewSymOrbits(t *testing.T) {
-	for _, src := range reviewSymModels {
+// TestSymmetryOrbitsWideValues: TestSymmetryOrbits on wideSymModels.
+func TestSymmetryOrbitsWideValues(t *testing.T) {
+	for _, src := range wideSymModels {
 		p := compileSrc(t, src)
 		red, _, err := p.SymmetricProcess(&lang.RefProc{Name: &lang.Ident{Name: "Sys"}})
 		if err != nil || red.Symmetry() != 2 {

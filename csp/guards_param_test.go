@@ -9,12 +9,12 @@ import (
 	"github.com/quasar-verify/quasar/lang"
 )
 
-// randomReviewModel: parameterised copies whose branches share first
+// randomParamModel: parameterised copies whose branches share first
 // comparisons (over parameters, variables, elements at variable and
 // parameter indices), with && / || chains, constants that decide them,
 // indices out of range behind a false first conjunct, and blocks that
 // write what the guards read.
-func randomReviewModel(rng *rand.Rand) string {
+func randomParamModel(rng *rand.Rand) string {
 	idx := func() string {
 		return []string{"i", "x", "(x + 1) * 1", "1", "j", "(x * 2) - 1", "y"}[rng.IntN(7)]
 	}
@@ -102,12 +102,12 @@ func randomReviewModel(rng *rand.Rand) string {
 	return b.String()
 }
 
-func TestReviewGuardsAgree(t *testing.T) {
+func TestParamGuardsAgree(t *testing.T) {
 	rng := rand.New(rand.NewPCG(qseed(21), 22))
 	n := 600
 	errs, trans, rejected := 0, 0, 0
 	for i := 0; i < n; i++ {
-		src := randomReviewModel(rng)
+		src := randomParamModel(rng)
 		if m, err := lang.Parse("test.csp", []byte(src)); err != nil {
 			t.Fatal(err)
 		} else if _, err := lang.Check(m); err != nil {
@@ -118,36 +118,7 @@ func TestReviewGuardsAgree(t *testing.T) {
 			}
 			continue
 		}
-		run := func(off, hot bool) string {
-			shapesOff, plainOff = off, off
-			defer func() { shapesOff, plainOff = false, false }()
-			p, err := Compile(mustCheck(t, src))
-			if err != nil {
-				return "compile: " + err.Error()
-			}
-			if hot {
-				p.heatBlocks()
-			}
-			sys, err := p.ProcessByName("Sys")
-			if err != nil {
-				return "process: " + err.Error()
-			}
-			g, err := actualGraph(t, sys, 3000)
-			var gs, es string
-			if g != nil {
-				gs = g.String()
-			}
-			if err != nil {
-				es = err.Error()
-			}
-			return gs + "\n--- " + es
-		}
-		slow := run(true, false)
-		for _, hot := range []bool{false, true} {
-			if fast := run(false, hot); fast != slow {
-				t.Fatalf("model %d differs (hot %v):\n%s\n--- fast:\n%s\n--- generic:\n%s", i, hot, src, fast, slow)
-			}
-		}
+		slow := shapesAgree(t, i, src, "Sys")
 		if !strings.HasSuffix(slow, "--- ") {
 			errs++
 		}
@@ -168,12 +139,12 @@ func mustCheck(t *testing.T, src string) *lang.Checked {
 	return c
 }
 
-// TestReviewSharedFirstAcrossEnvs: one component whose term offers the
+// TestSharedFirstAcrossEnvs: one component whose term offers the
 // branches of two instances of P (different environments), whose guards
 // start with comparisons that read the instance's element (the same
 // comparison generically, different ones once specialised), with blocks
 // that write what the others read.
-func TestReviewSharedFirstAcrossEnvs(t *testing.T) {
+func TestSharedFirstAcrossEnvs(t *testing.T) {
 	srcs := []string{
 		`var x = 0; var a[3] = [0, 1, 0];
 P(i) = [a[i] == 0] e.i{a[i] = 1; x = (x + 1) % 3} -> P(i)
@@ -187,33 +158,7 @@ P(i) = [a[x] == i && a[i] < 2] e.i{a[i] = a[i] + 1; x = (x + 1) % 4} -> P(i)
 Sys = (P(0) [] P(1)) ||| (P(2) [] P(1));`,
 	}
 	for k, src := range srcs {
-		run := func(off, hot bool) string {
-			shapesOff, plainOff = off, off
-			defer func() { shapesOff, plainOff = false, false }()
-			p := compileSrc(t, src)
-			if hot {
-				p.heatBlocks()
-			}
-			sys, err := p.ProcessByName("Sys")
-			if err != nil {
-				t.Fatal(err)
-			}
-			g, err := actualGraph(t, sys, 3000)
-			var gs, es string
-			if g != nil {
-				gs = g.String()
-			}
-			if err != nil {
-				es = err.Error()
-			}
-			return gs + "\n--- " + es
-		}
-		slow := run(true, false)
-		for _, hot := range []bool{false, true} {
-			if fast := run(false, hot); fast != slow {
-				t.Fatalf("model %d differs (hot %v):\n%s\n--- fast:\n%s\n--- generic:\n%s", k, hot, src, fast, slow)
-			}
-		}
+		slow := shapesAgree(t, k, src, "Sys")
 		t.Logf("model %d: %d lines", k, strings.Count(slow, "\n"))
 	}
 }

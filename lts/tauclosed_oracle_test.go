@@ -6,10 +6,10 @@ import (
 	"testing"
 )
 
-// TestReviewTauClosedOracle: Closure, Step and Enabled of a TauClosed,
+// TestTauClosedOracle: Closure, Step and Enabled of a TauClosed,
 // asked in random order (memo warm or cold), equal a brute-force
 // computation on random systems with tau steps.
-func TestReviewTauClosedOracle(t *testing.T) {
+func TestTauClosedOracle(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	names := []string{"tau", "a", "b", "c"}
 	for c := 0; c < 2000; c++ {
