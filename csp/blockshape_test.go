@@ -5,8 +5,6 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
-
-	"github.com/quasar-verify/quasar/lang"
 )
 
 // TestBlockShapesAgree: random event blocks with the statements fast.go
@@ -22,21 +20,7 @@ func TestBlockShapesAgree(t *testing.T) {
 	if testing.Short() {
 		n = 40
 	}
-	errs, trans := 0, 0
-	for i := 0; i < n; i++ {
-		src := randomBlockModel(rng)
-		if m, err := lang.Parse("test.csp", []byte(src)); err != nil {
-			t.Fatal(err)
-		} else if _, err := lang.Check(m); err != nil {
-			i-- // a constant index out of range: the checker rejects it
-			continue
-		}
-		slow := shapesAgree(t, i, src, "Sys")
-		if !strings.HasSuffix(slow, "--- ") {
-			errs++
-		}
-		trans += strings.Count(slow, "\n")
-	}
+	errs, trans, _ := randomShapesAgree(t, rng, n, randomBlockModel, "Sys")
 	t.Logf("%d models, %d end in an error, %d transitions", n, errs, trans)
 	if errs < n/20 || errs > n-n/20 {
 		t.Errorf("%d of %d models end in an error: the cases do not cover both outcomes", errs, n)
@@ -126,21 +110,7 @@ func TestCmpChainsAgree(t *testing.T) {
 	if testing.Short() {
 		n = 40
 	}
-	errs, trans := 0, 0
-	for i := 0; i < n; i++ {
-		src := randomChainModel(rng)
-		if m, err := lang.Parse("test.csp", []byte(src)); err != nil {
-			t.Fatal(err)
-		} else if _, err := lang.Check(m); err != nil {
-			i--
-			continue
-		}
-		slow := shapesAgree(t, i, src, "P")
-		if !strings.HasSuffix(slow, "--- ") {
-			errs++
-		}
-		trans += strings.Count(slow, "\n")
-	}
+	errs, trans, _ := randomShapesAgree(t, rng, n, randomChainModel, "P")
 	t.Logf("%d models, %d end in an error, %d transitions", n, errs, trans)
 	if errs < n/20 || errs > n-n/20 {
 		t.Errorf("%d of %d models end in an error: the cases do not cover both outcomes", errs, n)

@@ -95,6 +95,31 @@ func shapesAgree(t *testing.T, i int, src, name string) string {
 	return slow
 }
 
+// randomShapesAgree runs shapesAgree on n random models of gen (a model
+// the checker rejects, e.g. for a constant index out of range, is drawn
+// again) and returns how many end in an error, the lines of their generic
+// explorations, and how many were rejected.
+func randomShapesAgree(t *testing.T, rng *rand.Rand, n int, gen func(*rand.Rand) string, name string) (errs, lines, rejected int) {
+	for i := 0; i < n; i++ {
+		src := gen(rng)
+		if m, err := lang.Parse("test.csp", []byte(src)); err != nil {
+			t.Fatal(err)
+		} else if _, err := lang.Check(m); err != nil {
+			if rejected++; rejected > 5000 {
+				t.Fatalf("too many rejected: %v\n%s", err, src)
+			}
+			i--
+			continue
+		}
+		slow := shapesAgree(t, i, src, name)
+		if !strings.HasSuffix(slow, "--- ") {
+			errs++
+		}
+		lines += strings.Count(slow, "\n")
+	}
+	return errs, lines, rejected
+}
+
 // randomShapeModel writes a process with three guarded branches over
 // x, y in about -2..2 and a[4].
 func randomShapeModel(rng *rand.Rand) string {

@@ -105,25 +105,7 @@ func randomParamModel(rng *rand.Rand) string {
 func TestParamGuardsAgree(t *testing.T) {
 	rng := rand.New(rand.NewPCG(qseed(21), 22))
 	n := 600
-	errs, trans, rejected := 0, 0, 0
-	for i := 0; i < n; i++ {
-		src := randomParamModel(rng)
-		if m, err := lang.Parse("test.csp", []byte(src)); err != nil {
-			t.Fatal(err)
-		} else if _, err := lang.Check(m); err != nil {
-			rejected++
-			i--
-			if rejected > 5000 {
-				t.Fatalf("too many rejected: %v\n%s", err, src)
-			}
-			continue
-		}
-		slow := shapesAgree(t, i, src, "Sys")
-		if !strings.HasSuffix(slow, "--- ") {
-			errs++
-		}
-		trans += strings.Count(slow, "\n")
-	}
+	errs, trans, rejected := randomShapesAgree(t, rng, n, randomParamModel, "Sys")
 	t.Logf("%d models (%d rejected), %d end in an error, %d lines", n, rejected, errs, trans)
 }
 
