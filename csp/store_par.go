@@ -6,11 +6,11 @@ import (
 	"hash/maphash"
 	"math"
 	"runtime"
-	"sync"
 	"time"
 	"unsafe"
 
 	"github.com/quasar-verify/quasar/internal/frontier"
+	"github.com/quasar-verify/quasar/internal/gang"
 	"github.com/quasar-verify/quasar/lts"
 )
 
@@ -90,8 +90,7 @@ type parSearch struct {
 	patched  bool  // assignPar wrote the slots and records
 	heads    []int // merge cursors
 	lists    [][]parNew
-	panics   []any
-	wg       sync.WaitGroup
+	gang     *gang.Gang
 	// Time spent in the serial phases and in all phases (wall), for the
 	// measurement of the serial fraction (docs/engine.md).
 	serial, total int64
@@ -103,6 +102,7 @@ type parSearch struct {
 	cpu              []int64
 	cpuWork, cpuCrit int64
 	cpuCoord         int64 // worker 0's part, run by the searching goroutine
+	cpuWait          int64 // the searching goroutine waiting for the workers
 	cpuRound         int64 // the searching goroutine in the rounds
 	// phase[i]: wall nanoseconds of expand, grow (its serial part),
 	// insert, ids, patch.
@@ -186,7 +186,7 @@ func newParSearch(p *Proc, workers int) *parSearch {
 	r := &parSearch{p: p, s: p.store, W: workers, P: P, pbits: pbits,
 		ws: make([]parWorker, workers), parts: make([]parPart, P),
 		lo: make([]int, workers+1), base: make([]int, workers+1),
-		panics: make([]any, workers), heads: make([]int, P+1), cpu: make([]int64, workers)}
+		heads: make([]int, P+1), cpu: make([]int64, workers)}
 	for w := range r.ws {
 		r.ws[w].route = make([][]int32, P)
 		r.ws[w].res = make([][]uint32, P)
@@ -194,8 +194,12 @@ func newParSearch(p *Proc, workers int) *parSearch {
 	return r
 }
 
-// close returns the workers' scratch to the Proc's pool.
+// close stops the workers and returns their scratch to the Proc's pool.
 func (r *parSearch) close() {
+	if r.gang != nil {
+		r.gang.Close()
+		r.gang = nil
+	}
 	for w := range r.ws {
 		if x := r.ws[w].x; x != nil {
 			r.ws[w].x = nil
@@ -205,51 +209,38 @@ func (r *parSearch) close() {
 }
 
 // parallel runs f(w) for every worker and waits; a worker's panic is
-// raised again here.
+// raised again here. The workers are a gang's (started on first use,
+// stopped by close): a phase's hand-off takes microseconds.
 func (r *parSearch) parallel(f func(w int)) {
 	t0 := nanotime()
 	defer func() { r.par += nanotime() - t0 }()
-	run := func(w int) {
-		defer func() {
-			if e := recover(); e != nil {
-				r.panics[w] = e
-			}
-		}()
+	if r.gang == nil {
+		var init func(int)
 		if parCPU != nil {
-			if w > 0 {
-				runtime.LockOSThread()
-				defer runtime.UnlockOSThread()
-			}
-			c0 := parCPU()
-			defer func() { r.cpu[w] = parCPU() - c0 }()
+			init = func(int) { runtime.LockOSThread() }
 		}
+		r.gang = gang.New(r.W, init)
+	}
+	if parCPU == nil {
+		r.gang.Run(f)
+		return
+	}
+	c0 := parCPU()
+	r.gang.Run(func(w int) {
+		c0 := parCPU()
+		defer func() { r.cpu[w] = parCPU() - c0 }()
 		f(w)
+	})
+	// The caller's CPU time in Run beyond worker 0's part: spinning
+	// while it waited for the others (not serial work).
+	r.cpuWait += parCPU() - c0 - r.cpu[0]
+	m := int64(0)
+	for _, c := range r.cpu {
+		m = max(m, c)
+		r.cpuWork += c
 	}
-	for w := 1; w < r.W; w++ {
-		r.wg.Add(1)
-		go func() {
-			defer r.wg.Done()
-			run(w)
-		}()
-	}
-	// Worker 0's part runs here: one goroutine fewer to start and wake.
-	run(0)
-	r.wg.Wait()
-	if parCPU != nil {
-		m := int64(0)
-		for _, c := range r.cpu {
-			m = max(m, c)
-			r.cpuWork += c
-		}
-		r.cpuCrit += m
-		r.cpuCoord += r.cpu[0]
-	}
-	for w, e := range r.panics {
-		if e != nil {
-			r.panics[w] = nil
-			panic(e)
-		}
-	}
+	r.cpuCrit += m
+	r.cpuCoord += r.cpu[0]
 }
 
 // round expands states, interns their successors and returns the index of

@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/quasar-verify/quasar/lang"
 	"github.com/quasar-verify/quasar/lts"
@@ -267,6 +268,18 @@ func TestParallelIDsSymmetric(t *testing.T) {
 // stays usable (a later search of it gives the full count).
 func TestParallelLimits(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
+	before := runtime.NumGoroutine()
+	defer func() {
+		// The workers (internal/gang) are gone once a search returns,
+		// however it ended.
+		for range 200 {
+			if runtime.NumGoroutine() <= before {
+				return
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+		t.Errorf("%d goroutines after the searches, %d before", runtime.NumGoroutine(), before)
+	}()
 	src, err := os.ReadFile("../bench/philosophers/philosophers.csp")
 	if err != nil {
 		t.Fatal(err)
