@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/quasar-verify/quasar/internal/budget"
 	"github.com/quasar-verify/quasar/lts"
 	"github.com/quasar-verify/quasar/pipeline"
 )
@@ -337,6 +338,8 @@ func BenchmarkLinearizesInvokedAtCAS(b *testing.B) {
 // benchValid checks the assertion of src that sel selects, which must be
 // valid, b.N times, and reports its pairs, states and CPU time per check.
 func benchValid(b *testing.B, f string, src []byte, sel string) {
+	// The collector's pace of `quasar check` (budget.TuneGC).
+	defer budget.TuneGC(0)()
 	cpu0 := cpuSeconds()
 	for b.Loop() {
 		rep, err := pipeline.Source(context.Background(), f, src, pipeline.Options{Assert: sel})
