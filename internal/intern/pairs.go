@@ -45,7 +45,9 @@ func NewPairs(n int) *Pairs {
 	for 1<<bits < 2*n {
 		bits++
 	}
-	return &Pairs{table: make([]slot, 1<<bits), shift: 64 - bits}
+	table := make([]slot, 1<<bits)
+	touch(table, 12)
+	return &Pairs{table: table, shift: 64 - bits}
 }
 
 // NewDensePairs returns an empty set that keeps the first key of each high
@@ -145,6 +147,7 @@ func (p *Pairs) Intern(k uint64) (id uint32, added bool) {
 				bits++
 			}
 			p.table, p.shift = make([]slot, 1<<bits), 64-bits
+			touch(p.table, 12)
 		}
 	}
 	mask := uint64(len(p.table) - 1)
@@ -180,6 +183,7 @@ func (p *Pairs) newID(k uint64) uint32 {
 func (p *Pairs) growFirst(h uint64) {
 	n := max(h+1, 2*uint64(len(p.first)), 1024)
 	first := make([]uint64, n)
+	touch(first[len(p.first):], 8)
 	copy(first, p.first)
 	p.first = first
 }
@@ -187,6 +191,7 @@ func (p *Pairs) growFirst(h uint64) {
 func (p *Pairs) grow() {
 	old := p.table
 	p.table = make([]slot, 2*len(old))
+	touch(p.table, 12)
 	p.shift--
 	mask := uint64(len(p.table) - 1)
 	for _, sl := range old {
