@@ -6,6 +6,7 @@ import (
 	"math"
 	"unsafe"
 
+	"github.com/quasar-verify/quasar/internal/intern"
 	"github.com/quasar-verify/quasar/lts"
 )
 
@@ -281,7 +282,7 @@ func (s *store) setIndex(id uint32, v uint32) {
 		s.index = append(s.index, make([]uint32, 0, c))
 	}
 	blk := id >> refBits
-	s.index[blk] = append(s.index[blk], v)
+	s.index[blk] = intern.Append(s.index[blk], v)
 }
 
 // grow enlarges the table by growNum/growDen. Slots are visited in order

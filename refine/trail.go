@@ -37,8 +37,8 @@ func newTrail(tab *lts.EventTable, bud *budget.Budget, opt Options) trail {
 func (t *trail) store(st lts.State, m uint32, parent uint32, ev lts.Event) (id uint32, added bool) {
 	id, added = t.pairs.Intern(uint64(st)<<32 | uint64(m))
 	if added {
-		t.parent = append(t.parent, parent)
-		t.via = append(t.via, ev)
+		t.parent = intern.Append(t.parent, parent)
+		t.via = intern.Append(t.via, ev)
 	}
 	return id, added
 }

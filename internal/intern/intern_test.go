@@ -194,3 +194,28 @@ func densePairsRun(run int) (err error) {
 	}
 	return nil
 }
+
+// TestAppend: Append keeps the elements and their order across its
+// doubling and append's growth beyond doubleUpTo, and doubles while small.
+func TestAppend(t *testing.T) {
+	var s []uint32
+	grows := 0
+	for i := 0; i < 3*doubleUpTo; i++ {
+		c := cap(s)
+		s = Append(s, uint32(i*7))
+		if cap(s) != c {
+			grows++
+			if c >= 64 && c < doubleUpTo && cap(s) != 2*c {
+				t.Fatalf("len %d: capacity %d -> %d, want doubled", i, c, cap(s))
+			}
+		}
+	}
+	for i, v := range s {
+		if v != uint32(i*7) {
+			t.Fatalf("s[%d] = %d, want %d", i, v, i*7)
+		}
+	}
+	if grows > 20 {
+		t.Fatalf("%d reallocations for %d elements", grows, len(s))
+	}
+}

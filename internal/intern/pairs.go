@@ -175,7 +175,7 @@ func (p *Pairs) newID(k uint64) uint32 {
 		panic("intern: more than 2^32-2 pairs")
 	}
 	id := uint32(len(p.keys))
-	p.keys = append(p.keys, k)
+	p.keys = Append(p.keys, k)
 	return id
 }
 
