@@ -108,7 +108,9 @@ func BenchmarkPairs(b *testing.B) {
 // one and with a map on random runs of Intern, Lookup and Get: keys whose
 // high halves are small ids with one to several low halves each (most
 // with one, as a deterministic specification's pairs), high halves met in
-// any order and far ahead of the array, and low halves of 0 and 2^32-1.
+// any order and far ahead of the array, high halves so large that the set
+// moves every key to its table (a quarter of the runs), and low halves of 0
+// and 2^32-1.
 func TestDensePairsAgree(t *testing.T) {
 	failed := 0
 	var first error
@@ -150,6 +152,9 @@ func densePairsRun(run int) (err error) {
 			h := uint64(r.IntN(his))
 			if r.IntN(50) == 0 {
 				h += uint64(his + r.IntN(2*his+2048)) // far ahead
+			}
+			if run%4 == 3 && r.IntN(400) == 0 {
+				h = 1<<31 + uint64(r.IntN(100)) // not dense: the set gives up the array
 			}
 			k := h<<32 | lo()
 			if r.IntN(3) == 0 {

@@ -52,8 +52,10 @@ func NewPairs(n int) *Pairs {
 
 // NewDensePairs returns an empty set that keeps the first key of each high
 // half in a dense array (see Pairs); the high halves should be dense ids:
-// the array is as long as the largest one. The table is allocated, sized
-// for about n keys, when a second key of some high half comes.
+// the array is as long as the largest one (a high half far beyond the keys
+// interned, see denseSlack, makes the set move its keys to the table and
+// go on as a NewPairs set). The table is allocated, sized for about n keys,
+// when a second key of some high half comes.
 func NewDensePairs(n int) *Pairs {
 	return &Pairs{dense: true, hint: n}
 }
@@ -130,6 +132,11 @@ func (p *Pairs) Intern(k uint64) (id uint32, added bool) {
 	if p.dense {
 		h := k >> 32
 		if h >= uint64(len(p.first)) {
+			if h >= denseSlack+4*uint64(len(p.keys)) {
+				// Not dense ids after all: keep every key in the table.
+				p.undense()
+				return p.Intern(k)
+			}
 			p.growFirst(h)
 		}
 		e := p.first[h]
@@ -141,14 +148,7 @@ func (p *Pairs) Intern(k uint64) (id uint32, added bool) {
 		if uint32(e) == uint32(k) {
 			return uint32(e>>32) - 1, false
 		}
-		if p.table == nil {
-			bits := uint(10)
-			for 1<<bits < 2*p.hint {
-				bits++
-			}
-			p.table, p.shift = make([]slot, 1<<bits), 64-bits
-			touch(p.table, 12)
-		}
+		p.makeTable(p.hint)
 	}
 	mask := uint64(len(p.table) - 1)
 	i := p.home(k)
@@ -177,6 +177,47 @@ func (p *Pairs) newID(k uint64) uint32 {
 	id := uint32(len(p.keys))
 	p.keys = Append(p.keys, k)
 	return id
+}
+
+// makeTable makes the table, sized for about n keys, if there is none.
+func (p *Pairs) makeTable(n int) {
+	if p.table != nil {
+		return
+	}
+	bits := uint(10)
+	for 1<<bits < 2*n {
+		bits++
+	}
+	p.table, p.shift = make([]slot, 1<<bits), 64-bits
+	touch(p.table, 12)
+}
+
+// denseSlack bounds how far beyond 4 times the keys interned a high half
+// may lie for the dense array to grow to it (a dense set given ids that
+// are not dense would otherwise allocate 8 bytes for every id below the
+// largest).
+const denseSlack = 1 << 20
+
+// undense moves the keys of the dense array into the table and makes the
+// set an ordinary one.
+func (p *Pairs) undense() {
+	p.makeTable(max(p.hint, len(p.keys)))
+	for h, e := range p.first {
+		if e == 0 {
+			continue
+		}
+		sl := slot{lo: uint32(e), hi: uint32(h), id: uint32(e >> 32)}
+		mask := uint64(len(p.table) - 1)
+		i := p.home(sl.key())
+		for p.table[i].id != 0 {
+			i = (i + 1) & mask
+		}
+		p.table[i] = sl
+		if p.inTable++; p.inTable*4 > len(p.table)*3 {
+			p.grow()
+		}
+	}
+	p.first, p.dense = nil, false
 }
 
 // growFirst extends first to cover the high half h.
