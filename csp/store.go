@@ -6,6 +6,7 @@ import (
 	"math"
 	"unsafe"
 
+	"github.com/quasar-verify/quasar/internal/intern"
 	"github.com/quasar-verify/quasar/lts"
 )
 
@@ -281,7 +282,7 @@ func (s *store) setIndex(id uint32, v uint32) {
 		s.index = append(s.index, make([]uint32, 0, c))
 	}
 	blk := id >> refBits
-	s.index[blk] = append(s.index[blk], v)
+	s.index[blk] = intern.Append(s.index[blk], v)
 }
 
 // grow enlarges the table by growNum/growDen. Slots are visited in order
@@ -297,13 +298,41 @@ func (s *store) grow() {
 	table := make([]byte, int(slots)*s.slot)
 	touch(table, 4096)
 	base := unsafe.Pointer(unsafe.SliceData(table))
-	for j := uint64(0); j < oldSlots; j++ {
-		if p := s.at(j); load32(p) != 0 {
-			s.moveSlot(base, slots, p)
+	if s.n <= indexHashMax {
+		// The index holds each inline entry's h32: read it there
+		// instead of hashing the entry's bytes again.
+		sz := uintptr(s.slot)
+		for j := uint64(0); j < oldSlots; j++ {
+			p := s.at(j)
+			v := load32(p)
+			if v == 0 {
+				continue
+			}
+			id := v - 1
+			i := uint64(s.index[id>>refBits][id&(refBlock-1)]) * slots >> 32
+			for load32(unsafe.Add(base, uintptr(i)*sz)) != 0 {
+				if i++; i == slots {
+					i = 0
+				}
+			}
+			copySlot(unsafe.Add(base, uintptr(i)*sz), p, s.slot)
+		}
+	} else {
+		for j := uint64(0); j < oldSlots; j++ {
+			if p := s.at(j); load32(p) != 0 {
+				s.moveSlot(base, slots, p)
+			}
 		}
 	}
 	s.table, s.slots = table, slots
 }
+
+// indexHashMax is the number of states up to which grow reads each inline
+// entry's hash from the id index (4 bytes an id, read in no particular
+// order: up to 128 KiB, which the cache holds) instead of recomputing it;
+// beyond, a read of the index would often miss the cache, which costs more
+// than hashing the bytes that the move reads anyway.
+const indexHashMax = 1 << 15
 
 // moveSlot copies the occupied slot p into the first free slot from its
 // home in a table of slots slots at base (its hash is recomputed from the

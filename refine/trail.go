@@ -12,7 +12,7 @@ import (
 // path is rebuilt. The trace and failures searches share it.
 type trail struct {
 	tab    *lts.EventTable
-	pairs  *intern.Pairs // (impl state, macrostate) packed in 64 bits -> pair id
+	pairs  *intern.Pairs // (impl state, macrostate) packed in 64 bits -> pair id; dense: impl states are dense ids
 	parent []uint32      // parent[id]: the pair id id was first reached from
 	via    []lts.Event   // via[id]: the impl event of that step (Tau for internal)
 	perms  []lts.Perm    // pair symmetry only: the renaming that made pair id a representative
@@ -29,7 +29,7 @@ type trail struct {
 }
 
 func newTrail(tab *lts.EventTable, bud *budget.Budget, opt Options) trail {
-	return trail{tab: tab, pairs: intern.NewPairs(1 << 12), bud: bud, progress: opt.Progress, countdown: pollEvery}
+	return trail{tab: tab, pairs: intern.NewDensePairs(1 << 12), bud: bud, progress: opt.Progress, countdown: pollEvery}
 }
 
 // store interns the pair (st, m) reached from parent by ev; added is false
@@ -37,8 +37,8 @@ func newTrail(tab *lts.EventTable, bud *budget.Budget, opt Options) trail {
 func (t *trail) store(st lts.State, m uint32, parent uint32, ev lts.Event) (id uint32, added bool) {
 	id, added = t.pairs.Intern(uint64(st)<<32 | uint64(m))
 	if added {
-		t.parent = append(t.parent, parent)
-		t.via = append(t.via, ev)
+		t.parent = intern.Append(t.parent, parent)
+		t.via = intern.Append(t.via, ev)
 	}
 	return id, added
 }

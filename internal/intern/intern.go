@@ -43,12 +43,15 @@ func New(n int) *Set {
 	for size < 2*n {
 		size <<= 1
 	}
-	return &Set{
+	s := &Set{
 		seed:  maphash.MakeSeed(),
 		table: make([]uint32, size),
 		tags:  make([]uint8, size),
 		mask:  uint64(size - 1),
 	}
+	touch(s.table, 4)
+	touch(s.tags, 1)
+	return s
 }
 
 // Len is the number of distinct strings interned.
@@ -144,6 +147,8 @@ func (s *Set) store(b []byte) uint64 {
 func (s *Set) grow() {
 	table := make([]uint32, 2*len(s.table))
 	tags := make([]uint8, len(table))
+	touch(table, 4)
+	touch(tags, 1)
 	mask := uint64(len(table) - 1)
 	for id := range s.lens {
 		h := maphash.Bytes(s.seed, s.Get(uint32(id)))

@@ -2,6 +2,8 @@ package intern
 
 import (
 	"encoding/binary"
+	"fmt"
+	"math/rand/v2"
 	"testing"
 )
 
@@ -99,5 +101,126 @@ func BenchmarkPairs(b *testing.B) {
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
 		p.Intern(uint64(i)<<32 | uint64(i%13))
+	}
+}
+
+// TestDensePairsAgree compares a dense set (NewDensePairs) with the plain
+// one and with a map on random runs of Intern, Lookup and Get: keys whose
+// high halves are small ids with one to several low halves each (most
+// with one, as a deterministic specification's pairs), high halves met in
+// any order and far ahead of the array, high halves so large that the set
+// moves every key to its table (a quarter of the runs), and low halves of 0
+// and 2^32-1.
+func TestDensePairsAgree(t *testing.T) {
+	failed := 0
+	var first error
+	for run := 0; run < 400; run++ {
+		if err := densePairsRun(run); err != nil {
+			if failed++; first == nil {
+				first = err
+			}
+		}
+	}
+	if failed > 0 {
+		t.Fatalf("%d of 400 runs disagree; the first: %v", failed, first)
+	}
+}
+
+func densePairsRun(run int) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("run %d: panic: %v", run, r)
+		}
+	}()
+	{
+		r := rand.New(rand.NewPCG(uint64(run), 7))
+		d, p := NewDensePairs(r.IntN(64)), NewPairs(r.IntN(64))
+		want := map[uint64]uint32{}
+		his := 1 + r.IntN(3000)
+		los := 1 + r.IntN(4)
+		lo := func() uint64 {
+			switch x := r.IntN(10); {
+			case x == 0:
+				return 1<<32 - 1
+			case x < 6:
+				return 0
+			default:
+				return uint64(r.IntN(los))
+			}
+		}
+		for i := 0; i < 4000; i++ {
+			h := uint64(r.IntN(his))
+			if r.IntN(50) == 0 {
+				h += uint64(his + r.IntN(2*his+2048)) // far ahead
+			}
+			if run%4 == 3 && r.IntN(400) == 0 {
+				h = 1<<31 + uint64(r.IntN(100)) // not dense: the set gives up the array
+			}
+			k := h<<32 | lo()
+			if r.IntN(3) == 0 {
+				id, ok := d.Lookup(k)
+				pid, pok := p.Lookup(k)
+				wid, wok := want[k]
+				if ok != wok || ok && (id != wid || pid != wid) || pok != wok {
+					return fmt.Errorf("run %d: Lookup(%x) = %d %v, plain %d %v, want %d %v", run, k, id, ok, pid, pok, wid, wok)
+				}
+				continue
+			}
+			id, added := d.Intern(k)
+			pid, padded := p.Intern(k)
+			wid, seen := want[k]
+			if !seen {
+				wid = uint32(len(want))
+				want[k] = wid
+			}
+			if id != wid || added == seen || pid != wid || padded == seen {
+				return fmt.Errorf("run %d: Intern(%x) = %d %v, plain %d %v, want %d new %v", run, k, id, added, pid, padded, wid, !seen)
+			}
+		}
+		if d.Len() != len(want) {
+			return fmt.Errorf("run %d: Len %d, want %d", run, d.Len(), len(want))
+		}
+		for k, id := range want {
+			if got, ok := d.Lookup(k); !ok || got != id || d.Get(id) != k {
+				return fmt.Errorf("run %d: key %x: Lookup %d %v, Get %x; want %d", run, k, got, ok, d.Get(id), id)
+			}
+		}
+		// Keys never interned: a known high half with a new low half, and
+		// high halves beyond the array.
+		for _, k := range []uint64{uint64(4*his+5000) << 32, 1<<63 | 3, uint64(r.IntN(his))<<32 | 12345} {
+			if _, ok := want[k]; ok {
+				continue
+			}
+			if id, ok := d.Lookup(k); ok {
+				return fmt.Errorf("run %d: Lookup(%x) found %d, never interned", run, k, id)
+			}
+		}
+		d.Prefetch([]uint64{0, uint64(1<<31) << 32}) // must not fault
+	}
+	return nil
+}
+
+// TestAppend: Append keeps the elements and their order across its
+// doubling and append's growth beyond doubleUpTo, and doubles while small.
+func TestAppend(t *testing.T) {
+	var s []uint32
+	grows := 0
+	for i := 0; i < 3*doubleUpTo; i++ {
+		c := cap(s)
+		s = Append(s, uint32(i*7))
+		if cap(s) != c {
+			grows++
+			if c >= 64 && c < doubleUpTo && cap(s) != 2*c {
+				t.Fatalf("len %d: capacity %d -> %d, want doubled", i, c, cap(s))
+			}
+		}
+	}
+	for i, v := range s {
+		if v != uint32(i*7) {
+			t.Fatalf("s[%d] = %d, want %d", i, v, i*7)
+		}
+	}
+	if grows > 20 {
+		t.Fatalf("%d reallocations for %d elements", grows, len(s))
 	}
 }

@@ -1,5 +1,7 @@
 package intern
 
+import "unsafe"
+
 // Memo maps 64-bit keys to values in one open-addressing table whose slots
 // hold the key beside its value, so a lookup reads one slot and no other
 // memory (a Go map, or a Pairs set beside a slice of values, costs a
@@ -26,7 +28,9 @@ func NewMemo[V any](n int) Memo[V] {
 	for 1<<bits < 2*n {
 		bits++
 	}
-	return Memo[V]{table: make([]memoSlot[V], 1<<bits), shift: 64 - bits}
+	table := make([]memoSlot[V], 1<<bits)
+	touch(table, int(unsafe.Sizeof(table[0])))
+	return Memo[V]{table: table, shift: 64 - bits}
 }
 
 func (m *Memo[V]) home(k uint64) uint64 { return (k * 0x9E3779B97F4A7C15) >> m.shift }
@@ -65,6 +69,7 @@ func (m *Memo[V]) Put(k uint64, v V) {
 func (m *Memo[V]) grow() {
 	old := m.table
 	m.table = make([]memoSlot[V], 2*len(old))
+	touch(m.table, int(unsafe.Sizeof(m.table[0])))
 	m.shift--
 	mask := uint64(len(m.table) - 1)
 	for _, sl := range old {
