@@ -179,3 +179,32 @@ func TestRunAfterClose(t *testing.T) {
 		t.Fatal("Run after Close did not panic")
 	}
 }
+
+// TestGoexitInCaller: worker 0's f calling runtime.Goexit ends the
+// caller's goroutine in Run; its deferred Close still stops the workers
+// (those that had not started that Run's f yet skip it).
+func TestGoexitInCaller(t *testing.T) {
+	before := runtime.NumGoroutine()
+	var ran atomic.Int64
+	ok, _ := within(10*time.Second, func() {
+		g := New(3, nil)
+		defer g.Close()
+		g.Run(func(w int) {
+			if w == 0 {
+				runtime.Goexit()
+			}
+			time.Sleep(time.Millisecond)
+			ran.Add(1)
+		})
+		t.Error("Run returned after its caller's Goexit")
+	})
+	if !ok {
+		t.Fatal("Close did not return after the caller's Goexit")
+	}
+	if ran.Load() > 2 {
+		t.Errorf("%d workers finished their f, want at most 2", ran.Load())
+	}
+	if n := settledGoroutines(before); n > before {
+		t.Errorf("%d goroutines after Close, %d before", n, before)
+	}
+}
