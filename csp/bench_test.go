@@ -210,13 +210,14 @@ func BenchmarkExplorePhilosophers(b *testing.B) {
 					if w > 1 {
 						// The searching goroutine's CPU time, less
 						// worker 0's parts, which it runs, and its
-						// waits for the other workers (it spins).
+						// waits for the other workers (it spins); its
+						// wake-ups of the workers stay in it.
 						own := float64(threadCPU()-t0-x.parCoord-x.parWait) / 1e9
 						serial += own
 						work += own + float64(x.parWork)/1e9
 						crit += own + float64(x.parCrit)/1e9
-						b.Logf("phases (ms wall): expand %d grow %d insert %d ids %d patch %d; rounds %d of %d ms; CPU s: waiting %.3f, serial %.3f (in the rounds %.3f) work %.3f critical path %.3f",
-							x.parPhase[0]/1e6, x.parPhase[1]/1e6, x.parPhase[2]/1e6, x.parPhase[3]/1e6, x.parPhase[4]/1e6, x.parTotal/1e6, int64(r.Stats.Seconds*1e3), float64(x.parWait)/1e9,
+						b.Logf("phases (ms wall): expand %d grow %d insert %d ids %d patch %d; rounds %d of %d ms; CPU s: waiting %.3f, waking %.3f, serial %.3f (in the rounds %.3f) work %.3f critical path %.3f",
+							x.parPhase[0]/1e6, x.parPhase[1]/1e6, x.parPhase[2]/1e6, x.parPhase[3]/1e6, x.parPhase[4]/1e6, x.parTotal/1e6, int64(r.Stats.Seconds*1e3), float64(x.parWait)/1e9, float64(x.parWake)/1e9,
 							own, float64(x.parRound-x.parCoord-x.parWait)/1e9, own+float64(x.parWork)/1e9, own+float64(x.parCrit)/1e9)
 					}
 				}

@@ -105,7 +105,7 @@ type bfs struct {
 	parPhase            [5]int64
 	parWork, parCrit    int64
 	parCoord, parRound  int64
-	parWait             int64
+	parWait, parWake    int64
 }
 
 const noState = ^lts.State(0)
@@ -382,7 +382,7 @@ func (x *bfs) runParallelProc(p *Proc, level []lts.State, visit visitor) {
 	defer r.close()
 	defer func() {
 		x.parSerial, x.parTotal, x.parDeferred, x.parPhase = r.serial, r.total, r.deferred, r.phase
-		x.parWork, x.parCrit, x.parCoord, x.parRound, x.parWait = r.cpuWork, r.cpuCrit, r.cpuCoord, r.cpuRound, r.cpuWait
+		x.parWork, x.parCrit, x.parCoord, x.parRound, x.parWait, x.parWake = r.cpuWork, r.cpuCrit, r.cpuCoord, r.cpuRound, r.cpuWait, r.cpuWake
 	}()
 	var next []lts.State
 	step := r.W * parRound

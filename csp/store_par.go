@@ -103,6 +103,7 @@ type parSearch struct {
 	cpuWork, cpuCrit int64
 	cpuCoord         int64 // worker 0's part, run by the searching goroutine
 	cpuWait          int64 // the searching goroutine waiting for the workers
+	cpuWake          int64 // the searching goroutine waking them (in the serial time)
 	cpuRound         int64 // the searching goroutine in the rounds
 	// phase[i]: wall nanoseconds of expand, grow (its serial part),
 	// insert, ids, patch.
@@ -225,15 +226,28 @@ func (r *parSearch) parallel(f func(w int)) {
 		r.gang.Run(f)
 		return
 	}
+	// The caller's CPU time in Run beyond worker 0's part is the
+	// hand-off, which wakes the workers before f(0) (serial work: on
+	// free cores it would still be on the critical path), and the wait
+	// for them after f(0) (it spins: not serial work).
 	c0 := parCPU()
+	var s0, e0 int64
 	r.gang.Run(func(w int) {
-		c0 := parCPU()
-		defer func() { r.cpu[w] = parCPU() - c0 }()
+		c := parCPU()
+		if w == 0 {
+			s0 = c
+		}
+		defer func() {
+			e := parCPU()
+			r.cpu[w] = e - c
+			if w == 0 {
+				e0 = e
+			}
+		}()
 		f(w)
 	})
-	// The caller's CPU time in Run beyond worker 0's part: spinning
-	// while it waited for the others (not serial work).
-	r.cpuWait += parCPU() - c0 - r.cpu[0]
+	r.cpuWake += s0 - c0
+	r.cpuWait += parCPU() - e0
 	m := int64(0)
 	for _, c := range r.cpu {
 		m = max(m, c)

@@ -84,15 +84,20 @@ func New(w int, init func(w int)) *Gang {
 	}
 	g.exit.Add(w - 1)
 	for i := 1; i < w; i++ {
-		go g.worker(i)
+		go g.worker(i, 0)
 	}
 	return g
 }
 
 // Run runs f(w) on every worker, f(0) on the calling goroutine, and
 // returns when all have returned. A panic of any f is raised again here
-// (the lowest worker's), after all have returned.
+// (the lowest worker's), after all have returned; so is an f's call of
+// runtime.Goexit on a worker other than 0 (as a panic: the worker's
+// goroutine ends, and a new one takes its place). Run panics after Close.
 func (g *Gang) Run(f func(w int)) {
+	if g.stop.Load() {
+		panic("gang: Run after Close")
+	}
 	g.start(f)
 	g.call(0)
 	g.wait()
@@ -148,23 +153,50 @@ func (g *Gang) call(w int) {
 	g.f(w)
 }
 
-func (g *Gang) worker(w int) {
-	defer g.exit.Done()
+// done counts worker w > 0 out of this Run.
+func (g *Gang) done() {
+	if g.left.Add(-1) == 0 {
+		g.ws[0].wake()
+	}
+}
+
+// worker runs worker w's part of each Run after generation seen.
+func (g *Gang) worker(w int, seen uint64) {
+	inF := false
+	defer func() {
+		if inF {
+			// f called runtime.Goexit (call recovers panics): this
+			// goroutine ends whatever we do. A new one takes its
+			// place for the next Runs, and this Run is told (as a
+			// panic) rather than left waiting for it forever.
+			g.panics[w] = "gang: worker " + itoa(w) + "'s function called runtime.Goexit"
+			g.exit.Add(1)
+			go g.worker(w, seen)
+			g.done()
+		}
+		g.exit.Done()
+	}()
 	if g.init != nil {
 		g.init(w)
 	}
-	seen := uint64(0)
 	for {
 		g.ws[w].wait(func() bool { return g.gen.Load() != seen })
 		seen = g.gen.Load()
 		if g.stop.Load() {
 			return
 		}
+		inF = true
 		g.call(w)
-		if g.left.Add(-1) == 0 {
-			g.ws[0].wake()
-		}
+		inF = false
+		g.done()
 	}
+}
+
+func itoa(n int) string {
+	if n < 10 {
+		return string(rune('0' + n))
+	}
+	return itoa(n/10) + string(rune('0'+n%10))
 }
 
 // wait returns when ready() holds: it spins for up to its budget, then
@@ -183,7 +215,10 @@ func (wt *waiter) wait(ready func() bool) {
 	if wt.budget == 0 {
 		wt.budget = Spin
 	}
-	deadline := time.Now().Add(wt.budget)
+	var deadline time.Time
+	if !wt.nospin {
+		deadline = time.Now().Add(wt.budget)
+	}
 	for i := 1; !wt.nospin; i++ {
 		if ready() {
 			wt.budget = min(2*wt.budget, Spin)
