@@ -23,6 +23,7 @@ package gang
 
 import (
 	"runtime"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -169,7 +170,7 @@ func (g *Gang) worker(w int, seen uint64) {
 			// goroutine ends whatever we do. A new one takes its
 			// place for the next Runs, and this Run is told (as a
 			// panic) rather than left waiting for it forever.
-			g.panics[w] = "gang: worker " + itoa(w) + "'s function called runtime.Goexit"
+			g.panics[w] = "gang: worker " + strconv.Itoa(w) + "'s function called runtime.Goexit"
 			g.exit.Add(1)
 			go g.worker(w, seen)
 			g.done()
@@ -190,13 +191,6 @@ func (g *Gang) worker(w int, seen uint64) {
 		inF = false
 		g.done()
 	}
-}
-
-func itoa(n int) string {
-	if n < 10 {
-		return string(rune('0' + n))
-	}
-	return itoa(n/10) + string(rune('0'+n%10))
 }
 
 // wait returns when ready() holds: it spins for up to its budget, then
