@@ -8,7 +8,6 @@ import (
 	"runtime"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/quasar-verify/quasar/lang"
 	"github.com/quasar-verify/quasar/lts"
@@ -272,13 +271,9 @@ func TestParallelLimits(t *testing.T) {
 	defer func() {
 		// The workers (internal/gang) are gone once a search returns,
 		// however it ended.
-		for range 200 {
-			if runtime.NumGoroutine() <= before {
-				return
-			}
-			time.Sleep(5 * time.Millisecond)
+		if n := settled(before); n > before {
+			t.Errorf("%d goroutines after the searches, %d before", n, before)
 		}
-		t.Errorf("%d goroutines after the searches, %d before", runtime.NumGoroutine(), before)
 	}()
 	src, err := os.ReadFile("../bench/philosophers/philosophers.csp")
 	if err != nil {

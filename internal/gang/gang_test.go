@@ -22,24 +22,32 @@ func TestRunsEveryWorkerOnce(t *testing.T) {
 				Spin, MinSpin = spin, min(spin, MinSpin)
 				g := New(w, nil)
 				defer g.Close()
-				counts := make([]int, w)
-				var ran atomic.Int64
-				for phase := range 3000 {
-					g.Run(func(i int) {
-						if counts[i] != phase {
-							panic(fmt.Sprintf("worker %d: phase %d saw %d runs", i, phase, counts[i]))
-						}
-						counts[i]++
-						ran.Add(1)
-						if phase%7 == i {
-							runtime.Gosched() // uneven phases
-						}
-					})
-					if got := ran.Load(); got != int64((phase+1)*w) {
-						t.Fatalf("phase %d: Run returned after %d calls, want %d", phase, got, (phase+1)*w)
-					}
-				}
+				runPhases(g, w, 3000)
 			})
+		}
+	}
+}
+
+// runPhases runs phases Runs on g's w workers and panics unless every
+// phase ran each worker exactly once and Run returned only after all had
+// finished (each phase reads what the last one wrote). Workers are made
+// uneven by yielding now and then.
+func runPhases(g *Gang, w, phases int) {
+	counts := make([]int, w)
+	var ran atomic.Int64
+	for phase := range phases {
+		g.Run(func(i int) {
+			if counts[i] != phase {
+				panic(fmt.Sprintf("worker %d: phase %d saw %d runs", i, phase, counts[i]))
+			}
+			counts[i]++
+			ran.Add(1)
+			if phase%7 == i {
+				runtime.Gosched()
+			}
+		})
+		if got := ran.Load(); got != int64((phase+1)*w) {
+			panic(fmt.Sprintf("phase %d: Run returned after %d calls, want %d", phase, got, (phase+1)*w))
 		}
 	}
 }
@@ -85,13 +93,9 @@ func TestCloseStopsWorkers(t *testing.T) {
 		g.Close()
 		g.Close() // a second Close does nothing
 	}
-	for range 100 {
-		if runtime.NumGoroutine() <= before {
-			return
-		}
-		time.Sleep(time.Millisecond)
+	if n := settledGoroutines(before); n > before {
+		t.Fatalf("%d goroutines after Close, %d before", n, before)
 	}
-	t.Fatalf("%d goroutines after Close, %d before", runtime.NumGoroutine(), before)
 }
 
 // TestInitRunsOnWorkers: init runs once on each worker goroutine, before

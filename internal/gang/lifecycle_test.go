@@ -47,22 +47,7 @@ func TestOneP(t *testing.T) {
 				if g.ws[0].nospin == late {
 					t.Fatalf("nospin %v, want %v", g.ws[0].nospin, !late)
 				}
-				counts := make([]int, w)
-				var ran atomic.Int64
-				ok, e := within(20*time.Second, func() {
-					for phase := range 500 {
-						g.Run(func(i int) {
-							if counts[i] != phase {
-								panic(fmt.Sprintf("worker %d: phase %d saw %d runs", i, phase, counts[i]))
-							}
-							counts[i]++
-							ran.Add(1)
-						})
-						if got := ran.Load(); got != int64((phase+1)*w) {
-							panic(fmt.Sprintf("phase %d: Run returned after %d calls, want %d", phase, got, (phase+1)*w))
-						}
-					}
-				})
+				ok, e := within(20*time.Second, func() { runPhases(g, w, 500) })
 				if !ok || e != nil {
 					t.Fatalf("returned %v, panicked %v", ok, e)
 				}
