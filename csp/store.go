@@ -506,17 +506,7 @@ func (s *store) PrefetchGet(ids []lts.State) {
 	if s.width < 0 {
 		return
 	}
-	s.addrs = s.addrs[:0]
-	base := uintptr(unsafe.Pointer(unsafe.SliceData(s.table)))
-	sz := uintptr(s.slot)
-	for _, id := range ids {
-		v := s.index[id>>refBits][id&(refBlock-1)]
-		if v&1 != 0 {
-			continue
-		}
-		a := base + uintptr(s.home(v))*sz
-		s.addrs = append(s.addrs, a, a+64)
-	}
+	s.addrs = s.getAddrs(ids, s.addrs[:0])
 	prefetch(s.addrs)
 }
 
@@ -551,13 +541,7 @@ func (s *store) internAllSide(enc []byte, ends []int, ids []uint32) []uint32 {
 				break
 			}
 			if v>>offBits == fp {
-				off := v&offMask - 1
-				c := d.chunks[off>>storeChunkBits]
-				p := uintptr(unsafe.Pointer(unsafe.SliceData(c))) + uintptr(off&(storeChunk-1))
-				s.addrs = append(s.addrs, p)
-				if last := p + 4 + ln; last&^63 != p&^63 {
-					s.addrs = append(s.addrs, last)
-				}
+				s.addrs = d.recordLines(v&offMask-1, int(ln), s.addrs)
 				break
 			}
 		}

@@ -749,14 +749,7 @@ func (s *sideSet) recordAddrsPar(h uint64, ln int, hi uint64, addrs []uintptr) [
 			return addrs
 		}
 		if v>>offBits == fp && v&provBit == 0 {
-			off := v&offMask - 1
-			c := s.chunks[off>>storeChunkBits]
-			p := uintptr(unsafe.Pointer(unsafe.SliceData(c))) + uintptr(off&(storeChunk-1))
-			addrs = append(addrs, p)
-			if last := p + uintptr(4+ln); last&^63 != p&^63 {
-				addrs = append(addrs, last)
-			}
-			return addrs
+			return s.recordLines(v&offMask-1, ln, addrs)
 		}
 	}
 	return addrs

@@ -234,14 +234,20 @@ func (s *sideSet) recordAddrs(h uint64, ln int, addrs []uintptr) []uintptr {
 			return addrs
 		}
 		if v>>offBits == fp {
-			off := v&offMask - 1
-			c := s.chunks[off>>storeChunkBits]
-			p := uintptr(unsafe.Pointer(unsafe.SliceData(c))) + uintptr(off&(storeChunk-1))
-			addrs = append(addrs, p)
-			if last := p + uintptr(4+ln); last&^63 != p&^63 {
-				addrs = append(addrs, last)
-			}
-			return addrs
+			return s.recordLines(v&offMask-1, ln, addrs)
 		}
 	}
+}
+
+// recordLines appends the addresses of the cache lines that the record at
+// off, of a string of ln bytes, starts and ends in (the id and the first
+// bytes; the last ones when they lie on another line).
+func (s *sideSet) recordLines(off uint64, ln int, addrs []uintptr) []uintptr {
+	c := s.chunks[off>>storeChunkBits]
+	p := uintptr(unsafe.Pointer(unsafe.SliceData(c))) + uintptr(off&(storeChunk-1))
+	addrs = append(addrs, p)
+	if last := p + uintptr(4+ln); last&^63 != p&^63 {
+		addrs = append(addrs, last)
+	}
+	return addrs
 }
