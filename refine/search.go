@@ -75,7 +75,17 @@ func Check(ctx context.Context, impl lts.System, spec lts.Automaton, opt Options
 	}
 	defer s.bud.Close()
 	if opt.Workers >= 2 {
-		s.exp = [2]*frontier.Expander{frontier.New(opt.Workers), frontier.New(opt.Workers)}
+		if r, ok := impl.(frontier.Rounder); ok {
+			if a := r.NewRounds(opt.Workers); a != nil {
+				s.rounds = [2]frontier.Rounds{a, r.NewRounds(opt.Workers)}
+				s.roundDone = [2]chan roundOut{make(chan roundOut, 1), make(chan roundOut, 1)}
+				defer s.rounds[0].Close()
+				defer s.rounds[1].Close()
+			}
+		}
+		if s.rounds[0] == nil {
+			s.exp = [2]*frontier.Expander{frontier.New(opt.Workers), frontier.New(opt.Workers)}
+		}
 	}
 	// A relaxed spec may spend seconds expanding one state: it polls the
 	// limits too, and an error it returns after a limit fired ends the
@@ -140,8 +150,13 @@ type search struct {
 
 	depth int // trace length of the current level
 
-	exp   [2]*frontier.Expander // nil: sequential
-	batch [2][]lts.State        // the impl states each expander expands
+	exp [2]*frontier.Expander // nil: sequential
+	// rounds, if set, expand the levels instead of exp: their workers
+	// store the impl's successors too (levelRounds); roundDone[c] gets
+	// the end of rounds[c]'s Expand.
+	rounds    [2]frontier.Rounds
+	roundDone [2]chan roundOut
+	batch     [2][]lts.State // the impl states each expander expands
 }
 
 // parallelLevel is the smallest level (at its start) that the workers
@@ -158,6 +173,8 @@ func (s *search) run() (*Result, error) {
 		var err error
 		if s.sym != nil {
 			res, err = s.expandSym()
+		} else if s.rounds[0] != nil && (len(s.cur) >= parallelLevel || s.opt.parallelAll) {
+			res, err = s.levelRounds()
 		} else if s.exp[0] == nil || (len(s.cur) < parallelLevel && !s.opt.parallelAll) {
 			res, err = s.levelSequential()
 		} else {
@@ -363,6 +380,99 @@ func (s *search) levelParallel() (res *Result, err error) {
 		i = j
 	}
 	return nil, nil
+}
+
+// roundOut is the end of an Expand of rounds.
+type roundOut struct {
+	errAt int
+	err   error
+	panic any
+}
+
+// levelRounds is levelParallel for an impl that gives Rounds
+// (csp.Proc): their workers compute the successors of a batch of queued
+// pairs and store them too, the next batch while this one is walked. The
+// walk is levelBatched's, and the impl's states are stored in the order
+// of the queue, by one batch at a time, as levelBatched stores them (the
+// walk stores none), so they get the same ids: the search is the
+// one-worker search.
+func (s *search) levelRounds() (res *Result, err error) {
+	size := s.rounds[0].Size()
+	c := 0            // the rounds holding the batch [i, j)
+	inflight := false // the other rounds are expanding [j, next)
+	next := 0
+	defer func() {
+		if inflight {
+			<-s.roundDone[1-c] // leave no worker running
+		}
+	}()
+	for i := 0; i < len(s.cur); {
+		var j int
+		if inflight {
+			c, j, inflight = 1-c, next, false
+		} else {
+			j = min(len(s.cur), i+size)
+			s.startRound(c, i, j)
+		}
+		out := <-s.roundDone[c]
+		if out.panic != nil {
+			panic(fmt.Sprintf("successors: %v", out.panic))
+		}
+		// Expand the pairs already queued after this batch meanwhile
+		// (not after a failed state: levelBatched stores nothing after
+		// it either).
+		if next = min(len(s.cur), j+size); next > j && out.errAt < 0 {
+			s.startRound(1-c, j, next)
+			inflight = true
+		}
+		for k := i; k < j; k++ {
+			if s.countdown--; s.countdown <= 0 {
+				if reason := s.poll(); reason != "" {
+					return s.unknown(reason), nil
+				}
+			}
+			it := s.cur[k]
+			if k-i == out.errAt {
+				if !s.isDead(it.id) {
+					return nil, s.traceError(it.id, lts.Tau, out.err)
+				}
+				// levelBatched redoes such a batch one state at a
+				// time, skipping the dead pair: so does this.
+				return s.expandEach(k+1, -1)
+			}
+			if s.isDead(it.id) {
+				continue
+			}
+			if res, err := s.expand(it, s.rounds[c].Result(k-i)); res != nil || err != nil {
+				return res, err
+			}
+		}
+		i = j
+	}
+	return nil, nil
+}
+
+// startRound starts rounds c on the impl states of the queued pairs
+// s.cur[i:j], in the background.
+func (s *search) startRound(c, i, j int) {
+	b := s.batch[c][:0]
+	for _, it := range s.cur[i:j] {
+		b = append(b, it.s)
+	}
+	s.batch[c] = b
+	r, done := s.rounds[c], s.roundDone[c]
+	go func() {
+		// A panic (a bug of the rounds: a model's errors are errors) is
+		// raised again in the search's goroutine, whose recovery makes it
+		// an internal error.
+		defer func() {
+			if e := recover(); e != nil {
+				done <- roundOut{panic: e}
+			}
+		}()
+		errAt, err := r.Expand(b)
+		done <- roundOut{errAt: errAt, err: err}
+	}()
 }
 
 // startBatch starts expander c on the impl states of the queued pairs

@@ -150,3 +150,28 @@ func (x *Expander) Wait() (errAt int, err error) {
 func (x *Expander) Result(k int) []lts.Transition {
 	return x.bufs[x.owner[k]][x.lo[k]:x.hi[k]:x.hi[k]]
 }
+
+// Rounds expands batches of states with several workers that also store
+// the successors, giving them the state ids a one-worker expansion of the
+// same states in the same order gives (csp.Proc's parallel rounds). A
+// search that walks the results in order is then the same for any number
+// of workers, and the workers share the interning too, which an Expander
+// leaves to one goroutine at a time.
+type Rounds interface {
+	// Size is the number of states per Expand the rounds are made for.
+	Size() int
+	// Expand expands states; it returns the first state whose
+	// expansion failed (-1: none) and its error. Results are valid below
+	// that index, until the next Expand.
+	Expand(states []lts.State) (errAt int, err error)
+	// Result returns the transitions of states[k] of the last Expand.
+	Result(k int) []lts.Transition
+	// Close stops the workers.
+	Close()
+}
+
+// Rounder is implemented by systems that give Rounds (nil if they cannot
+// for this system).
+type Rounder interface {
+	NewRounds(workers int) Rounds
+}
