@@ -1,0 +1,175 @@
+package refine_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/quasar-verify/quasar/csp"
+	"github.com/quasar-verify/quasar/internal/frontier"
+	"github.com/quasar-verify/quasar/lang"
+	"github.com/quasar-verify/quasar/lts"
+	"github.com/quasar-verify/quasar/models"
+	"github.com/quasar-verify/quasar/refine"
+)
+
+// counted is a *csp.Proc whose Rounds count their Expands: the search sees
+// the Proc's Successors, SuccessorsBatch and NewRounds.
+type counted struct {
+	*csp.Proc
+	expands *int
+}
+
+func (c counted) NewRounds(workers int) frontier.Rounds {
+	r := c.Proc.NewRounds(workers)
+	if r == nil {
+		return nil
+	}
+	return countedRounds{r, c.expands}
+}
+
+type countedRounds struct {
+	frontier.Rounds
+	expands *int
+}
+
+func (c countedRounds) Expand(states []lts.State) (int, error) {
+	*c.expands++
+	return c.Rounds.Expand(states)
+}
+
+// refinesChecks are trace refinements of library models and of a model
+// whose run-time error comes in a wide level; each has levels of more
+// than the 512 pairs from which the workers expand.
+func refinesChecks(t *testing.T) (srcs []string, names []string) {
+	for _, m := range []struct {
+		name   string
+		params map[string]int
+	}{
+		{"segqueue", map[string]int{"qf": 2, "seg": 2}},
+		{"segqueue-buggy1", map[string]int{"qf": 2, "seg": 2}},
+		{"segpq", nil},
+		{"linqueue", map[string]int{"cap": 3}},
+	} {
+		_, src, err := models.Generate(m.name, m.params)
+		if err != nil {
+			t.Fatal(err)
+		}
+		srcs, names = append(srcs, string(src)), append(names, fmt.Sprint(m.name, m.params))
+	}
+	// Four counters up to 9: the level of sum d holds up to 670 states;
+	// at sum 30 the index is out of range; poke, from sum 29 on, is not
+	// a trace of NoPoke.
+	srcs = append(srcs, `var c[4];
+var a[31];
+P(i) = [c[i] < 9] inc.i{c[i] = c[i] + 1} -> P(i);
+Q = [c[0] + c[1] + c[2] + c[3] >= 29] poke{a[c[0] + c[1] + c[2] + c[3] + 1] = 1} -> Q;
+Sys = (||| i:{0..3} @ P(i)) ||| Q;
+Any = ([] i:{0..3} @ inc.i -> Any) [] poke -> Any;
+NoPoke = [] i:{0..3} @ inc.i -> NoPoke;
+#assert Sys() refines Any();
+#assert Sys() refines NoPoke();
+`)
+	names = append(names, "counters")
+	return srcs, names
+}
+
+// TestRoundsRealModels checks trace refinements of csp models with 1, 2, 3
+// and 4 workers: the same verdict, statistics, counterexample or error,
+// and the same states under the same ids in the implementation's store
+// (compared by description), while the workers' rounds expanded the wide
+// levels.
+func TestRoundsRealModels(t *testing.T) {
+	srcs, names := refinesChecks(t)
+	checks, rounds, errs, used := 0, 0, 0, 0
+	for k, src := range srcs {
+		m, err := lang.Parse("m.csp", []byte(src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ch, err := lang.Check(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for ai, a := range ch.Info.Asserts {
+			if a.Kind != lang.KindRefines {
+				continue
+			}
+			var want string
+			for _, w := range []int{1, 2, 3, 4} {
+				prog, err := csp.Compile(ch)
+				if err != nil {
+					t.Fatal(err)
+				}
+				impl, why, err := prog.SymmetricProcess(a.Left)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if why != "" {
+					if impl, err = prog.Process(a.Left); err != nil {
+						t.Fatal(err)
+					}
+				}
+				spec, err := prog.Process(a.Right)
+				if err != nil {
+					t.Fatal(err)
+				}
+				expands := 0
+				res, err := refine.Check(context.Background(), counted{impl, &expands}, lts.NewTauClosed(spec), refine.Options{Workers: w})
+				var b strings.Builder
+				if err != nil {
+					fmt.Fprintf(&b, "error %v\n", err)
+				} else {
+					res.Stats.Seconds, res.Stats.PeakBytes, res.Stats.PairsPerSecond = 0, 0, 0
+					fmt.Fprintf(&b, "%v %+v\n", res.Verdict, res.Stats)
+					if res.Counterexample != nil {
+						fmt.Fprintf(&b, "%v\n", res.Counterexample.Trace)
+					}
+				}
+				// The states the search stored, by description (term
+				// ids depend on the order the workers met the terms).
+				// A round runs ahead of the walk, so a search that stops
+				// early may have stored more: compare the common ones.
+				n := impl.NumStates()
+				if err == nil && res.Verdict == lts.Valid {
+					fmt.Fprintf(&b, "%d states\n", n)
+				}
+				for id := range min(n, 3000) {
+					fmt.Fprintf(&b, "%d %v\n", id, impl.Describe(lts.State(id)))
+				}
+				got := b.String()
+				checks++
+				if w == 1 {
+					want = got
+					if err != nil {
+						errs++
+					}
+					continue
+				}
+				if expands > 0 {
+					used++
+				}
+				if testing.Verbose() {
+					t.Logf("%s assertion %d, %d workers: %d rounds; %s", names[k], ai+1, w, expands, strings.SplitN(got, "\n", 2)[0])
+				}
+				rounds += expands
+				if got != want {
+					t.Errorf("%s assertion %d, %d workers:\n%s\nwant\n%s", names[k], ai+1, w, head(got), head(want))
+				}
+			}
+		}
+	}
+	// The counters' two checks and two of the library's expand wide
+	// levels (checks that find a violation early do not).
+	if errs == 0 || used < 4*3 {
+		t.Errorf("%d checks ended in a run-time error; %d searches with 2 to 4 workers used the rounds", errs, used)
+	}
+	t.Logf("%d checks, %d rounds, %d errors", checks, rounds, errs)
+}
+
+// head is the first lines of s where a report differs in practice.
+func head(s string) string {
+	lines := strings.SplitN(s, "\n", 4)
+	return strings.Join(lines[:min(3, len(lines))], "\n")
+}
