@@ -148,3 +148,60 @@ func benchFailures(b *testing.B, sides func() (lts.System, lts.System), model Mo
 		b.ReportMetric(float64(pairs)/cpu, "pairs/cpu-s")
 	}
 }
+
+// BenchmarkWorkers checks standard refinement on the largest of
+// BenchmarkModel's instances with one worker and with two, the workers
+// either calling impl.Successors concurrently and leaving the walk and
+// the store to the search (an Expander: what a system without Rounds
+// gets) or storing the successors themselves in *csp.Proc's parallel
+// rounds (the default for a Proc), side by side. It reports the pairs per
+// wall second and the CPU seconds per check.
+//
+//	go test ./refine -run '^$' -bench Workers -count 6
+func BenchmarkWorkers(b *testing.B) {
+	for _, bc := range []struct {
+		name, model string
+		params      map[string]int
+		assert      string
+	}{
+		{"cluster-qf2-seg3", "segqueue", map[string]int{"qf": 2, "seg": 3}, "Impl() refines ClusterSpec()"},
+		{"cluster-seg4-vals3", "segqueue", map[string]int{"qf": 1, "seg": 4, "vals": 3}, "Impl() refines ClusterSpec()"},
+	} {
+		for _, c := range []struct {
+			name string
+			opt  Options
+		}{
+			{"workers=1", Options{}},
+			{"workers=2/expander", Options{Workers: 2, noRounds: true}},
+			{"workers=2/rounds", Options{Workers: 2}},
+		} {
+			b.Run(bc.name+"/"+c.name, func(b *testing.B) {
+				prog, a := libraryAssertion(b, bc.model, bc.params, bc.assert)
+				var pairs int64
+				var secs float64
+				cpu0 := cpuSeconds()
+				for b.Loop() {
+					impl, err := prog.Process(a.Left)
+					if err != nil {
+						b.Fatal(err)
+					}
+					spec, err := prog.Process(a.Right)
+					if err != nil {
+						b.Fatal(err)
+					}
+					res, err := Check(context.Background(), impl, lts.NewTauClosed(spec), c.opt)
+					if err != nil {
+						b.Fatal(err)
+					}
+					if res.Verdict != lts.Valid {
+						b.Fatalf("verdict %v", res.Verdict)
+					}
+					pairs += res.Stats.Pairs
+					secs += res.Stats.Seconds
+				}
+				b.ReportMetric(float64(pairs)/secs, "pairs/s")
+				b.ReportMetric((cpuSeconds()-cpu0)/float64(b.N), "cpu-s")
+			})
+		}
+	}
+}

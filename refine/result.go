@@ -11,8 +11,11 @@ import (
 type Options struct {
 	Limits lts.Limits
 	// Workers >= 2 expands each BFS level of at least a few hundred pairs
-	// with that many goroutines calling impl.Successors concurrently. The
-	// verdict and the counterexample are the same as with one worker.
+	// with that many goroutines: an impl that gives frontier.Rounds
+	// (*csp.Proc) stores their successors with them, with the ids one
+	// worker gives; another has impl.Successors called concurrently. The
+	// verdict, the statistics and the counterexample are the same as with
+	// one worker.
 	Workers int
 	// NoAntichain turns antichain pruning off (every (impl, macrostate)
 	// pair is explored); it exists to compare both ways in tests.
@@ -22,6 +25,7 @@ type Options struct {
 	Progress func(Stats)
 
 	parallelAll bool // tests: the workers expand small levels too
+	noRounds    bool // benchmarks: an Expander even for an impl with Rounds
 	eagerAnti   bool // tests: antichain lists kept from the first pair (search.antiOn)
 }
 

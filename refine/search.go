@@ -75,15 +75,12 @@ func Check(ctx context.Context, impl lts.System, spec lts.Automaton, opt Options
 	}
 	defer s.bud.Close()
 	if opt.Workers >= 2 {
-		if r, ok := impl.(frontier.Rounder); ok {
-			if a := r.NewRounds(opt.Workers); a != nil {
-				s.rounds = [2]frontier.Rounds{a, r.NewRounds(opt.Workers)}
-				s.roundDone = [2]chan roundOut{make(chan roundOut, 1), make(chan roundOut, 1)}
-				defer s.rounds[0].Close()
-				defer s.rounds[1].Close()
+		if r, ok := impl.(frontier.Rounder); ok && !opt.noRounds {
+			if s.rounds = r.NewRounds(opt.Workers); s.rounds != nil {
+				defer s.rounds.Close()
 			}
 		}
-		if s.rounds[0] == nil {
+		if s.rounds == nil {
 			s.exp = [2]*frontier.Expander{frontier.New(opt.Workers), frontier.New(opt.Workers)}
 		}
 	}
@@ -152,11 +149,9 @@ type search struct {
 
 	exp [2]*frontier.Expander // nil: sequential
 	// rounds, if set, expand the levels instead of exp: their workers
-	// store the impl's successors too (levelRounds); roundDone[c] gets
-	// the end of rounds[c]'s Expand.
-	rounds    [2]frontier.Rounds
-	roundDone [2]chan roundOut
-	batch     [2][]lts.State // the impl states each expander expands
+	// store the impl's successors too (levelRounds).
+	rounds frontier.Rounds
+	batch  [2][]lts.State // the impl states each expander expands
 }
 
 // parallelLevel is the smallest level (at its start) that the workers
@@ -173,7 +168,7 @@ func (s *search) run() (*Result, error) {
 		var err error
 		if s.sym != nil {
 			res, err = s.expandSym()
-		} else if s.rounds[0] != nil && (len(s.cur) >= parallelLevel || s.opt.parallelAll) {
+		} else if s.rounds != nil && (len(s.cur) >= parallelLevel || s.opt.parallelAll) {
 			res, err = s.levelRounds()
 		} else if s.exp[0] == nil || (len(s.cur) < parallelLevel && !s.opt.parallelAll) {
 			res, err = s.levelSequential()
@@ -382,49 +377,26 @@ func (s *search) levelParallel() (res *Result, err error) {
 	return nil, nil
 }
 
-// roundOut is the end of an Expand of rounds.
-type roundOut struct {
-	errAt int
-	err   error
-	panic any
-}
-
-// levelRounds is levelParallel for an impl that gives Rounds
-// (csp.Proc): their workers compute the successors of a batch of queued
-// pairs and store them too, the next batch while this one is walked. The
-// walk is levelBatched's, and the impl's states are stored in the order
-// of the queue, by one batch at a time, as levelBatched stores them (the
-// walk stores none), so they get the same ids: the search is the
-// one-worker search.
-func (s *search) levelRounds() (res *Result, err error) {
-	size := s.rounds[0].Size()
-	c := 0            // the rounds holding the batch [i, j)
-	inflight := false // the other rounds are expanding [j, next)
-	next := 0
-	defer func() {
-		if inflight {
-			<-s.roundDone[1-c] // leave no worker running
-		}
-	}()
+// levelRounds is levelBatched with the impl successors of batches of
+// queued pairs computed by rounds (csp.Proc's), whose workers also store
+// them, with the ids a one-worker SuccessorsBatch gives, the searching
+// goroutine being one of them. The walk is levelBatched's, and the impl
+// stores its states in queue order, by batches, as levelBatched has them
+// stored: the search is the one-worker search.
+//
+// (Walking a batch while the workers expand the next one, as
+// levelParallel does, was tried: on two cores the walk and two workers
+// then share two cores, and a worker that loses its core holds up the
+// round's phases; docs/engine.md.)
+func (s *search) levelRounds() (*Result, error) {
+	size := s.rounds.Size()
 	for i := 0; i < len(s.cur); {
-		var j int
-		if inflight {
-			c, j, inflight = 1-c, next, false
-		} else {
-			j = min(len(s.cur), i+size)
-			s.startRound(c, i, j)
+		j := min(len(s.cur), i+size)
+		s.states = s.states[:0]
+		for _, it := range s.cur[i:j] {
+			s.states = append(s.states, it.s)
 		}
-		out := <-s.roundDone[c]
-		if out.panic != nil {
-			panic(fmt.Sprintf("successors: %v", out.panic))
-		}
-		// Expand the pairs already queued after this batch meanwhile
-		// (not after a failed state: levelBatched stores nothing after
-		// it either).
-		if next = min(len(s.cur), j+size); next > j && out.errAt < 0 {
-			s.startRound(1-c, j, next)
-			inflight = true
-		}
+		errAt, err := s.rounds.Expand(s.states)
 		for k := i; k < j; k++ {
 			if s.countdown--; s.countdown <= 0 {
 				if reason := s.poll(); reason != "" {
@@ -432,9 +404,9 @@ func (s *search) levelRounds() (res *Result, err error) {
 				}
 			}
 			it := s.cur[k]
-			if k-i == out.errAt {
+			if k-i == errAt {
 				if !s.isDead(it.id) {
-					return nil, s.traceError(it.id, lts.Tau, out.err)
+					return nil, s.traceError(it.id, lts.Tau, err)
 				}
 				// levelBatched redoes such a batch one state at a
 				// time, skipping the dead pair: so does this.
@@ -443,36 +415,13 @@ func (s *search) levelRounds() (res *Result, err error) {
 			if s.isDead(it.id) {
 				continue
 			}
-			if res, err := s.expand(it, s.rounds[c].Result(k-i)); res != nil || err != nil {
+			if res, err := s.expand(it, s.rounds.Result(k-i)); res != nil || err != nil {
 				return res, err
 			}
 		}
 		i = j
 	}
 	return nil, nil
-}
-
-// startRound starts rounds c on the impl states of the queued pairs
-// s.cur[i:j], in the background.
-func (s *search) startRound(c, i, j int) {
-	b := s.batch[c][:0]
-	for _, it := range s.cur[i:j] {
-		b = append(b, it.s)
-	}
-	s.batch[c] = b
-	r, done := s.rounds[c], s.roundDone[c]
-	go func() {
-		// A panic (a bug of the rounds: a model's errors are errors) is
-		// raised again in the search's goroutine, whose recovery makes it
-		// an internal error.
-		defer func() {
-			if e := recover(); e != nil {
-				done <- roundOut{panic: e}
-			}
-		}()
-		errAt, err := r.Expand(b)
-		done <- roundOut{errAt: errAt, err: err}
-	}()
 }
 
 // startBatch starts expander c on the impl states of the queued pairs
