@@ -11,12 +11,29 @@ import (
 // SuccessorsBatch on one goroutine, called on the same states in the same
 // order, gives it. A search that walks the results in the batch's order
 // makes the same calls on the same ids whatever the number of workers.
+//
+// The results of a batch are kept until the end of the next Expand (two
+// sets of buffers, swapped with the workers'), so that a search can walk
+// one batch while the workers expand the next (ExpandWalking).
 type rounds struct {
-	p   *Proc
-	r   *parSearch
-	n   int     // states of the last batch with results
-	off []int32 // off[k]: the first transition of state k in its worker's list
-	own []int8  // own[k]: the worker that expanded state k
+	p    *Proc
+	r    *parSearch
+	sets [2]resultSet
+	cur  int // the set Result reads
+	// The estimates that share a round between the walk and the
+	// expansion: the wall nanoseconds of the last walk per state walked,
+	// and of expanding a state.
+	walkPer, expPer float64
+}
+
+// resultSet is the results of one batch.
+type resultSet struct {
+	trans  [][]lts.Transition // per worker
+	counts [][]int            // per worker
+	lo     []int              // worker w expanded states [lo[w], lo[w+1])
+	n      int                // states with results
+	off    []int32            // off[k]: the first transition of state k in its worker's list
+	own    []int8             // own[k]: the worker that expanded state k
 }
 
 // NewRounds returns an expander of batches of s's states with workers
@@ -26,7 +43,12 @@ func (s *Proc) NewRounds(workers int) frontier.Rounds {
 	if workers < 2 || s.fp != nil {
 		return nil
 	}
-	return &rounds{p: s, r: newParSearch(s, workers)}
+	rs := &rounds{p: s, r: newParSearch(s, workers)}
+	for i := range rs.sets {
+		rs.sets[i].trans = make([][]lts.Transition, workers)
+		rs.sets[i].counts = make([][]int, workers)
+	}
+	return rs
 }
 
 // Size is the number of states per batch the rounds are made for.
@@ -34,27 +56,77 @@ func (rs *rounds) Size() int { return rs.r.W * parRound }
 
 // Expand expands states and interns their successors. It returns the
 // first state whose expansion failed, or -1, with its error; the results
-// of the states before it can be read with Result until the next Expand.
+// of the states before it can be read with Result until the end of the
+// next Expand.
 func (rs *rounds) Expand(states []lts.State) (errAt int, err error) {
+	return rs.ExpandWalking(states, nil)
+}
+
+// ExpandWalking is Expand, the calling goroutine running walk first (in
+// which Result reads the previous batch's results) while the other
+// workers start on the states; walk must not use the Proc. Worker 0's
+// share of the states is set so that it ends with the others, from the
+// times of the last walk and round.
+func (rs *rounds) ExpandWalking(states []lts.State, walk func()) (errAt int, err error) {
 	r := rs.r
 	r.growTree, r.onNew = nil, nil
+	r.pre, r.preNs = walk, 0
+	if walk != nil {
+		// W workers take n·expPer + walk; worker 0's share is what is
+		// left of its 1/W after the walk.
+		prev := rs.sets[rs.cur].n
+		w := float64(r.W)
+		est := rs.walkPer * float64(prev)
+		n := float64(len(states))
+		r.share0 = int(n / w)
+		if rs.expPer > 0 {
+			r.share0 = int(max(0, (n*rs.expPer+est)/w-est) / rs.expPer)
+		}
+	}
 	errAt, err = r.round(states)
+	if walk != nil {
+		if prev := rs.sets[rs.cur].n; prev > 0 {
+			rs.walkPer = float64(r.preNs) / float64(prev)
+		}
+	}
+	// The expansion's cost per state: the busiest worker that did not
+	// walk.
+	var per float64
+	for w := range r.W {
+		if n := r.lo[w+1] - r.lo[w]; n > 0 && (w > 0 || walk == nil) {
+			per = max(per, float64(r.ws[w].expNs)/float64(n))
+		}
+	}
+	if per > 0 {
+		rs.expPer = per
+	}
+	r.pre = nil
+	// The results move to the other set; the workers take its old
+	// buffers for the next round.
+	rs.cur = 1 - rs.cur
+	set := &rs.sets[rs.cur]
+	for w := range r.W {
+		wk := &r.ws[w]
+		set.trans[w], wk.trans = wk.trans, set.trans[w][:0]
+		set.counts[w], wk.counts = wk.counts, set.counts[w][:0]
+	}
+	set.lo = append(set.lo[:0], r.lo[:r.W+1]...)
 	n := len(states)
 	if errAt >= 0 {
 		n = errAt
 	}
-	if cap(rs.off) < n {
-		rs.off, rs.own = make([]int32, n, n+n/4), make([]int8, n, n+n/4)
+	if cap(set.off) < n {
+		set.off, set.own = make([]int32, n, n+n/4), make([]int8, n, n+n/4)
 	}
-	rs.off, rs.own, rs.n = rs.off[:n], rs.own[:n], n
+	set.off, set.own, set.n = set.off[:n], set.own[:n], n
 	k := 0
 	for w := range r.W {
 		o := int32(0)
-		for _, c := range r.ws[w].counts {
+		for _, c := range set.counts[w] {
 			if k == n {
 				break
 			}
-			rs.off[k], rs.own[k] = o, int8(w)
+			set.off[k], set.own[k] = o, int8(w)
 			o += int32(c)
 			k++
 		}
@@ -66,13 +138,14 @@ func (rs *rounds) Expand(states []lts.State) (errAt int, err error) {
 }
 
 // Result returns the transitions of states[k] of the last Expand (k below
-// its errAt). The slice is valid until the next Expand.
+// its errAt), or, in the walk of ExpandWalking, of the one before. The
+// slice is valid until the end of the next Expand.
 func (rs *rounds) Result(k int) []lts.Transition {
-	w := rs.own[k]
-	wk := &rs.r.ws[w]
-	lo := rs.off[k]
-	hi := lo + int32(wk.counts[k-rs.r.lo[w]])
-	return wk.trans[lo:hi:hi]
+	set := &rs.sets[rs.cur]
+	w := set.own[k]
+	lo := set.off[k]
+	hi := lo + int32(set.counts[w][k-set.lo[w]])
+	return set.trans[w][lo:hi:hi]
 }
 
 // Close stops the workers.

@@ -91,6 +91,11 @@ type parSearch struct {
 	heads    []int // merge cursors
 	lists    [][]parNew
 	gang     *gang.Gang
+	// pre, if set, is run by worker 0 in the expand phase before its
+	// share0 states (rounds.ExpandWalking); preNs is its wall time.
+	pre    func()
+	share0 int
+	preNs  int64
 	// Time spent in the serial phases and in all phases (wall), for the
 	// measurement of the serial fraction (docs/engine.md).
 	serial, total int64
@@ -128,6 +133,7 @@ type parWorker struct {
 	mark  int // len(x.ends) before the state being expanded
 	err   error
 	errAt int // index in the round of the failing state
+	expNs int64 // wall time of its last expand phase
 	// The workers' records are one array and their hot loops write their
 	// slice headers: the padding keeps two workers' fields off a shared
 	// cache line (the padding of scratch says why).
@@ -285,6 +291,15 @@ func (r *parSearch) round(states []lts.State) (errAt int, err error) {
 	for w := range r.W + 1 {
 		r.lo[w] = min(w*chunk, len(states))
 	}
+	if r.pre != nil {
+		// Worker 0 runs pre first: it expands share0 states, the others
+		// share the rest.
+		n0 := min(max(r.share0, 0), len(states))
+		rest := len(states) - n0
+		for w := 1; w <= r.W; w++ {
+			r.lo[w] = n0 + (w-1)*rest/(r.W-1)
+		}
+	}
 	// A table past 3/8 of its load will double soon: the last worker
 	// allocates the doubled table during the expansion, so that Go's
 	// zeroing of it (12 ms at N = 12 on the benchmark) is not serial.
@@ -404,6 +419,13 @@ func (r *parSearch) expand(w int) {
 			r.nextChunk = make([]byte, 0, r.wantChunk)
 		}
 	}
+	if w == 0 && r.pre != nil {
+		t0 := nanotime()
+		r.pre()
+		r.preNs = nanotime() - t0
+	}
+	t0 := nanotime()
+	defer func() { wk.expNs = nanotime() - t0 }()
 	if wk.x == nil {
 		wk.x = p.getScratch()
 	}

@@ -26,6 +26,7 @@ type Options struct {
 
 	parallelAll bool // tests: the workers expand small levels too
 	noRounds    bool // benchmarks: an Expander even for an impl with Rounds
+	roundBatch  int  // tests: the pairs per batch of levelRounds (0: Rounds.Size)
 	eagerAnti   bool // tests: antichain lists kept from the first pair (search.antiOn)
 }
 

@@ -97,7 +97,9 @@ func TestRoundsRealModels(t *testing.T) {
 				continue
 			}
 			var want string
-			for _, w := range []int{1, 2, 3, 4} {
+			var wantStates []string
+			for _, c := range []struct{ w, batch int }{{1, 0}, {2, 0}, {3, 0}, {4, 0}, {2, 1}, {2, 5}, {3, 300}} {
+				w := c.w
 				prog, err := csp.Compile(ch)
 				if err != nil {
 					t.Fatal(err)
@@ -116,7 +118,11 @@ func TestRoundsRealModels(t *testing.T) {
 					t.Fatal(err)
 				}
 				expands := 0
-				res, err := refine.Check(context.Background(), counted{impl, &expands}, lts.NewTauClosed(spec), refine.Options{Workers: w})
+				opt := refine.Options{Workers: w}
+				if c.batch > 0 {
+					opt = refine.WithRoundBatch(opt, c.batch)
+				}
+				res, err := refine.Check(context.Background(), counted{impl, &expands}, lts.NewTauClosed(spec), opt)
 				var b strings.Builder
 				if err != nil {
 					fmt.Fprintf(&b, "error %v\n", err)
@@ -129,47 +135,50 @@ func TestRoundsRealModels(t *testing.T) {
 				}
 				// The states the search stored, by description (term
 				// ids depend on the order the workers met the terms).
-				// A round runs ahead of the walk, so a search that stops
-				// early may have stored more: compare the common ones.
+				// A round may run ahead of the walk, so a search that
+				// stops early may have stored more: the common ones are
+				// compared, and all of them for a valid verdict.
 				n := impl.NumStates()
 				if err == nil && res.Verdict == lts.Valid {
 					fmt.Fprintf(&b, "%d states\n", n)
 				}
+				var states []string
 				for id := range min(n, 3000) {
-					fmt.Fprintf(&b, "%d %v\n", id, impl.Describe(lts.State(id)))
+					states = append(states, fmt.Sprint(impl.Describe(lts.State(id))))
 				}
 				got := b.String()
 				checks++
 				if w == 1 {
-					want = got
+					want, wantStates = got, states
 					if err != nil {
 						errs++
 					}
 					continue
 				}
+				for id := range min(len(states), len(wantStates)) {
+					if states[id] != wantStates[id] {
+						t.Errorf("%s assertion %d, %d workers, batches %d: state %d is\n%s\nwant\n%s", names[k], ai+1, w, c.batch, id, states[id], wantStates[id])
+						break
+					}
+				}
 				if expands > 0 {
 					used++
 				}
 				if testing.Verbose() {
-					t.Logf("%s assertion %d, %d workers: %d rounds; %s", names[k], ai+1, w, expands, strings.SplitN(got, "\n", 2)[0])
+					t.Logf("%s assertion %d, %d workers, batches %d: %d rounds; %s", names[k], ai+1, w, c.batch, expands, strings.SplitN(got, "\n", 2)[0])
 				}
 				rounds += expands
 				if got != want {
-					t.Errorf("%s assertion %d, %d workers:\n%s\nwant\n%s", names[k], ai+1, w, head(got), head(want))
+					t.Errorf("%s assertion %d, %d workers, batches %d:\n%s\nwant\n%s", names[k], ai+1, w, c.batch, got, want)
 				}
 			}
 		}
 	}
 	// The counters' two checks and two of the library's expand wide
 	// levels (checks that find a violation early do not).
-	if errs == 0 || used < 4*3 {
+	if errs == 0 || used < 4*6 {
 		t.Errorf("%d checks ended in a run-time error; %d searches with 2 to 4 workers used the rounds", errs, used)
 	}
 	t.Logf("%d checks, %d rounds, %d errors", checks, rounds, errs)
 }
 
-// head is the first lines of s where a report differs in practice.
-func head(s string) string {
-	lines := strings.SplitN(s, "\n", 4)
-	return strings.Join(lines[:min(3, len(lines))], "\n")
-}

@@ -151,7 +151,13 @@ type search struct {
 	// rounds, if set, expand the levels instead of exp: their workers
 	// store the impl's successors too (levelRounds).
 	rounds frontier.Rounds
-	batch  [2][]lts.State // the impl states each expander expands
+	// inRound: the walk runs in a round and must not use the impl; a
+	// violation is then noted in found, foundIt and foundTr.
+	inRound bool
+	found   bool
+	foundIt item
+	foundTr lts.Transition
+	batch   [2][]lts.State // the impl states each expander expands
 }
 
 // parallelLevel is the smallest level (at its start) that the workers
@@ -380,48 +386,108 @@ func (s *search) levelParallel() (res *Result, err error) {
 // levelRounds is levelBatched with the impl successors of batches of
 // queued pairs computed by rounds (csp.Proc's), whose workers also store
 // them, with the ids a one-worker SuccessorsBatch gives, the searching
-// goroutine being one of them. The walk is levelBatched's, and the impl
-// stores its states in queue order, by batches, as levelBatched has them
-// stored: the search is the one-worker search.
-//
-// (Walking a batch while the workers expand the next one, as
-// levelParallel does, was tried: on two cores the walk and two workers
-// then share two cores, and a worker that loses its core holds up the
-// round's phases; docs/engine.md.)
+// goroutine being one of them. With a frontier.Walker, the searching
+// goroutine walks a batch as its part of the next batch's round. The walk
+// is levelBatched's, and the impl stores its states in queue order, by
+// batches, as levelBatched has them stored: the search is the one-worker
+// search. A walk in a round does not use the impl (its store is the
+// round's): what it finds that needs the impl (a counterexample to
+// validate, a failed state to skip) is done after the round.
 func (s *search) levelRounds() (*Result, error) {
 	size := s.rounds.Size()
-	for i := 0; i < len(s.cur); {
-		j := min(len(s.cur), i+size)
-		s.states = s.states[:0]
-		for _, it := range s.cur[i:j] {
-			s.states = append(s.states, it.s)
-		}
-		errAt, err := s.rounds.Expand(s.states)
-		for k := i; k < j; k++ {
-			if s.countdown--; s.countdown <= 0 {
-				if reason := s.poll(); reason != "" {
-					return s.unknown(reason), nil
-				}
-			}
-			it := s.cur[k]
-			if k-i == errAt {
-				if !s.isDead(it.id) {
-					return nil, s.traceError(it.id, lts.Tau, err)
-				}
-				// levelBatched redoes such a batch one state at a
-				// time, skipping the dead pair: so does this.
-				return s.expandEach(k+1, -1)
-			}
-			if s.isDead(it.id) {
-				continue
-			}
-			if res, err := s.expand(it, s.rounds.Result(k-i)); res != nil || err != nil {
-				return res, err
-			}
-		}
-		i = j
+	if s.opt.roundBatch > 0 {
+		size = s.opt.roundBatch
 	}
-	return nil, nil
+	wr, _ := s.rounds.(frontier.Walker)
+	i, j := 0, min(len(s.cur), size)
+	errAt, err := s.rounds.Expand(s.roundStates(i, j))
+	for {
+		var st walkStop
+		if next := min(len(s.cur), j+size); wr != nil && next > j && errAt < 0 {
+			e, err2 := wr.ExpandWalking(s.roundStates(j, next), func() { st = s.walkRound(i, j, errAt, err) })
+			if st.done {
+				return s.finishWalk(st)
+			}
+			i, j, errAt, err = j, next, e, err2
+			continue
+		}
+		if st = s.walkRound(i, j, errAt, err); st.done {
+			return s.finishWalk(st)
+		}
+		if i = j; i >= len(s.cur) {
+			return nil, nil
+		}
+		j = min(len(s.cur), i+size)
+		errAt, err = s.rounds.Expand(s.roundStates(i, j))
+	}
+}
+
+// roundStates returns the impl states of the queued pairs s.cur[i:j].
+func (s *search) roundStates(i, j int) []lts.State {
+	s.states = s.states[:0]
+	for _, it := range s.cur[i:j] {
+		s.states = append(s.states, it.s)
+	}
+	return s.states
+}
+
+// walkStop is why a walk of a batch stopped the level: a result or error
+// to return, a violation (pair it, transition tr) to validate, or a failed
+// state of a dead pair after which the level goes on from pair k one pair
+// at a time.
+type walkStop struct {
+	done bool
+	res  *Result
+	err  error
+	viol bool
+	it   item
+	tr   lts.Transition
+	from int
+}
+
+// walkRound walks the batch s.cur[i:j] with the rounds' results (errAt,
+// err: Expand's) without using the impl.
+func (s *search) walkRound(i, j, errAt int, err error) walkStop {
+	s.inRound = true
+	defer func() { s.inRound = false }()
+	for k := i; k < j; k++ {
+		if s.countdown--; s.countdown <= 0 {
+			if reason := s.poll(); reason != "" {
+				return walkStop{done: true, res: s.unknown(reason)}
+			}
+		}
+		it := s.cur[k]
+		if k-i == errAt {
+			if !s.isDead(it.id) {
+				return walkStop{done: true, err: s.traceError(it.id, lts.Tau, err)}
+			}
+			// levelBatched redoes such a batch one state at a time,
+			// skipping the dead pair: so does this.
+			return walkStop{done: true, from: k + 1}
+		}
+		if s.isDead(it.id) {
+			continue
+		}
+		if res, err := s.expand(it, s.rounds.Result(k-i)); res != nil || err != nil {
+			return walkStop{done: true, res: res, err: err}
+		}
+		if s.found {
+			s.found = false
+			return walkStop{done: true, viol: true, it: s.foundIt, tr: s.foundTr}
+		}
+	}
+	return walkStop{}
+}
+
+// finishWalk does, outside the rounds, what stopped a walk.
+func (s *search) finishWalk(st walkStop) (*Result, error) {
+	switch {
+	case st.viol:
+		return s.violation(st.it, st.tr)
+	case st.from > 0:
+		return s.expandEach(st.from, -1)
+	}
+	return st.res, st.err
 }
 
 // startBatch starts expander c on the impl states of the queued pairs
@@ -449,6 +515,11 @@ func (s *search) expand(it item, trs []lts.Transition) (*Result, error) {
 			return nil, s.traceError(it.id, tr.Event, err)
 		}
 		if m == empty {
+			if s.inRound {
+				// Validated after the round (walkRound).
+				s.found, s.foundIt, s.foundTr = true, it, tr
+				return nil, nil
+			}
 			return s.violation(it, tr)
 		}
 		s.pending = append(s.pending, pend{parent: it.id, ev: tr.Event, s: tr.Target, m: m})

@@ -175,3 +175,12 @@ type Rounds interface {
 type Rounder interface {
 	NewRounds(workers int) Rounds
 }
+
+// Walker is implemented by Rounds that let the caller walk the results of
+// one batch while the other workers expand the next: walk runs on the
+// calling goroutine, as its part of the round, and Result reads the
+// previous batch's results in it; walk must not use the system. After the
+// call, Result reads the new batch's.
+type Walker interface {
+	ExpandWalking(states []lts.State, walk func()) (errAt int, err error)
+}
