@@ -39,6 +39,15 @@ func (c countedRounds) Expand(states []lts.State) (int, error) {
 	return c.Rounds.Expand(states)
 }
 
+// walking counts the rounds in which the search walked a batch.
+var walking int
+
+func (c countedRounds) ExpandWalking(states []lts.State, walk func()) (int, error) {
+	*c.expands++
+	walking++
+	return c.Rounds.(frontier.Walker).ExpandWalking(states, walk)
+}
+
 // refinesChecks are trace refinements of library models and of a model
 // whose run-time error comes in a wide level; each has levels of more
 // than the 512 pairs from which the workers expand.
@@ -176,9 +185,9 @@ func TestRoundsRealModels(t *testing.T) {
 	}
 	// The counters' two checks and two of the library's expand wide
 	// levels (checks that find a violation early do not).
-	if errs == 0 || used < 4*6 {
-		t.Errorf("%d checks ended in a run-time error; %d searches with 2 to 4 workers used the rounds", errs, used)
+	if errs == 0 || used < 4*6 || walking == 0 {
+		t.Errorf("%d checks ended in a run-time error; %d searches with 2 to 4 workers used the rounds, %d rounds walked a batch", errs, used, walking)
 	}
-	t.Logf("%d checks, %d rounds, %d errors", checks, rounds, errs)
+	t.Logf("%d checks, %d rounds (%d walked a batch), %d errors", checks, rounds, walking, errs)
 }
 
