@@ -132,7 +132,7 @@ type parWorker struct {
 	nSide int
 	mark  int // len(x.ends) before the state being expanded
 	err   error
-	errAt int // index in the round of the failing state
+	errAt int   // index in the round of the failing state
 	expNs int64 // wall time of its last expand phase
 	// The workers' records are one array and their hot loops write their
 	// slice headers: the padding keeps two workers' fields off a shared

@@ -190,4 +190,3 @@ func TestRoundsRealModels(t *testing.T) {
 	}
 	t.Logf("%d checks, %d rounds (%d walked a batch), %d errors", checks, rounds, walking, errs)
 }
-
