@@ -16,7 +16,7 @@ type rounds struct {
 	r   *parSearch
 	n   int     // states of the last batch with results
 	off []int32 // off[k]: the first transition of state k in its worker's list
-	own []int8  // own[k]: the worker that expanded state k
+	own []int32 // own[k]: the worker that expanded state k (not int8: more than 127 workers)
 }
 
 // NewRounds returns an expander of batches of s's states with workers
@@ -44,7 +44,7 @@ func (rs *rounds) Expand(states []lts.State) (errAt int, err error) {
 		n = errAt
 	}
 	if cap(rs.off) < n {
-		rs.off, rs.own = make([]int32, n, n+n/4), make([]int8, n, n+n/4)
+		rs.off, rs.own = make([]int32, n, n+n/4), make([]int32, n, n+n/4)
 	}
 	rs.off, rs.own, rs.n = rs.off[:n], rs.own[:n], n
 	k := 0
@@ -54,7 +54,7 @@ func (rs *rounds) Expand(states []lts.State) (errAt int, err error) {
 			if k == n {
 				break
 			}
-			rs.off[k], rs.own[k] = o, int8(w)
+			rs.off[k], rs.own[k] = o, int32(w)
 			o += int32(c)
 			k++
 		}
