@@ -66,7 +66,7 @@ func batchSize(rng *rand.Rand, size int) int {
 // a state of the batch again (a state twice in one batch) or any state
 // taken already (mostly one expanded in an earlier batch). It stops when
 // the queue is empty, after limit states or at a run-time error (the rest
-// of that batch stays in the sequence).
+// of that batch and of the queue stay in the sequence).
 func seqBatches(mk func() *Proc, seed uint64, limit int) (rec batchRecord) {
 	rng := rand.New(rand.NewPCG(seed, 1))
 	sys := mk()
@@ -102,6 +102,12 @@ func seqBatches(mk func() *Proc, seed uint64, limit int) (rec batchRecord) {
 		rec.batches++
 		if err != nil {
 			rec.errAt, rec.err = len(counts), err.Error()
+			// The states queued after the batch: a rounds run may cut
+			// a batch that holds them after the failing state, whose
+			// successors it must not store.
+			for ; next < n0 && len(rec.seq) < limit; next++ {
+				rec.seq = append(rec.seq, lts.State(next))
+			}
 			break
 		}
 	}
@@ -254,8 +260,11 @@ type roundsCase struct {
 
 // roundsCases: every asserted process of the library models (and the path
 // comparisons' models), the symmetry-reduced systems of the models with
-// thread symmetry, and random programs (randomShapeModel, as
-// TestParallelIDsRandom: a third end in a run-time error).
+// thread symmetry, random programs (randomShapeModel, as
+// TestParallelIDsRandom: a third end in a run-time error, mostly at their
+// first states), and programs whose run-time error comes deep in the
+// search, first in its level, with states queued after it (a counter put
+// first beside random programs and the philosophers).
 func roundsCases(t *testing.T, nRandom int) (cases []roundsCase) {
 	for _, pr := range comparedProcs(t) {
 		name := strings.TrimSuffix(strings.TrimSpace(pr.text), "()")
@@ -304,6 +313,42 @@ func roundsCases(t *testing.T, nRandom int) (cases []roundsCase) {
 			return sys
 		}})
 	}
+	// Run-time errors deep in the search (the random programs' come at
+	// their first states): a counter beside them divides by zero at
+	// depth d, with states queued after the failing one.
+	for c := range nRandom / 4 {
+		d := 2 + c%5
+		src := randomShapeModel(rng) + fmt.Sprintf("var e = 0;\nQ = [e < %d] up{e = e + 1} -> Q [] [e == %d] bad{e = e / (e - e)} -> Q;\nSys = Q ||| P ||| P;\n", d, d)
+		if m, err := lang.Parse("test.csp", []byte(src)); err != nil {
+			t.Fatal(err)
+		} else if _, err := lang.Check(m); err != nil {
+			continue
+		}
+		cases = append(cases, roundsCase{fmt.Sprintf("random, division at depth %d\n%s", d, src), func() *Proc {
+			sys, err := compileSrc(t, src).ProcessByName("Sys")
+			if err != nil {
+				t.Fatal(err)
+			}
+			return sys
+		}})
+	}
+	src, err := os.ReadFile("../bench/philosophers/philosophers.csp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []int{5, 6} {
+		for _, d := range []int{4, 8, 12} {
+			phil := strings.Replace(string(src), "#define N 12;", fmt.Sprintf("#define N %d;", n), 1)
+			text := phil + fmt.Sprintf("\nvar c = 0;\nCount() = [c < %d] inc{c = c + 1} -> Count() [] [c == %d] bad{c = c / (c - c)} -> Count();\nBad() = Count() ||| College();\n", d, d)
+			cases = append(cases, roundsCase{fmt.Sprintf("philosophers %d, division at depth %d", n, d), func() *Proc {
+				sys, err := compileSrc(t, text).ProcessByName("Bad")
+				if err != nil {
+					t.Fatal(err)
+				}
+				return sys
+			}})
+		}
+	}
 	return cases
 }
 
@@ -322,13 +367,16 @@ func TestRoundsSameAsOneWorker(t *testing.T) {
 		limit, nRandom = 600, 12
 	}
 	cases := roundsCases(t, nRandom)
-	runs, failed, compared, errs, sym, repeats := 0, 0, 0, 0, 0, 0
+	runs, failed, compared, errs, errsAfter, sym, repeats := 0, 0, 0, 0, 0, 0, 0
 	failedCases := map[string]bool{}
 	for ci, c := range cases {
 		parRound = 2048
 		ref := seqBatches(c.mk, uint64(ci), limit)
 		if ref.errAt >= 0 {
 			errs++
+			if len(ref.seq) > ref.errAt+1 {
+				errsAfter++
+			}
 		}
 		if strings.HasPrefix(c.name, "symmetric") {
 			sym++
@@ -354,10 +402,10 @@ func TestRoundsSameAsOneWorker(t *testing.T) {
 			}
 		}
 	}
-	if errs == 0 || sym < 2 || repeats == 0 || len(cases) < 50 {
-		t.Errorf("%d cases, %d end in an error, %d symmetric, %d repeated states: the cases do not cover the contract", len(cases), errs, sym, repeats)
+	if errsAfter == 0 || sym < 2 || repeats == 0 || len(cases) < 50 {
+		t.Errorf("%d cases, %d end in an error (%d with states after it), %d symmetric, %d repeated states: the cases do not cover the contract", len(cases), errs, errsAfter, sym, repeats)
 	}
-	t.Logf("%d cases (%d symmetric, %d end in a run-time error), %d repeated states; %d runs, %d comparisons (visits and stored states); %d runs in %d cases differ", len(cases), sym, errs, repeats, runs, compared, failed, len(failedCases))
+	t.Logf("%d cases (%d symmetric, %d end in a run-time error, %d with states after it), %d repeated states; %d runs, %d comparisons (visits and stored states); %d runs in %d cases differ", len(cases), sym, errs, errsAfter, repeats, runs, compared, failed, len(failedCases))
 }
 
 // TestRoundsNil: NewRounds gives no Rounds for fewer than two workers or a
