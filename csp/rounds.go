@@ -33,7 +33,7 @@ type resultSet struct {
 	lo     []int              // worker w expanded states [lo[w], lo[w+1])
 	n      int                // states with results
 	off    []int32            // off[k]: the first transition of state k in its worker's list
-	own    []int8             // own[k]: the worker that expanded state k
+	own    []int32            // own[k]: the worker that expanded state k (not int8: more than 127 workers)
 }
 
 // NewRounds returns an expander of batches of s's states with workers
@@ -116,7 +116,7 @@ func (rs *rounds) ExpandWalking(states []lts.State, walk func()) (errAt int, err
 		n = errAt
 	}
 	if cap(set.off) < n {
-		set.off, set.own = make([]int32, n, n+n/4), make([]int8, n, n+n/4)
+		set.off, set.own = make([]int32, n, n+n/4), make([]int32, n, n+n/4)
 	}
 	set.off, set.own, set.n = set.off[:n], set.own[:n], n
 	k := 0
@@ -126,7 +126,7 @@ func (rs *rounds) ExpandWalking(states []lts.State, walk func()) (errAt int, err
 			if k == n {
 				break
 			}
-			set.off[k], set.own[k] = o, int8(w)
+			set.off[k], set.own[k] = o, int32(w)
 			o += int32(c)
 			k++
 		}
