@@ -115,15 +115,26 @@
 //
 // # Parallel search
 //
-// With Options.Workers >= 2 the level is expanded in batches: workers call
-// impl.Successors (safe for concurrent use by the lts contract) on
-// contiguous chunks of the queued pairs, into per-worker buffers; then one
-// goroutine walks the batch in queue order and does everything else
-// (automaton calls, interning, the violation check). The sequence of
-// operations on the search structures is the sequential one, so the
-// verdict, the counterexample and the stats are identical for any number
-// of workers. Run-time errors of a pair are reported when the walk
-// reaches it, as in the sequential search.
+// With Options.Workers >= 2 the level is expanded in batches, and one
+// goroutine walks each batch in queue order and does everything else
+// (automaton calls, interning pairs, the violation check), so the
+// sequence of operations on the search structures is the sequential one:
+// the verdict, the counterexample and the stats are identical for any
+// number of workers, and run-time errors of a pair are reported when the
+// walk reaches it, as in the sequential search. The batches are expanded
+// in one of two ways:
+//
+//   - an impl that gives frontier.Rounds (*csp.Proc) expands a batch with
+//     its own workers, which store the successors too, in parallel, with
+//     the ids a one-worker SuccessorsBatch gives (csp's parallel rounds);
+//     the searching goroutine is one of the workers, and with a
+//     frontier.Walker it walks the previous batch as its part of the
+//     round (levelRounds). A walk in a round must not use the impl, whose
+//     store the round holds: a violation it finds is validated, and a
+//     failed state of a dead pair skipped, after the round;
+//   - any other impl has Successors called (safe for concurrent use by
+//     the lts contract) on contiguous chunks of the batch by an Expander,
+//     the next batch while this one is walked (levelParallel).
 //
 // # Pair symmetry
 //
