@@ -240,3 +240,18 @@ func isomorphic(a, b *graph) bool {
 	}
 	return try([][2]string{{a.init, b.init}}) && len(m) == len(a.names)
 }
+
+// philosophersSrc is bench/philosophers/philosophers.csp with n
+// philosophers (3^n states).
+func philosophersSrc(t testing.TB, n int) string {
+	t.Helper()
+	src, err := os.ReadFile("../bench/philosophers/philosophers.csp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const def = "#define N 12;"
+	if !strings.Contains(string(src), def) {
+		t.Fatalf("philosophers.csp no longer has %q", def)
+	}
+	return strings.Replace(string(src), def, fmt.Sprintf("#define N %d;", n), 1)
+}

@@ -3,7 +3,6 @@ package csp
 import (
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"runtime"
 	"strings"
 	"testing"
@@ -279,23 +278,8 @@ func roundsCases(t *testing.T, nRandom int) (cases []roundsCase) {
 			return sys
 		}})
 	}
-	for _, am := range assertedModels(t, "../testdata/sym/*.csp", "../models/lib/*.csp") {
-		for k, q := range am.procs {
-			mk := func() *Proc {
-				p, err := Compile(am.checked)
-				if err != nil {
-					t.Fatal(err)
-				}
-				sys, why, err := p.SymmetricProcess(q)
-				if err != nil || why != "" {
-					return nil
-				}
-				return sys
-			}
-			if mk() != nil {
-				cases = append(cases, roundsCase{"symmetric " + am.path + " " + am.texts[k], mk})
-			}
-		}
+	for _, c := range symmetricCases(t) {
+		cases = append(cases, roundsCase{"symmetric " + c.name, c.mk})
 	}
 	rng := rand.New(rand.NewPCG(21, 6))
 	for c := range nRandom {
@@ -332,13 +316,9 @@ func roundsCases(t *testing.T, nRandom int) (cases []roundsCase) {
 			return sys
 		}})
 	}
-	src, err := os.ReadFile("../bench/philosophers/philosophers.csp")
-	if err != nil {
-		t.Fatal(err)
-	}
 	for _, n := range []int{5, 6} {
 		for _, d := range []int{4, 8, 12} {
-			phil := strings.Replace(string(src), "#define N 12;", fmt.Sprintf("#define N %d;", n), 1)
+			phil := philosophersSrc(t, n)
 			text := phil + fmt.Sprintf("\nvar c = 0;\nCount() = [c < %d] inc{c = c + 1} -> Count() [] [c == %d] bad{c = c / (c - c)} -> Count();\nBad() = Count() ||| College();\n", d, d)
 			cases = append(cases, roundsCase{fmt.Sprintf("philosophers %d, division at depth %d", n, d), func() *Proc {
 				sys, err := compileSrc(t, text).ProcessByName("Bad")
@@ -412,11 +392,7 @@ func TestRoundsSameAsOneWorker(t *testing.T) {
 // compacted store (a nil interface, not a nil *rounds), and gives one
 // otherwise.
 func TestRoundsNil(t *testing.T) {
-	src, err := os.ReadFile("../bench/philosophers/philosophers.csp")
-	if err != nil {
-		t.Fatal(err)
-	}
-	text := strings.Replace(string(src), "#define N 12;", "#define N 4;", 1)
+	text := philosophersSrc(t, 4)
 	sys, err := compileSrc(t, text).ProcessByName("College")
 	if err != nil {
 		t.Fatal(err)
@@ -449,11 +425,7 @@ func TestRoundsNil(t *testing.T) {
 // than 127 workers (whose indices once overflowed an int8).
 func TestRoundsEdges(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
-	src, err := os.ReadFile("../bench/philosophers/philosophers.csp")
-	if err != nil {
-		t.Fatal(err)
-	}
-	text := strings.Replace(string(src), "#define N 12;", "#define N 7;", 1)
+	text := philosophersSrc(t, 7)
 	mk := func() *Proc {
 		sys, err := compileSrc(t, text).ProcessByName("College")
 		if err != nil {
@@ -491,6 +463,7 @@ func TestRoundsEdges(t *testing.T) {
 		}()
 		sys := mk()
 		var trs []lts.Transition
+		var err error
 		var counts []int
 		for next := 0; next < sys.NumStates(); {
 			n0 := sys.NumStates()
@@ -545,12 +518,8 @@ func TestRoundsEdges(t *testing.T) {
 // its program specialise event blocks (as a search does), not before.
 func TestRoundsHeatBlocks(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
-	src, err := os.ReadFile("../bench/philosophers/philosophers.csp")
-	if err != nil {
-		t.Fatal(err)
-	}
 	// 3^10 = 59049 states.
-	text := strings.Replace(string(src), "#define N 12;", "#define N 10;", 1)
+	text := philosophersSrc(t, 10)
 	sys, err := compileSrc(t, text).ProcessByName("College")
 	if err != nil {
 		t.Fatal(err)
@@ -580,11 +549,7 @@ func TestRoundsHeatBlocks(t *testing.T) {
 // after a failing one, and without any; with spinning workers and with
 // more workers than Ps.
 func TestRoundsCloseStopsWorkers(t *testing.T) {
-	src, err := os.ReadFile("../bench/philosophers/philosophers.csp")
-	if err != nil {
-		t.Fatal(err)
-	}
-	phil := strings.Replace(string(src), "#define N 12;", "#define N 6;", 1)
+	phil := philosophersSrc(t, 6)
 	// A counter beside the philosophers divides by zero at depth 12.
 	errSrc := phil + "\nvar c = 0;\nCount() = [c < 12] inc{c = c + 1} -> Count() [] [c == 12] bad{c = c / (c - c)} -> Count();\n" +
 		"Bad() = College() ||| Count();\n"

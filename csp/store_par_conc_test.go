@@ -3,9 +3,7 @@ package csp
 import (
 	"context"
 	"math/rand/v2"
-	"os"
 	"runtime"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -26,11 +24,7 @@ func TestParallelConcurrentUse(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
 	defer func(r int) { parRound = r }(parRound)
 	parRound = 3
-	src, err := os.ReadFile("../bench/philosophers/philosophers.csp")
-	if err != nil {
-		t.Fatal(err)
-	}
-	text := strings.Replace(string(src), "#define N 12;", "#define N 7;", 1)
+	text := philosophersSrc(t, 7)
 	want := int64(2187) // 3^7
 	bad := 0
 	for trial := range 200 {

@@ -3,7 +3,6 @@ package csp
 import (
 	"context"
 	"fmt"
-	"os"
 	"runtime"
 	"strings"
 	"sync"
@@ -67,11 +66,7 @@ func (c *countCtx) Err() error {
 // (GOMAXPROCS = 2) and with more workers than Ps (1: no spin). Each case
 // checks that the search ran parallel rounds (the gang existed).
 func TestParallelEndsStopWorkers(t *testing.T) {
-	src, err := os.ReadFile("../bench/philosophers/philosophers.csp")
-	if err != nil {
-		t.Fatal(err)
-	}
-	phil := strings.Replace(string(src), "#define N 12;", "#define N 7;", 1)
+	phil := philosophersSrc(t, 7)
 	// All philosophers left-handed: a deadlock, at depth 2N.
 	dead := phil + "\nDead() = ||| x:{0..N-1} @ Phil(x);\n"
 	// A counter beside the philosophers divides by zero at depth 12.
@@ -185,11 +180,7 @@ func TestParallelEndsStopWorkers(t *testing.T) {
 // leave no goroutine behind.
 func TestParallelConcurrentSearchesStopWorkers(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
-	src, err := os.ReadFile("../bench/philosophers/philosophers.csp")
-	if err != nil {
-		t.Fatal(err)
-	}
-	text := strings.Replace(string(src), "#define N 12;", "#define N 7;", 1)
+	text := philosophersSrc(t, 7)
 	before := runtime.NumGoroutine()
 	for trial := range 20 {
 		sys, err := compileSrc(t, text).ProcessByName("College")

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"runtime"
 	"strings"
 	"testing"
@@ -229,30 +228,14 @@ func TestParallelIDsSymmetric(t *testing.T) {
 		limit = 3000
 	}
 	reduced := 0
-	for _, am := range assertedModels(t, "../testdata/sym/*.csp", "../models/lib/*.csp") {
-		for k, q := range am.procs {
-			mk := func() *Proc {
-				p, err := Compile(am.checked)
-				if err != nil {
-					t.Fatal(err)
-				}
-				sys, why, err := p.SymmetricProcess(q)
-				if err != nil || why != "" {
-					return nil
-				}
-				return sys
-			}
-			if mk() == nil {
-				continue
-			}
-			reduced++
-			parRound = 2048
-			seq := recordSearch(t, mk, 1, limit)
-			for _, round := range []int{2048, 7} {
-				parRound = round
-				for _, w := range []int{2, 3} {
-					sameSearch(t, fmt.Sprintf("%s %s workers %d round %d", am.path, am.texts[k], w, round), seq, recordSearch(t, mk, w, limit), seq.count >= int64(limit), seq.count >= int64(limit) && round%256 != 0)
-				}
+	for _, c := range symmetricCases(t) {
+		reduced++
+		parRound = 2048
+		seq := recordSearch(t, c.mk, 1, limit)
+		for _, round := range []int{2048, 7} {
+			parRound = round
+			for _, w := range []int{2, 3} {
+				sameSearch(t, fmt.Sprintf("%s workers %d round %d", c.name, w, round), seq, recordSearch(t, c.mk, w, limit), seq.count >= int64(limit), seq.count >= int64(limit) && round%256 != 0)
 			}
 		}
 	}
@@ -275,11 +258,7 @@ func TestParallelLimits(t *testing.T) {
 			t.Errorf("%d goroutines after the searches, %d before", n, before)
 		}
 	}()
-	src, err := os.ReadFile("../bench/philosophers/philosophers.csp")
-	if err != nil {
-		t.Fatal(err)
-	}
-	text := strings.Replace(string(src), "#define N 12;", "#define N 8;", 1)
+	text := philosophersSrc(t, 8)
 	sys, err := compileSrc(t, text).ProcessByName("College")
 	if err != nil {
 		t.Fatal(err)
@@ -298,4 +277,29 @@ func TestParallelLimits(t *testing.T) {
 	if err != nil || r.Verdict != lts.Valid || r.Stats.States != 6561 {
 		t.Errorf("after the limits: %v %v %+v; want 3^8 states", err, r.Verdict, r.Stats)
 	}
+}
+
+// symmetricCases makes the symmetry-reduced systems (SymmetricProcess) of
+// the models with thread symmetry, each named by its file and process.
+func symmetricCases(t *testing.T) []roundsCase {
+	var cases []roundsCase
+	for _, am := range assertedModels(t, "../testdata/sym/*.csp", "../models/lib/*.csp") {
+		for k, q := range am.procs {
+			mk := func() *Proc {
+				p, err := Compile(am.checked)
+				if err != nil {
+					t.Fatal(err)
+				}
+				sys, why, err := p.SymmetricProcess(q)
+				if err != nil || why != "" {
+					return nil
+				}
+				return sys
+			}
+			if mk() != nil {
+				cases = append(cases, roundsCase{am.path + " " + am.texts[k], mk})
+			}
+		}
+	}
+	return cases
 }

@@ -26,6 +26,25 @@ func libraryAssertion(b *testing.B, name string, params map[string]int, text str
 	return nil, nil
 }
 
+// libraryCheck checks the refinement assertion a of prog with fresh
+// systems.
+func libraryCheck(b *testing.B, prog *csp.Program, a *lang.AssertDecl, opt Options) *Result {
+	b.Helper()
+	impl, err := prog.Process(a.Left)
+	if err != nil {
+		b.Fatal(err)
+	}
+	spec, err := prog.Process(a.Right)
+	if err != nil {
+		b.Fatal(err)
+	}
+	res, err := Check(context.Background(), impl, lts.NewTauClosed(spec), opt)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return res
+}
+
 // BenchmarkModel checks standard refinement on the model library's
 // linearizable queue and segmented queue and reports product pairs per
 // second. Each iteration builds fresh systems, so state interning is
@@ -55,18 +74,7 @@ func BenchmarkModel(b *testing.B) {
 			b.ReportAllocs()
 			cpu0 := cpuSeconds()
 			for b.Loop() {
-				impl, err := prog.Process(a.Left)
-				if err != nil {
-					b.Fatal(err)
-				}
-				spec, err := prog.Process(a.Right)
-				if err != nil {
-					b.Fatal(err)
-				}
-				res, err := Check(context.Background(), impl, lts.NewTauClosed(spec), Options{})
-				if err != nil {
-					b.Fatal(err)
-				}
+				res := libraryCheck(b, prog, a, Options{})
 				if res.Verdict != bc.want {
 					b.Fatalf("verdict %v, want %v", res.Verdict, bc.want)
 				}
@@ -181,18 +189,7 @@ func BenchmarkWorkers(b *testing.B) {
 				var secs float64
 				cpu0 := cpuSeconds()
 				for b.Loop() {
-					impl, err := prog.Process(a.Left)
-					if err != nil {
-						b.Fatal(err)
-					}
-					spec, err := prog.Process(a.Right)
-					if err != nil {
-						b.Fatal(err)
-					}
-					res, err := Check(context.Background(), impl, lts.NewTauClosed(spec), c.opt)
-					if err != nil {
-						b.Fatal(err)
-					}
+					res := libraryCheck(b, prog, a, c.opt)
 					if res.Verdict != lts.Valid {
 						b.Fatalf("verdict %v", res.Verdict)
 					}

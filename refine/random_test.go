@@ -202,16 +202,7 @@ func TestParallelSameAsSequential(t *testing.T) {
 	for c := 0; c < 20; c++ {
 		tab := lts.NewEventTable()
 		names := []string{"a", "b", "c", "d"}
-		impl := lts.NewExplicit(tab)
-		for s := 0; s < 3000; s++ {
-			for k := 2 + r.IntN(2); k > 0; k-- {
-				ev := names[r.IntN(len(names))]
-				if r.IntN(4) == 0 {
-					ev = "tau"
-				}
-				impl.Add(lts.State(s), ev, lts.State(r.IntN(3000)))
-			}
-		}
+		impl := wideGraph(r, tab, 3000, names)
 		spec := holeySpec(r, tab, 40, names, 0.002*float64(1+c%8))
 		var want *Result
 		for _, opt := range []Options{{}, {Workers: 2}, {Workers: 4}, {Workers: 7}, {Workers: 2, parallelAll: true}} {
@@ -298,17 +289,8 @@ func TestBatchedSameAsSequential(t *testing.T) {
 	for c := 0; c < 16; c++ {
 		tab := lts.NewEventTable()
 		names := []string{"a", "b", "c", "d"}
-		impl := lts.NewExplicit(tab)
 		const n = 1500
-		for s := 0; s < n; s++ {
-			for k := 2 + r.IntN(2); k > 0; k-- {
-				ev := names[r.IntN(len(names))]
-				if r.IntN(4) == 0 {
-					ev = "tau"
-				}
-				impl.Add(lts.State(s), ev, lts.State(r.IntN(n)))
-			}
-		}
+		impl := wideGraph(r, tab, n, names)
 		spec := holeySpec(r, tab, 40, names, 0.002*float64(c%4))
 		fail := -1
 		if c%3 == 2 {
@@ -397,4 +379,21 @@ func TestLazyAntichainSameAsEager(t *testing.T) {
 	if lazyOn == 0 {
 		t.Fatal("no case ran")
 	}
+}
+
+// wideGraph is an Explicit with n states over names, each with two or
+// three edges to random targets, a quarter of them tau: large levels for
+// the parallel searches.
+func wideGraph(r *rand.Rand, tab *lts.EventTable, n int, names []string) *lts.Explicit {
+	x := lts.NewExplicit(tab)
+	for s := 0; s < n; s++ {
+		for k := 2 + r.IntN(2); k > 0; k-- {
+			ev := names[r.IntN(len(names))]
+			if r.IntN(4) == 0 {
+				ev = "tau"
+			}
+			x.Add(lts.State(s), ev, lts.State(r.IntN(n)))
+		}
+	}
+	return x
 }

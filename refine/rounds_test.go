@@ -84,17 +84,8 @@ func TestRoundsSameAsSequential(t *testing.T) {
 	for c := 0; c < 24; c++ {
 		tab := lts.NewEventTable()
 		names := []string{"a", "b", "c", "d"}
-		impl := lts.NewExplicit(tab)
 		const n = 1500
-		for s := 0; s < n; s++ {
-			for k := 2 + r.IntN(2); k > 0; k-- {
-				ev := names[r.IntN(len(names))]
-				if r.IntN(4) == 0 {
-					ev = "tau"
-				}
-				impl.Add(lts.State(s), ev, lts.State(r.IntN(n)))
-			}
-		}
+		impl := wideGraph(r, tab, n, names)
 		// Nondeterministic specs make macrostates of several states,
 		// so that queued pairs die (a smaller macrostate reaches their
 		// impl state).
