@@ -20,10 +20,9 @@ type rounds struct {
 	r    *parSearch
 	sets [2]resultSet
 	cur  int // the set Result reads
-	// The estimates that share a round between the walk and the
-	// expansion: the wall nanoseconds of the last walk per state walked,
-	// and of expanding a state.
-	walkPer, expPer float64
+	// share is the fraction of a walking round's states that worker 0
+	// expands after its walk (ExpandWalking).
+	share float64
 }
 
 // resultSet is the results of one batch.
@@ -43,7 +42,7 @@ func (s *Proc) NewRounds(workers int) frontier.Rounds {
 	if workers < 2 || s.fp != nil {
 		return nil
 	}
-	rs := &rounds{p: s, r: newParSearch(s, workers)}
+	rs := &rounds{p: s, r: newParSearch(s, workers), share: 1 / float64(2*workers)}
 	for i := range rs.sets {
 		rs.sets[i].trans = make([][]lts.Transition, workers)
 		rs.sets[i].counts = make([][]int, workers)
@@ -65,40 +64,31 @@ func (rs *rounds) Expand(states []lts.State) (errAt int, err error) {
 // ExpandWalking is Expand, the calling goroutine running walk first (in
 // which Result reads the previous batch's results) while the other
 // workers start on the states; walk must not use the Proc. Worker 0's
-// share of the states is set so that it ends with the others, from the
-// times of the last walk and round.
+// share of the states is set so that it would have ended with the others
+// in the last walking round (the ids do not depend on it).
 func (rs *rounds) ExpandWalking(states []lts.State, walk func()) (errAt int, err error) {
 	r := rs.r
 	r.growTree, r.onNew = nil, nil
 	r.pre, r.preNs = walk, 0
 	if walk != nil {
-		// W workers take n·expPer + walk; worker 0's share is what is
-		// left of its 1/W after the walk.
-		prev := rs.sets[rs.cur].n
-		w := float64(r.W)
-		est := rs.walkPer * float64(prev)
-		n := float64(len(states))
-		r.share0 = int(n / w)
-		if rs.expPer > 0 {
-			r.share0 = int(max(0, (n*rs.expPer+est)/w-est) / rs.expPer)
-		}
+		r.share0 = int(rs.share * float64(len(states)))
 	}
 	errAt, err = r.round(states)
-	if walk != nil {
-		if prev := rs.sets[rs.cur].n; prev > 0 {
-			rs.walkPer = float64(r.preNs) / float64(prev)
+	if n := len(states); walk != nil && n > 0 && errAt < 0 {
+		// Worker 0's share for the next walk: the one that would have
+		// made it end with the others this time (it walked, then
+		// expanded; each other worker expanded its part), half-way
+		// from the last one (the walks vary with the batches).
+		var exp int64
+		for w := range r.W {
+			exp += r.ws[w].expNs
 		}
-	}
-	// The expansion's cost per state: the busiest worker that did not
-	// walk.
-	var per float64
-	for w := range r.W {
-		if n := r.lo[w+1] - r.lo[w]; n > 0 && (w > 0 || walk == nil) {
-			per = max(per, float64(r.ws[w].expNs)/float64(n))
+		if exp > 0 {
+			per := float64(exp) / float64(n) // ns per state expanded
+			even := float64(exp+r.preNs) / float64(r.W)
+			n0 := float64(r.lo[1]-r.lo[0]) + (even-float64(r.preNs+r.ws[0].expNs))/per
+			rs.share = (rs.share + min(max(n0/float64(n), 0), 1)) / 2
 		}
-	}
-	if per > 0 {
-		rs.expPer = per
 	}
 	r.pre = nil
 	// The results move to the other set; the workers take its old
