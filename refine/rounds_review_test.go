@@ -1,0 +1,137 @@
+package refine_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/quasar-verify/quasar/csp"
+	"github.com/quasar-verify/quasar/lang"
+	"github.com/quasar-verify/quasar/lts"
+	"github.com/quasar-verify/quasar/refine"
+)
+
+// countersSrc has 12^5 states, levels of up to 12435 (five counters
+// up to 11): the searches with two workers or more expand them with the
+// csp rounds in several batches, walking one in the next one's round.
+const countersSrc = `var c[5];
+P(i) = [c[i] < 11] inc.i{c[i] = c[i] + 1} -> P(i);
+Sys = ||| i:{0..4} @ P(i);
+Any = [] i:{0..4} @ inc.i -> Any;
+`
+
+// countersProcs compiles countersSrc and returns its processes Sys and
+// Any.
+func countersProcs(t *testing.T) (sys, any *csp.Proc) {
+	t.Helper()
+	m, err := lang.Parse("m.csp", []byte(countersSrc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ch, err := lang.Check(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prog, err := csp.Compile(ch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sys, err = prog.ProcessByName("Sys"); err != nil {
+		t.Fatal(err)
+	}
+	if any, err = prog.ProcessByName("Any"); err != nil {
+		t.Fatal(err)
+	}
+	return sys, any
+}
+
+// within runs f and fails the test if it takes more than a minute (a
+// deadlock: the goroutine is left behind).
+func within(t *testing.T, what string, f func() (*refine.Result, error)) (*refine.Result, error) {
+	t.Helper()
+	type out struct {
+		res *refine.Result
+		err error
+	}
+	done := make(chan out, 1)
+	go func() {
+		res, err := f()
+		done <- out{res, err}
+	}()
+	select {
+	case o := <-done:
+		return o.res, o.err
+	case <-time.After(30 * time.Second):
+		t.Fatalf("%s: no answer after 30 s (deadlock)", what)
+		return nil, nil
+	}
+}
+
+// statsLine is a result without its timing figures.
+func statsLine(res *refine.Result, err error) string {
+	if err != nil {
+		return fmt.Sprint("error ", err)
+	}
+	st := res.Stats
+	st.Seconds, st.PeakBytes, st.PairsPerSecond = 0, 0, 0
+	return fmt.Sprintf("%v %+v", res.Verdict, st)
+}
+
+// TestRoundsSpecSharesImpl checks a process against itself through the
+// public API, the spec being the impl's own *csp.Proc: trace refinement
+// is reflexive, so the verdict is Valid, with the figures of one worker.
+// The walk in a round must not reach the impl's Proc, whose lock the
+// round holds.
+func TestRoundsSpecSharesImpl(t *testing.T) {
+	var want string
+	for _, w := range []int{1, 2, 3} {
+		p, _ := countersProcs(t)
+		res, err := within(t, fmt.Sprint(w, " workers"), func() (*refine.Result, error) {
+			return refine.Check(context.Background(), p, lts.NewTauClosed(p), refine.Options{Workers: w})
+		})
+		got := statsLine(res, err)
+		if err != nil || res.Verdict != lts.Valid {
+			t.Fatalf("%d workers: %s, want Valid", w, got)
+		}
+		if w == 1 {
+			want = got
+		} else if got != want {
+			t.Errorf("%d workers: %s\nwant %s", w, got, want)
+		}
+	}
+}
+
+// TestRoundsProgressUsesImpl: a Progress callback may use the impl (the
+// lts contract makes it safe for concurrent use); the figures it gets
+// are those of one worker.
+func TestRoundsProgressUsesImpl(t *testing.T) {
+	var want, wantRes string
+	for _, w := range []int{1, 2, 3} {
+		impl, spec := countersProcs(t)
+		var figs string
+		opt := refine.Options{Workers: w, Progress: func(st refine.Stats) {
+			if impl.NumStates() == 0 {
+				t.Error("no impl state")
+			}
+			figs += fmt.Sprintf("%d %d %d %d; ", st.Pairs, st.ImplStates, st.Transitions, st.Depth)
+		}}
+		res, err := within(t, fmt.Sprint(w, " workers"), func() (*refine.Result, error) {
+			return refine.Check(context.Background(), impl, lts.NewTauClosed(spec), opt)
+		})
+		got := statsLine(res, err)
+		if err != nil || res.Verdict != lts.Valid {
+			t.Fatalf("%d workers: %s, want Valid", w, got)
+		}
+		if figs == "" {
+			t.Fatalf("%d workers: no progress", w)
+		}
+		if w == 1 {
+			want, wantRes = figs, got
+			continue
+		}
+		if figs != want || got != wantRes {
+			t.Errorf("%d workers: progress %s, %s\nwant %s, %s", w, figs, got, want, wantRes)
+		}
+	}
+}
