@@ -8,24 +8,41 @@ import (
 
 	"github.com/quasar-verify/quasar/csp"
 	"github.com/quasar-verify/quasar/lang"
+	"github.com/quasar-verify/quasar/linearize"
 	"github.com/quasar-verify/quasar/lts"
 	"github.com/quasar-verify/quasar/refine"
+	"github.com/quasar-verify/quasar/relax"
 )
 
-// countersSrc has 12^5 states, levels of up to 12435 (five counters
-// up to 11): the searches with two workers or more expand them with the
-// csp rounds in several batches, walking one in the next one's round.
-const countersSrc = `var c[5];
-P(i) = [c[i] < 11] inc.i{c[i] = c[i] + 1} -> P(i);
-Sys = ||| i:{0..4} @ P(i);
-Any = [] i:{0..4} @ inc.i -> Any;
-`
+// The spec wrappers of the pipeline show what they wrap (refine's
+// walkSafe unwraps them).
+var (
+	_ interface{ Spec() lts.Automaton } = (*relax.Relaxed)(nil)
+	_ interface{ Spec() lts.Automaton } = (*linearize.Wrapper)(nil)
+)
 
-// countersProcs compiles countersSrc and returns its processes Sys and
-// Any.
+// countersSrc is n counters up to max, and a spec of their events: five
+// up to 11 make 12^5 states, levels of up to 12435, which the searches
+// with two workers or more expand with the csp rounds in several batches,
+// walking one in the next one's round.
+func countersSrc(n, max int) string {
+	return fmt.Sprintf(`var c[%d];
+P(i) = [c[i] < %d] inc.i{c[i] = c[i] + 1} -> P(i);
+Sys = ||| i:{0..%d} @ P(i);
+Any = [] i:{0..%d} @ inc.i -> Any;
+`, n, max, n-1, n-1)
+}
+
+// countersProcs compiles countersSrc(5, 11) and returns its processes
+// Sys and Any.
 func countersProcs(t *testing.T) (sys, any *csp.Proc) {
+	return countersProcsOf(t, 5, 11)
+}
+
+// countersProcsOf compiles countersSrc(n, max).
+func countersProcsOf(t *testing.T, n, max int) (sys, any *csp.Proc) {
 	t.Helper()
-	m, err := lang.Parse("m.csp", []byte(countersSrc))
+	m, err := lang.Parse("m.csp", []byte(countersSrc(n, max)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,6 +149,46 @@ func TestRoundsProgressUsesImpl(t *testing.T) {
 		}
 		if figs != want || got != wantRes {
 			t.Errorf("%d workers: progress %s, %s\nwant %s, %s", w, figs, got, want, wantRes)
+		}
+	}
+}
+
+// TestRoundsWalkThroughWrappers: a relaxed spec over another Proc is
+// walked inside the rounds (batches of 64 pairs, 4 counters up to 9); over the impl's own Proc it is walked after
+// them (no deadlock), with the figures of one worker either way (the
+// relaxed Any accepts every trace of Sys: Valid).
+func TestRoundsWalkThroughWrappers(t *testing.T) {
+	for _, shared := range []bool{false, true} {
+		var want string
+		for _, w := range []int{1, 2} {
+			sys, anyP := countersProcsOf(t, 4, 9)
+			base := anyP
+			if shared {
+				base = sys
+			}
+			spec, err := relax.New(lts.NewTauClosed(base), relax.Config{All: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			expands, walked := 0, walking
+			res, err := within(t, fmt.Sprint(w, " workers"), func() (*refine.Result, error) {
+				return refine.Check(context.Background(), counted{sys, &expands}, spec, refine.WithRoundBatch(refine.Options{Workers: w}, 64))
+			})
+			spec.Close()
+			got := statsLine(res, err)
+			if err != nil || res.Verdict != lts.Valid {
+				t.Fatalf("shared %v, %d workers: %s, want Valid", shared, w, got)
+			}
+			if w == 1 {
+				want = got
+				continue
+			}
+			if got != want {
+				t.Errorf("shared %v, %d workers: %s\nwant %s", shared, w, got, want)
+			}
+			if expands == 0 || (walking > walked) == shared {
+				t.Errorf("shared %v: %d rounds, %d walked a batch", shared, expands, walking-walked)
+			}
 		}
 	}
 }

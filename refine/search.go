@@ -82,6 +82,8 @@ func Check(ctx context.Context, impl lts.System, spec lts.Automaton, opt Options
 		}
 		if s.rounds == nil {
 			s.exp = [2]*frontier.Expander{frontier.New(opt.Workers), frontier.New(opt.Workers)}
+		} else {
+			s.walkIn = walkSafe(s.rounds, spec)
 		}
 	}
 	// A relaxed spec may spend seconds expanding one state: it polls the
@@ -154,6 +156,9 @@ type search struct {
 	// inRound: the walk runs in a round and must not use the impl; a
 	// violation is then noted in found, foundIt and foundTr.
 	inRound bool
+	// walkIn: the walks may run inside the rounds (frontier.Walker), the
+	// spec being known not to use the impl's store (walkSafe).
+	walkIn  bool
 	found   bool
 	foundIt item
 	foundTr lts.Transition
@@ -399,19 +404,25 @@ func (s *search) levelRounds() (*Result, error) {
 		size = s.opt.roundBatch
 	}
 	wr, _ := s.rounds.(frontier.Walker)
+	if !s.walkIn {
+		wr = nil
+	}
 	i, j := 0, min(len(s.cur), size)
 	errAt, err := s.rounds.Expand(s.roundStates(i, j))
 	for {
 		var st walkStop
 		if next := min(len(s.cur), j+size); wr != nil && next > j && errAt < 0 {
 			e, err2 := wr.ExpandWalking(s.roundStates(j, next), func() { st = s.walkRound(i, j, errAt, err) })
+			s.flushProgress()
 			if st.done {
 				return s.finishWalk(st)
 			}
 			i, j, errAt, err = j, next, e, err2
 			continue
 		}
-		if st = s.walkRound(i, j, errAt, err); st.done {
+		st = s.walkRound(i, j, errAt, err)
+		s.flushProgress()
+		if st.done {
 			return s.finishWalk(st)
 		}
 		if i = j; i >= len(s.cur) {
@@ -419,6 +430,31 @@ func (s *search) levelRounds() (*Result, error) {
 		}
 		j = min(len(s.cur), i+size)
 		errAt, err = s.rounds.Expand(s.roundStates(i, j))
+	}
+}
+
+// walkSafe reports whether a walk may run inside r's rounds: whether the
+// spec's work cannot reach the impl's store, which a round holds (a spec
+// over the impl's own *csp.Proc would wait for the round forever). The
+// spec is unwrapped (relax.Relaxed, linearize.Wrapper: Spec()) down to an
+// lts.TauClosed, whose system r must know for distinct from its own (a
+// frontier.Sharer); any other spec walks outside the rounds.
+func walkSafe(r frontier.Rounds, spec lts.Automaton) bool {
+	sh, ok := r.(frontier.Sharer)
+	if !ok {
+		return true
+	}
+	for {
+		switch a := spec.(type) {
+		case *lts.TauClosed:
+			return !sh.Shares(a.Sys)
+		case *lts.Explicit:
+			return true
+		case interface{ Spec() lts.Automaton }:
+			spec = a.Spec()
+		default:
+			return false
+		}
 	}
 }
 
@@ -447,9 +483,11 @@ type walkStop struct {
 
 // walkRound walks the batch s.cur[i:j] with the rounds' results (errAt,
 // err: Expand's) without using the impl.
+// Its polls hold the progress figures for flushProgress, to be called
+// after the round.
 func (s *search) walkRound(i, j, errAt int, err error) walkStop {
-	s.inRound = true
-	defer func() { s.inRound = false }()
+	s.inRound, s.holdProgress = true, true
+	defer func() { s.inRound, s.holdProgress = false, false }()
 	for k := i; k < j; k++ {
 		if s.countdown--; s.countdown <= 0 {
 			if reason := s.poll(); reason != "" {

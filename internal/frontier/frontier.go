@@ -176,6 +176,13 @@ type Rounder interface {
 	NewRounds(workers int) Rounds
 }
 
+// Sharer is implemented by Rounds that hold a store other systems may use
+// (csp.Proc's rounds hold the Proc's lock): Shares reports whether sys may
+// use it, so that a walk (Walker) that uses sys must not run in a round.
+type Sharer interface {
+	Shares(sys lts.System) bool
+}
+
 // Walker is implemented by Rounds that let the caller walk the results of
 // one batch while the other workers expand the next: walk runs on the
 // calling goroutine, as its part of the round, and Result reads the
