@@ -3,6 +3,7 @@ package refine_test
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"testing"
 	"time"
 
@@ -190,5 +191,59 @@ func TestRoundsWalkThroughWrappers(t *testing.T) {
 				t.Errorf("shared %v: %d rounds, %d walked a batch", shared, expands, walking-walked)
 			}
 		}
+	}
+}
+
+// panicky is a spec that panics at its n-th step (a bug of a spec); it
+// shows what it wraps, so that the search walks it inside the rounds.
+type panicky struct {
+	lts.Automaton
+	n, calls int
+}
+
+func (p *panicky) Spec() lts.Automaton { return p.Automaton }
+
+func (p *panicky) Step(s lts.State, e lts.Event, buf []lts.State) ([]lts.State, error) {
+	if p.calls++; p.calls == p.n {
+		panic(fmt.Sprint("boom at step ", p.n))
+	}
+	return p.Automaton.Step(s, e, buf)
+}
+
+// TestRoundsWalkPanics: a spec's panic in a walk inside a round is the
+// internal error of one worker, and the workers stop (no goroutine left
+// behind; a hang fails the test).
+func TestRoundsWalkPanics(t *testing.T) {
+	g0 := runtime.NumGoroutine()
+	var want string
+	for _, w := range []int{1, 2, 3} {
+		impl, _ := countersProcsOf(t, 4, 9)
+		specSys, err := impl.Program().ProcessByName("Sys")
+		if err != nil {
+			t.Fatal(err)
+		}
+		spec := &panicky{Automaton: lts.NewTauClosed(specSys), n: 20000}
+		expands, walked := 0, walking
+		res, err := within(t, fmt.Sprint(w, " workers"), func() (*refine.Result, error) {
+			return refine.Check(context.Background(), counted{impl, &expands}, spec, refine.WithRoundBatch(refine.Options{Workers: w}, 64))
+		})
+		got := statsLine(res, err)
+		if err == nil || spec.calls != spec.n {
+			t.Fatalf("%d workers: %s after %d steps, want the panic at step %d", w, got, spec.calls, spec.n)
+		}
+		if w == 1 {
+			want = got
+			continue
+		}
+		if got != want || walking == walked {
+			t.Errorf("%d workers: %s (%d rounds walked a batch)\nwant %s", w, got, walking-walked, want)
+		}
+	}
+	t.Log(want)
+	for i := 0; runtime.NumGoroutine() > g0; i++ {
+		if i == 100 {
+			t.Fatalf("%d goroutines left, %d before", runtime.NumGoroutine(), g0)
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }

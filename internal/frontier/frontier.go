@@ -171,7 +171,9 @@ type Rounds interface {
 }
 
 // Rounder is implemented by systems that give Rounds (nil if they cannot
-// for this system).
+// for this system). The Rounds expand the system itself: a type that
+// embeds one (a *csp.Proc) and changes its successors must not promote
+// NewRounds.
 type Rounder interface {
 	NewRounds(workers int) Rounds
 }
