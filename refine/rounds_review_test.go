@@ -161,7 +161,7 @@ func TestRoundsProgressUsesImpl(t *testing.T) {
 func TestRoundsWalkThroughWrappers(t *testing.T) {
 	for _, shared := range []bool{false, true} {
 		var want string
-		for _, w := range []int{1, 2} {
+		for _, w := range []int{1, 3, 4} {
 			sys, anyP := countersProcsOf(t, 4, 9)
 			base := anyP
 			if shared {
@@ -245,5 +245,53 @@ func TestRoundsWalkPanics(t *testing.T) {
 			t.Fatalf("%d goroutines left, %d before", runtime.NumGoroutine(), g0)
 		}
 		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestRoundsLimits: a state limit ends every worker count's search at
+// the same poll, with the same figures (Unknown); so does a Progress
+// callback that cancels the search at its 60th, 110th or 126th call (with
+// 3 and 4 workers, batches of 6144 and 8192 pairs, a walk in a round may
+// poll twice).
+func TestRoundsLimits(t *testing.T) {
+	var want string
+	for _, w := range []int{1, 2, 3} {
+		impl, spec := countersProcs(t)
+		opt := refine.Options{Workers: w, Limits: lts.Limits{MaxStates: 60000}}
+		res, err := within(t, fmt.Sprint(w, " workers"), func() (*refine.Result, error) {
+			return refine.Check(context.Background(), impl, lts.NewTauClosed(spec), opt)
+		})
+		got := statsLine(res, err)
+		if err != nil || res.Verdict != lts.Unknown {
+			t.Fatalf("%d workers: %s, want Unknown", w, got)
+		}
+		if w == 1 {
+			want = got
+		} else if got != want {
+			t.Errorf("%d workers: %s\nwant %s", w, got, want)
+		}
+	}
+	for _, at := range []int{60, 110, 126} {
+		var wantAt string
+		for _, w := range []int{1, 3, 4} {
+			impl, spec := countersProcs(t)
+			ctx, cancel := context.WithCancel(context.Background())
+			calls := 0
+			opt := refine.Options{Workers: w, Progress: func(refine.Stats) {
+				if calls++; calls == at {
+					cancel()
+				}
+			}}
+			res, err := within(t, fmt.Sprint(w, " workers"), func() (*refine.Result, error) {
+				return refine.Check(ctx, impl, lts.NewTauClosed(spec), opt)
+			})
+			cancel()
+			got := statsLine(res, err)
+			if w == 1 {
+				wantAt = got
+			} else if got != wantAt {
+				t.Errorf("%d workers, cancelled at progress %d: %s\nwant %s", w, at, got, wantAt)
+			}
+		}
 	}
 }
