@@ -35,8 +35,12 @@ Any = [] i:{0..%d} @ inc.i -> Any;
 }
 
 // countersProcs compiles countersSrc(5, 11) and returns its processes
-// Sys and Any.
+// Sys and Any; under the race detector, countersSrc(5, 8) (levels of up
+// to 6,000 pairs: still two batches with two workers).
 func countersProcs(t *testing.T) (sys, any *csp.Proc) {
+	if raceOn {
+		return countersProcsOf(t, 5, 9)
+	}
 	return countersProcsOf(t, 5, 11)
 }
 
@@ -64,8 +68,9 @@ func countersProcsOf(t *testing.T, n, max int) (sys, any *csp.Proc) {
 	return sys, any
 }
 
-// within runs f and fails the test if it takes more than a minute (a
-// deadlock: the goroutine is left behind).
+// within runs f and fails the test if it takes more than 30 seconds, 5
+// minutes under the race detector (a deadlock: the goroutine is left
+// behind).
 func within(t *testing.T, what string, f func() (*refine.Result, error)) (*refine.Result, error) {
 	t.Helper()
 	type out struct {
@@ -73,6 +78,10 @@ func within(t *testing.T, what string, f func() (*refine.Result, error)) (*refin
 		err error
 	}
 	done := make(chan out, 1)
+	limit := 30 * time.Second
+	if raceOn {
+		limit = 5 * time.Minute
+	}
 	go func() {
 		res, err := f()
 		done <- out{res, err}
@@ -80,8 +89,8 @@ func within(t *testing.T, what string, f func() (*refine.Result, error)) (*refin
 	select {
 	case o := <-done:
 		return o.res, o.err
-	case <-time.After(30 * time.Second):
-		t.Fatalf("%s: no answer after 30 s (deadlock)", what)
+	case <-time.After(limit):
+		t.Fatalf("%s: no answer after %v (deadlock)", what, limit)
 		return nil, nil
 	}
 }

@@ -162,6 +162,10 @@ type search struct {
 	found   bool
 	foundIt item
 	foundTr lts.Transition
+	// kept, keptOff: the results of the pairs a paused walk left
+	// (keepRest): pair k's are kept[keptOff[k-from]:keptOff[k-from+1]].
+	kept    []lts.Transition
+	keptOff []int
 	batch   [2][]lts.State // the impl states each expander expands
 }
 
@@ -412,17 +416,21 @@ func (s *search) levelRounds() (*Result, error) {
 	for {
 		var st walkStop
 		if next := min(len(s.cur), j+size); wr != nil && next > j && errAt < 0 {
-			e, err2 := wr.ExpandWalking(s.roundStates(j, next), func() { st = s.walkRound(i, j, errAt, err) })
-			s.flushProgress()
+			e, err2 := wr.ExpandWalking(s.roundStates(j, next), func() { st = s.walkRound(i, j, errAt, err, true) })
+			if st.paused {
+				// A poll with progress to report: the callback
+				// may use the impl, so it runs now, and the walk
+				// goes on from the kept results.
+				s.flushProgress()
+				st = s.walkKept(st.from, j)
+			}
 			if st.done {
 				return s.finishWalk(st)
 			}
 			i, j, errAt, err = j, next, e, err2
 			continue
 		}
-		st = s.walkRound(i, j, errAt, err)
-		s.flushProgress()
-		if st.done {
+		if st = s.walkRound(i, j, errAt, err, false); st.done {
 			return s.finishWalk(st)
 		}
 		if i = j; i >= len(s.cur) {
@@ -479,19 +487,55 @@ type walkStop struct {
 	it   item
 	tr   lts.Transition
 	from int
+	// paused: a walk in a round stopped at pair from to report progress
+	// (walkRound).
+	paused bool
 }
 
 // walkRound walks the batch s.cur[i:j] with the rounds' results (errAt,
-// err: Expand's) without using the impl.
-// Its polls hold the progress figures for flushProgress, to be called
-// after the round.
-func (s *search) walkRound(i, j, errAt int, err error) walkStop {
-	s.inRound, s.holdProgress = true, true
+// err: Expand's) without using the impl. Inside a round, a poll that has
+// progress figures to report (which a callback using the impl cannot get
+// there) pauses the walk: the results of s.cur[k:j] are kept (keepRest)
+// and it returns paused at k, for the caller to report them after the
+// round and walk the rest (walkKept).
+func (s *search) walkRound(i, j, errAt int, err error, inside bool) walkStop {
+	return s.walk(i, j, errAt, err, inside, func(k int) []lts.Transition { return s.rounds.Result(k - i) })
+}
+
+// walkKept walks s.cur[k:j], whose results keepRest kept, outside the
+// rounds.
+func (s *search) walkKept(k, j int) walkStop {
+	return s.walk(k, j, -1, nil, false, func(q int) []lts.Transition {
+		o := q - k
+		return s.kept[s.keptOff[o]:s.keptOff[o+1]]
+	})
+}
+
+// keepRest copies the rounds' results of s.cur[k:j] (batch from i).
+func (s *search) keepRest(i, k, j int) {
+	s.kept, s.keptOff = s.kept[:0], s.keptOff[:0]
+	for q := k; q < j; q++ {
+		s.keptOff = append(s.keptOff, len(s.kept))
+		s.kept = append(s.kept, s.rounds.Result(q-i)...)
+	}
+	s.keptOff = append(s.keptOff, len(s.kept))
+}
+
+// walk is walkRound's loop, with result(k) the transitions of s.cur[k].
+func (s *search) walk(i, j, errAt int, err error, inside bool, result func(k int) []lts.Transition) walkStop {
+	s.inRound, s.holdProgress = true, inside
 	defer func() { s.inRound, s.holdProgress = false, false }()
 	for k := i; k < j; k++ {
 		if s.countdown--; s.countdown <= 0 {
 			if reason := s.poll(); reason != "" {
 				return walkStop{done: true, res: s.unknown(reason)}
+			}
+			if len(s.held) > 0 {
+				// Pair k is walked again, with this poll's
+				// countdown.
+				s.countdown++
+				s.keepRest(i, k, j)
+				return walkStop{paused: true, from: k}
 			}
 		}
 		it := s.cur[k]
@@ -506,7 +550,7 @@ func (s *search) walkRound(i, j, errAt int, err error) walkStop {
 		if s.isDead(it.id) {
 			continue
 		}
-		if res, err := s.expand(it, s.rounds.Result(k-i)); res != nil || err != nil {
+		if res, err := s.expand(it, result(k)); res != nil || err != nil {
 			return walkStop{done: true, res: res, err: err}
 		}
 		if s.found {
