@@ -304,3 +304,61 @@ func TestRoundsLimits(t *testing.T) {
 		}
 	}
 }
+
+// stoppable is a spec that polls the search's limits at every step (as
+// relax's window mode does in its expansions) and fails once one is hit;
+// it shows what it wraps, so that the search walks it inside the rounds.
+type stoppable struct {
+	lts.Automaton
+	stop func() bool
+}
+
+func (p *stoppable) Spec() lts.Automaton        { return p.Automaton }
+func (p *stoppable) SetInterrupt(f func() bool) { p.stop = f }
+
+func (p *stoppable) Step(s lts.State, e lts.Event, buf []lts.State) ([]lts.State, error) {
+	if p.stop != nil && p.stop() {
+		return buf, fmt.Errorf("stopped")
+	}
+	return p.Automaton.Step(s, e, buf)
+}
+
+// TestRoundsInterruptibleCancel: with a spec that polls the limits
+// itself, a Progress callback that cancels the search ends it where one
+// worker's ends (the spec sees the cancellation at its next step).
+func TestRoundsInterruptibleCancel(t *testing.T) {
+	walked := walking
+	for _, at := range []int{30, 60, 110} {
+		var want string
+		for _, w := range []int{1, 2, 3} {
+			impl, _ := countersProcs(t)
+			specSys, err := impl.Program().ProcessByName("Sys")
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			calls := 0
+			opt := refine.Options{Workers: w, Progress: func(refine.Stats) {
+				if calls++; calls == at {
+					cancel()
+				}
+			}}
+			expands := 0
+			res, err := within(t, fmt.Sprint(w, " workers"), func() (*refine.Result, error) {
+				return refine.Check(ctx, counted{impl, &expands}, &stoppable{Automaton: lts.NewTauClosed(specSys)}, opt)
+			})
+			cancel()
+			got := statsLine(res, err)
+			if w == 1 {
+				want = got
+				continue
+			}
+			if got != want {
+				t.Errorf("%d workers, cancelled at progress %d: %s\nwant %s", w, at, got, want)
+			}
+		}
+	}
+	if walking == walked {
+		t.Error("no round walked a batch")
+	}
+}

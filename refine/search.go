@@ -90,6 +90,7 @@ func Check(ctx context.Context, impl lts.System, spec lts.Automaton, opt Options
 	// limits too, and an error it returns after a limit fired ends the
 	// search unknown (what it computed is dropped with the search).
 	if in, ok := spec.(Interruptible); ok {
+		s.interruptible = true
 		in.SetInterrupt(func() bool {
 			if s.stopped == "" {
 				s.stopped = s.bud.Exceeded(s.pairs.Len())
@@ -162,6 +163,8 @@ type search struct {
 	found   bool
 	foundIt item
 	foundTr lts.Transition
+	// interruptible: the spec polls the limits itself (Interruptible).
+	interruptible bool
 	// kept, keptOff: the results of the pairs a paused walk left
 	// (keepRest): pair k's are kept[keptOff[k-from]:keptOff[k-from+1]].
 	kept    []lts.Transition
@@ -417,11 +420,10 @@ func (s *search) levelRounds() (*Result, error) {
 		var st walkStop
 		if next := min(len(s.cur), j+size); wr != nil && next > j && errAt < 0 {
 			e, err2 := wr.ExpandWalking(s.roundStates(j, next), func() { st = s.walkRound(i, j, errAt, err, true) })
+			// The progress figures of the walk's polls: the
+			// callback may use the impl, so it runs after the round.
+			s.flushProgress()
 			if st.paused {
-				// A poll with progress to report: the callback
-				// may use the impl, so it runs now, and the walk
-				// goes on from the kept results.
-				s.flushProgress()
 				st = s.walkKept(st.from, j)
 			}
 			if st.done {
@@ -493,11 +495,15 @@ type walkStop struct {
 }
 
 // walkRound walks the batch s.cur[i:j] with the rounds' results (errAt,
-// err: Expand's) without using the impl. Inside a round, a poll that has
-// progress figures to report (which a callback using the impl cannot get
-// there) pauses the walk: the results of s.cur[k:j] are kept (keepRest)
-// and it returns paused at k, for the caller to report them after the
-// round and walk the rest (walkKept).
+// err: Expand's) without using the impl. Inside a round, its polls hold
+// their progress figures (a callback using the impl could not run there)
+// for the caller to report after the round (flushProgress). The callback
+// can change the search only through the limits (a context it cancels),
+// which the search reads at its polls, and an Interruptible spec in its
+// steps: so a poll that follows held figures, or any poll with such a
+// spec, pauses the walk: the results of s.cur[k:j] are kept (keepRest)
+// and it returns paused at k, for the caller to report the figures and
+// walk the rest from pair k, polling again (walkKept).
 func (s *search) walkRound(i, j, errAt int, err error, inside bool) walkStop {
 	return s.walk(i, j, errAt, err, inside, func(k int) []lts.Transition { return s.rounds.Result(k - i) })
 }
@@ -530,10 +536,15 @@ func (s *search) walk(i, j, errAt int, err error, inside bool, result func(k int
 			if reason := s.poll(); reason != "" {
 				return walkStop{done: true, res: s.unknown(reason)}
 			}
-			if len(s.held) > 0 {
-				// Pair k is walked again, with this poll's
-				// countdown.
-				s.countdown++
+			if n := len(s.held); n > 1 || n == 1 && s.interruptible {
+				// The search must see what the callback did
+				// with the figures held before (a cancelled
+				// context) at this poll, or, with a spec that
+				// polls the limits itself, at once: the walk
+				// pauses and polls again at pair k after the
+				// round, the callback having run.
+				s.held = s.held[:n-1]
+				s.countdown = 1
 				s.keepRest(i, k, j)
 				return walkStop{paused: true, from: k}
 			}
