@@ -132,7 +132,9 @@
 //     round (levelRounds). A walk in a round must not use the impl, whose
 //     store the round holds: a violation it finds is validated, and a
 //     failed state of a dead pair skipped, after the round, and the
-//     Progress figures of its polls are reported after the round. The
+//     Progress figures of its polls are reported after the round (the
+//     walk pausing at a poll where the search must see what the callback
+//     did, walkRound). The
 //     walk runs in the round only when the spec is known not to use the
 //     impl's store (walkSafe: unwrapped through Spec() down to an
 //     lts.Explicit or to an lts.TauClosed over a system the rounds say

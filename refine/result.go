@@ -24,7 +24,8 @@ type Options struct {
 	// limits are polled (every few thousand pairs) with the stats so far.
 	// With Workers >= 2 and a *csp.Proc impl, the figures of the polls
 	// made while the workers expand a batch are reported after it, so the
-	// callback may use the impl.
+	// callback may use the impl; the search still sees a context the
+	// callback cancels at the poll one worker sees it.
 	Progress func(Stats)
 
 	parallelAll bool // tests: the workers expand small levels too
