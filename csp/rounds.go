@@ -138,5 +138,18 @@ func (rs *rounds) Result(k int) []lts.Transition {
 	return set.trans[w][lo:hi:hi]
 }
 
+// Shares reports whether sys may use the Proc whose store the rounds hold
+// (its lock, during a round): unless sys is another Proc or an
+// lts.Explicit, it may.
+func (rs *rounds) Shares(sys lts.System) bool {
+	switch x := sys.(type) {
+	case *Proc:
+		return x == rs.p
+	case *lts.Explicit:
+		return false
+	}
+	return true
+}
+
 // Close stops the workers.
 func (rs *rounds) Close() { rs.r.close() }

@@ -258,6 +258,9 @@ func New(spec lts.Automaton, naming Naming) *Wrapper {
 // Events is the shared event table.
 func (w *Wrapper) Events() *lts.EventTable { return w.table }
 
+// Spec returns the automaton w wraps.
+func (w *Wrapper) Spec() lts.Automaton { return w.spec }
+
 // Start appends the initial states: every specification start, all idle.
 func (w *Wrapper) Start(buf []lts.State) []lts.State {
 	for _, s := range w.spec.Start(nil) {

@@ -131,7 +131,15 @@
 //     frontier.Walker it walks the previous batch as its part of the
 //     round (levelRounds). A walk in a round must not use the impl, whose
 //     store the round holds: a violation it finds is validated, and a
-//     failed state of a dead pair skipped, after the round;
+//     failed state of a dead pair skipped, after the round, and the
+//     Progress figures of its polls are reported after the round (the
+//     walk pausing at a poll where the search must see what the callback
+//     did, walkRound). The
+//     walk runs in the round only when the spec is known not to use the
+//     impl's store (walkSafe: unwrapped through Spec() down to an
+//     lts.Explicit or to an lts.TauClosed over a system the rounds say
+//     they do not hold, frontier.Sharer); otherwise, a spec over the
+//     impl's own Proc for one, each batch is walked after its round;
 //   - any other impl has Successors called (safe for concurrent use by
 //     the lts contract) on contiguous chunks of the batch by an Expander,
 //     the next batch while this one is walked (levelParallel).

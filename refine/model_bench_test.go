@@ -182,6 +182,9 @@ func BenchmarkWorkers(b *testing.B) {
 			{"workers=1", Options{}},
 			{"workers=2/expander", Options{Workers: 2, noRounds: true}},
 			{"workers=2/rounds", Options{Workers: 2}},
+			// A callback, as the CLI's progress line sets: its
+			// figures are held while a walk runs in a round.
+			{"workers=2/rounds/progress", Options{Workers: 2, Progress: func(Stats) {}}},
 		} {
 			b.Run(bc.name+"/"+c.name, func(b *testing.B) {
 				prog, a := libraryAssertion(b, bc.model, bc.params, bc.assert)

@@ -22,6 +22,10 @@ type Options struct {
 	NoAntichain bool
 	// Progress, if set, is called from the search goroutine whenever the
 	// limits are polled (every few thousand pairs) with the stats so far.
+	// With Workers >= 2 and a *csp.Proc impl, the figures of the polls
+	// made while the workers expand a batch are reported after it, so the
+	// callback may use the impl; the search still sees a context the
+	// callback cancels at the poll one worker sees it.
 	Progress func(Stats)
 
 	parallelAll bool // tests: the workers expand small levels too

@@ -39,6 +39,11 @@ func (c countedRounds) Expand(states []lts.State) (int, error) {
 	return c.Rounds.Expand(states)
 }
 
+// Shares forwards the Proc's rounds' (frontier.Sharer).
+func (c countedRounds) Shares(sys lts.System) bool {
+	return c.Rounds.(frontier.Sharer).Shares(sys)
+}
+
 // walking counts the rounds in which the search walked a batch.
 var walking int
 

@@ -82,12 +82,15 @@ func Check(ctx context.Context, impl lts.System, spec lts.Automaton, opt Options
 		}
 		if s.rounds == nil {
 			s.exp = [2]*frontier.Expander{frontier.New(opt.Workers), frontier.New(opt.Workers)}
+		} else {
+			s.walkIn = walkSafe(s.rounds, spec)
 		}
 	}
 	// A relaxed spec may spend seconds expanding one state: it polls the
 	// limits too, and an error it returns after a limit fired ends the
 	// search unknown (what it computed is dropped with the search).
 	if in, ok := spec.(Interruptible); ok {
+		s.interruptible = true
 		in.SetInterrupt(func() bool {
 			if s.stopped == "" {
 				s.stopped = s.bud.Exceeded(s.pairs.Len())
@@ -154,9 +157,18 @@ type search struct {
 	// inRound: the walk runs in a round and must not use the impl; a
 	// violation is then noted in found, foundIt and foundTr.
 	inRound bool
+	// walkIn: the walks may run inside the rounds (frontier.Walker), the
+	// spec being known not to use the impl's store (walkSafe).
+	walkIn  bool
 	found   bool
 	foundIt item
 	foundTr lts.Transition
+	// interruptible: the spec polls the limits itself (Interruptible).
+	interruptible bool
+	// kept, keptOff: the results of the pairs a paused walk left
+	// (keepRest): pair k's are kept[keptOff[k-from]:keptOff[k-from+1]].
+	kept    []lts.Transition
+	keptOff []int
 	batch   [2][]lts.State // the impl states each expander expands
 }
 
@@ -399,19 +411,28 @@ func (s *search) levelRounds() (*Result, error) {
 		size = s.opt.roundBatch
 	}
 	wr, _ := s.rounds.(frontier.Walker)
+	if !s.walkIn {
+		wr = nil
+	}
 	i, j := 0, min(len(s.cur), size)
 	errAt, err := s.rounds.Expand(s.roundStates(i, j))
 	for {
 		var st walkStop
 		if next := min(len(s.cur), j+size); wr != nil && next > j && errAt < 0 {
-			e, err2 := wr.ExpandWalking(s.roundStates(j, next), func() { st = s.walkRound(i, j, errAt, err) })
+			e, err2 := wr.ExpandWalking(s.roundStates(j, next), func() { st = s.walkRound(i, j, errAt, err, true) })
+			// The progress figures of the walk's polls: the
+			// callback may use the impl, so it runs after the round.
+			s.flushProgress()
+			if st.paused {
+				st = s.walkKept(st.from, j)
+			}
 			if st.done {
 				return s.finishWalk(st)
 			}
 			i, j, errAt, err = j, next, e, err2
 			continue
 		}
-		if st = s.walkRound(i, j, errAt, err); st.done {
+		if st = s.walkRound(i, j, errAt, err, false); st.done {
 			return s.finishWalk(st)
 		}
 		if i = j; i >= len(s.cur) {
@@ -419,6 +440,31 @@ func (s *search) levelRounds() (*Result, error) {
 		}
 		j = min(len(s.cur), i+size)
 		errAt, err = s.rounds.Expand(s.roundStates(i, j))
+	}
+}
+
+// walkSafe reports whether a walk may run inside r's rounds: whether the
+// spec's work cannot reach the impl's store, which a round holds (a spec
+// over the impl's own *csp.Proc would wait for the round forever). The
+// spec is unwrapped (relax.Relaxed, linearize.Wrapper: Spec()) down to an
+// lts.TauClosed, whose system r must know for distinct from its own (a
+// frontier.Sharer); any other spec walks outside the rounds.
+func walkSafe(r frontier.Rounds, spec lts.Automaton) bool {
+	sh, ok := r.(frontier.Sharer)
+	if !ok {
+		return true
+	}
+	for {
+		switch a := spec.(type) {
+		case *lts.TauClosed:
+			return !sh.Shares(a.Sys)
+		case *lts.Explicit:
+			return true
+		case interface{ Spec() lts.Automaton }:
+			spec = a.Spec()
+		default:
+			return false
+		}
 	}
 }
 
@@ -443,17 +489,64 @@ type walkStop struct {
 	it   item
 	tr   lts.Transition
 	from int
+	// paused: a walk in a round stopped at pair from to report progress
+	// (walkRound).
+	paused bool
 }
 
 // walkRound walks the batch s.cur[i:j] with the rounds' results (errAt,
-// err: Expand's) without using the impl.
-func (s *search) walkRound(i, j, errAt int, err error) walkStop {
-	s.inRound = true
-	defer func() { s.inRound = false }()
+// err: Expand's) without using the impl. Inside a round, its polls hold
+// their progress figures (a callback using the impl could not run there)
+// for the caller to report after the round (flushProgress). The callback
+// can change the search only through the limits (a context it cancels),
+// which the search reads at its polls, and an Interruptible spec in its
+// steps: so a poll that follows held figures, or any poll with such a
+// spec, pauses the walk: the results of s.cur[k:j] are kept (keepRest)
+// and it returns paused at k, for the caller to report the figures and
+// walk the rest from pair k, polling again (walkKept).
+func (s *search) walkRound(i, j, errAt int, err error, inside bool) walkStop {
+	return s.walk(i, j, errAt, err, inside, func(k int) []lts.Transition { return s.rounds.Result(k - i) })
+}
+
+// walkKept walks s.cur[k:j], whose results keepRest kept, outside the
+// rounds.
+func (s *search) walkKept(k, j int) walkStop {
+	return s.walk(k, j, -1, nil, false, func(q int) []lts.Transition {
+		o := q - k
+		return s.kept[s.keptOff[o]:s.keptOff[o+1]]
+	})
+}
+
+// keepRest copies the rounds' results of s.cur[k:j] (batch from i).
+func (s *search) keepRest(i, k, j int) {
+	s.kept, s.keptOff = s.kept[:0], s.keptOff[:0]
+	for q := k; q < j; q++ {
+		s.keptOff = append(s.keptOff, len(s.kept))
+		s.kept = append(s.kept, s.rounds.Result(q-i)...)
+	}
+	s.keptOff = append(s.keptOff, len(s.kept))
+}
+
+// walk is walkRound's loop, with result(k) the transitions of s.cur[k].
+func (s *search) walk(i, j, errAt int, err error, inside bool, result func(k int) []lts.Transition) walkStop {
+	s.inRound, s.holdProgress = true, inside
+	defer func() { s.inRound, s.holdProgress = false, false }()
 	for k := i; k < j; k++ {
 		if s.countdown--; s.countdown <= 0 {
 			if reason := s.poll(); reason != "" {
 				return walkStop{done: true, res: s.unknown(reason)}
+			}
+			if n := len(s.held); n > 1 || n == 1 && s.interruptible {
+				// The search must see what the callback did
+				// with the figures held before (a cancelled
+				// context) at this poll, or, with a spec that
+				// polls the limits itself, at once: the walk
+				// pauses and polls again at pair k after the
+				// round, the callback having run.
+				s.held = s.held[:n-1]
+				s.countdown = 1
+				s.keepRest(i, k, j)
+				return walkStop{paused: true, from: k}
 			}
 		}
 		it := s.cur[k]
@@ -468,7 +561,7 @@ func (s *search) walkRound(i, j, errAt int, err error) walkStop {
 		if s.isDead(it.id) {
 			continue
 		}
-		if res, err := s.expand(it, s.rounds.Result(k-i)); res != nil || err != nil {
+		if res, err := s.expand(it, result(k)); res != nil || err != nil {
 			return walkStop{done: true, res: res, err: err}
 		}
 		if s.found {

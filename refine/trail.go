@@ -17,10 +17,15 @@ type trail struct {
 	via    []lts.Event   // via[id]: the impl event of that step (Tau for internal)
 	perms  []lts.Perm    // pair symmetry only: the renaming that made pair id a representative
 
-	bud        *budget.Budget
-	progress   func(Stats)
-	specStates func() int // the spec macrostates (nodes) so far
-	countdown  int        // pairs until the next poll
+	bud      *budget.Budget
+	progress func(Stats)
+	// holdProgress: poll keeps the figures in held instead of calling
+	// progress (a walk inside a csp round, where a callback using the
+	// impl would wait for the round forever); flushProgress reports them.
+	holdProgress bool
+	held         []Stats
+	specStates   func() int // the spec macrostates (nodes) so far
+	countdown    int        // pairs until the next poll
 
 	implSeen    []uint64 // bitset of impl states reached
 	implCount   int64
@@ -68,9 +73,21 @@ func (t *trail) poll() string {
 		return reason
 	}
 	if t.progress != nil {
-		t.progress(t.stats())
+		if t.holdProgress {
+			t.held = append(t.held, t.stats())
+		} else {
+			t.progress(t.stats())
+		}
 	}
 	return ""
+}
+
+// flushProgress reports the figures poll held.
+func (t *trail) flushProgress() {
+	for _, st := range t.held {
+		t.progress(st)
+	}
+	t.held = t.held[:0]
 }
 
 func (t *trail) unknown(reason string) *Result {

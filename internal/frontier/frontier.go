@@ -171,9 +171,18 @@ type Rounds interface {
 }
 
 // Rounder is implemented by systems that give Rounds (nil if they cannot
-// for this system).
+// for this system). The Rounds expand the system itself: a type that
+// embeds one (a *csp.Proc) and changes its successors must not promote
+// NewRounds.
 type Rounder interface {
 	NewRounds(workers int) Rounds
+}
+
+// Sharer is implemented by Rounds that hold a store other systems may use
+// (csp.Proc's rounds hold the Proc's lock): Shares reports whether sys may
+// use it, so that a walk (Walker) that uses sys must not run in a round.
+type Sharer interface {
+	Shares(sys lts.System) bool
 }
 
 // Walker is implemented by Rounds that let the caller walk the results of
