@@ -18,7 +18,7 @@ func checkFailures(ctx context.Context, prog *csp.Program, a *lang.AssertDecl, r
 	if err != nil {
 		return err
 	}
-	ropt := refine.Options{Limits: opt.Limits, Progress: opt.pairProgress(res)}
+	ropt := refine.Options{Limits: opt.Limits, Workers: opt.Workers, Progress: opt.pairProgress(res)}
 	r, err := refine.CheckFailures(ctx, impl, spec, model, ropt)
 	if err != nil {
 		return err

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/quasar-verify/quasar/internal/budget"
+	"github.com/quasar-verify/quasar/internal/frontier"
 	"github.com/quasar-verify/quasar/lts"
 )
 
@@ -42,10 +43,12 @@ const (
 // CheckFailures decides stable-failures or failures-divergences refinement
 // of spec by impl (see the package documentation, "Failures"). Both are
 // plain processes: the specification's stable states and tau cycles are
-// what its acceptances and divergences are made of. The search is
-// sequential (Options.Workers is ignored) and its counterexample is a
+// what its acceptances and divergences are made of. Its counterexample is a
 // shortest one: a trace violation t·e counts |t|+1, a refusal or a
-// divergence after t counts |t|.
+// divergence after t counts |t|. F expands batches of pairs with
+// Options.Workers workers when the impl gives frontier.Rounds (a
+// *csp.Proc); FD is sequential (Options.Workers is ignored). Either way
+// the result is the one-worker search's.
 func CheckFailures(ctx context.Context, impl, spec lts.System, model Model, opt Options) (res *Result, err error) {
 	if ctx == nil {
 		ctx = context.Background()
@@ -75,6 +78,17 @@ func CheckFailures(ctx context.Context, impl, spec lts.System, model Model, opt 
 	s.specStates = s.norm.count
 	s.term, _ = impl.(lts.Terminator)
 	s.orig = impl
+	if !fd {
+		// F expands the impl states of a level's pairs in batches, as
+		// Check does; FD's cycle search runs ahead along tau steps on
+		// memoised successors, one state at a time.
+		s.bs, _ = impl.(batcher)
+		if r, ok := impl.(frontier.Rounder); ok && opt.Workers >= 2 {
+			if s.rounds = r.NewRounds(opt.Workers); s.rounds != nil {
+				defer s.rounds.Close()
+			}
+		}
+	}
 	if fd {
 		// The cycle search runs ahead of the breadth-first search along
 		// tau steps: with the successors memoised, each impl state is
@@ -105,6 +119,15 @@ type fsearch struct {
 	trs       []lts.Transition
 	acc       []lts.Event
 
+	// F: bs expands a batch of impl states (a *csp.Proc), rounds (with
+	// Workers >= 2) a batch with the workers storing the successors too;
+	// states, btrs, counts and offs are a batch's.
+	bs     batcher
+	rounds frontier.Rounds
+	states []lts.State
+	btrs   []lts.Transition
+	counts []int
+
 	depth int
 	// found is the first trace violation of the current level: it is
 	// reported at the end of the level unless a refusal or divergence of
@@ -129,19 +152,8 @@ func (s *fsearch) run() (*Result, error) {
 	s.add(s.impl.Initial(), m, noParent, lts.Tau, &s.cur)
 	for len(s.cur) > 0 {
 		s.maxDepth = s.depth
-		for i := 0; i < len(s.cur); i++ {
-			if s.countdown--; s.countdown <= 0 {
-				if reason := s.poll(); reason != "" {
-					return s.unknown(reason), nil
-				}
-			}
-			v, err := s.visit(s.cur[i])
-			if err != nil {
-				return nil, err
-			}
-			if v != nil {
-				return s.report(v)
-			}
+		if res, err := s.level(); res != nil || err != nil {
+			return res, err
 		}
 		if s.found != nil {
 			return s.report(s.found)
@@ -154,6 +166,73 @@ func (s *fsearch) run() (*Result, error) {
 		s.depth++
 	}
 	return &Result{Verdict: lts.Valid, Stats: s.stats()}, nil
+}
+
+// level visits the pairs of the current level, tau successors queued
+// meanwhile included, in order. With a batcher (or rounds) the impl states
+// of the queued pairs are expanded a batch at a time first, which stores
+// them in the order, hence under the ids, that one at a time gives.
+func (s *fsearch) level() (*Result, error) {
+	for i := 0; i < len(s.cur); {
+		j := i + 1
+		errAt, eerr := -1, error(nil)
+		var result func(k int) []lts.Transition
+		switch {
+		case s.rounds != nil && (len(s.cur) >= parallelLevel || s.opt.parallelAll):
+			j = min(len(s.cur), i+s.rounds.Size())
+			errAt, eerr = s.rounds.Expand(s.batchStates(i, j))
+			result = s.rounds.Result
+		case s.bs != nil:
+			j = min(len(s.cur), i+seqBatch)
+			s.btrs, s.counts, eerr = s.bs.SuccessorsBatch(s.batchStates(i, j), s.btrs[:0], s.counts[:0])
+			if eerr != nil {
+				errAt = len(s.counts)
+			}
+			// counts becomes each state's first transition.
+			off := 0
+			for k, c := range s.counts {
+				s.counts[k] = off
+				off += c
+			}
+			s.counts = append(s.counts, off)
+			result = func(k int) []lts.Transition { return s.btrs[s.counts[k]:s.counts[k+1]:s.counts[k+1]] }
+		}
+		for k := i; k < j; k++ {
+			if s.countdown--; s.countdown <= 0 {
+				if reason := s.poll(); reason != "" {
+					return s.unknown(reason), nil
+				}
+			}
+			var v *fviolation
+			var err error
+			switch {
+			case result == nil:
+				v, err = s.visit(s.cur[k])
+			case k-i == errAt:
+				err = s.traceError(s.cur[k].id, lts.Tau, eerr)
+			default:
+				v, err = s.visitWith(s.cur[k], result(k-i))
+			}
+			if err != nil {
+				return nil, err
+			}
+			if v != nil {
+				res, err := s.report(v)
+				return res, err
+			}
+		}
+		i = j
+	}
+	return nil, nil
+}
+
+// batchStates returns the impl states of the queued pairs s.cur[i:j].
+func (s *fsearch) batchStates(i, j int) []lts.State {
+	s.states = s.states[:0]
+	for _, it := range s.cur[i:j] {
+		s.states = append(s.states, it.s)
+	}
+	return s.states
 }
 
 // visit checks one pair and queues its successors. It returns a refusal or
@@ -169,6 +248,12 @@ func (s *fsearch) visit(it item) (*fviolation, error) {
 		return nil, s.traceError(it.id, lts.Tau, err)
 	}
 	s.trs = trs
+	return s.visitWith(it, trs)
+}
+
+// visitWith is visit with the impl's transitions from it.s.
+func (s *fsearch) visitWith(it item, trs []lts.Transition) (*fviolation, error) {
+	node := &s.norm.info[it.m]
 	if s.cyc != nil {
 		on, err := s.cyc.onCycle(it.s)
 		if err != nil {

@@ -107,8 +107,15 @@ func BenchmarkFailures(b *testing.B) {
 		{"segqueue-seg3-self", "segqueue", map[string]int{"qf": 1, "seg": 3}},
 		{"segqueue-seg4-vals3-self", "segqueue", map[string]int{"qf": 1, "seg": 4, "vals": 3}},
 	} {
-		for _, model := range []Model{StableFailures, FailuresDivergences} {
-			b.Run(bc.name+"/"+model.String(), func(b *testing.B) {
+		for _, c := range []struct {
+			model   Model
+			workers int
+		}{{StableFailures, 1}, {StableFailures, 2}, {FailuresDivergences, 1}} {
+			name := bc.name + "/" + c.model.String()
+			if c.workers > 1 {
+				name += "/workers=2"
+			}
+			b.Run(name, func(b *testing.B) {
 				prog, a := libraryAssertion(b, bc.model, bc.params, "Impl() refines ClusterSpec()")
 				benchFailures(b, func() (lts.System, lts.System) {
 					impl, err := prog.Process(a.Left)
@@ -120,7 +127,7 @@ func BenchmarkFailures(b *testing.B) {
 						b.Fatal(err)
 					}
 					return impl, spec
-				}, model)
+				}, c.model, c.workers)
 			})
 		}
 	}
@@ -128,19 +135,19 @@ func BenchmarkFailures(b *testing.B) {
 		b.Run("counters-1024/"+model.String(), func(b *testing.B) {
 			tab := lts.NewEventTable()
 			impl, spec := counters(tab, 1024), modSpec(tab, 7, false)
-			benchFailures(b, func() (lts.System, lts.System) { return impl, spec }, model)
+			benchFailures(b, func() (lts.System, lts.System) { return impl, spec }, model, 1)
 		})
 	}
 }
 
-func benchFailures(b *testing.B, sides func() (lts.System, lts.System), model Model) {
+func benchFailures(b *testing.B, sides func() (lts.System, lts.System), model Model, workers int) {
 	b.ReportAllocs()
 	var pairs int64
 	var secs float64
 	cpu0 := cpuSeconds()
 	for b.Loop() {
 		impl, spec := sides()
-		res, err := CheckFailures(context.Background(), impl, spec, model, Options{})
+		res, err := CheckFailures(context.Background(), impl, spec, model, Options{Workers: workers})
 		if err != nil {
 			b.Fatal(err)
 		}

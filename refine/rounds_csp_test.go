@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/quasar-verify/quasar/csp"
 	"github.com/quasar-verify/quasar/internal/frontier"
@@ -194,4 +195,99 @@ func TestRoundsRealModels(t *testing.T) {
 		t.Errorf("%d checks ended in a run-time error; %d searches with 2 to 4 workers used the rounds, %d rounds walked a batch", errs, used, walking)
 	}
 	t.Logf("%d checks, %d rounds (%d walked a batch), %d errors", checks, rounds, walking, errs)
+}
+
+// TestFailuresRoundsRealModels: stable-failures refinement of csp models
+// (each refinement assertion's sides, and its implementation against
+// itself: valid, with wide levels) with 1 to 3 workers gives the same
+// verdicts, statistics, counterexamples and errors, and the same states
+// under the same ids in the implementation's store.
+func TestFailuresRoundsRealModels(t *testing.T) {
+	srcs, names := refinesChecks(t)
+	checks, used := 0, 0
+	// Self-refinements normalise the implementation, which some models
+	// blow up: a state limit ends those alike.
+	limit := 120000
+	if testing.Short() {
+		limit = 30000
+	}
+	for k, src := range srcs {
+		m, err := lang.Parse("m.csp", []byte(src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ch, err := lang.Check(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for ai, a := range ch.Info.Asserts {
+			if a.Kind != lang.KindRefines {
+				continue
+			}
+			for _, self := range []bool{false, true} {
+				var want string
+				var wantStates []string
+				for _, w := range []int{1, 2, 3} {
+					prog, err := csp.Compile(ch)
+					if err != nil {
+						t.Fatal(err)
+					}
+					impl, err := prog.Process(a.Left)
+					if err != nil {
+						t.Fatal(err)
+					}
+					right := a.Right
+					if self {
+						right = a.Left
+					}
+					spec, err := prog.Process(right)
+					if err != nil {
+						t.Fatal(err)
+					}
+					expands := 0
+					t0 := time.Now()
+					res, err := refine.CheckFailures(context.Background(), counted{impl, &expands}, spec, refine.StableFailures, refine.Options{Workers: w, Limits: lts.Limits{MaxStates: limit}})
+					var b strings.Builder
+					if err != nil {
+						fmt.Fprintf(&b, "error %v\n", err)
+					} else {
+						res.Stats.Seconds, res.Stats.PeakBytes, res.Stats.PairsPerSecond = 0, 0, 0
+						fmt.Fprintf(&b, "%v %+v\n", res.Verdict, res.Stats)
+						if c := res.Counterexample; c != nil {
+							fmt.Fprintf(&b, "%s %v %v\n", c.Kind, c.Trace, c.Refused)
+						}
+					}
+					var states []string
+					for id := range min(impl.NumStates(), 3000) {
+						states = append(states, fmt.Sprint(impl.Describe(lts.State(id))))
+					}
+					got := b.String()
+					if testing.Verbose() {
+						t.Logf("%s assertion %d (self %v), %d workers, %v: %s", names[k], ai+1, self, w, time.Since(t0), strings.SplitN(got, "\n", 2)[0])
+					}
+					checks++
+					if w == 1 {
+						want, wantStates = got, states
+						continue
+					}
+					if expands > 0 {
+						used++
+					}
+					if got != want {
+						t.Errorf("%s assertion %d (self %v), %d workers:\n%s\nwant\n%s", names[k], ai+1, self, w, got, want)
+					}
+					for id := range min(len(states), len(wantStates)) {
+						if states[id] != wantStates[id] {
+							t.Errorf("%s assertion %d (self %v), %d workers: state %d is\n%s\nwant\n%s", names[k], ai+1, self, w, id, states[id], wantStates[id])
+							break
+						}
+					}
+				}
+			}
+		}
+	}
+	if used < 4 {
+		t.Errorf("%d searches with 2 or 3 workers used the rounds", used)
+	}
+	t.Logf("%d checks, %d used the rounds", checks, used)
 }

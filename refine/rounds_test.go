@@ -177,3 +177,62 @@ func TestRoundsDeadPairAtError(t *testing.T) {
 		}
 	}
 }
+
+// TestFailuresBatchedSameAsSequential: stable-failures refinement with
+// the impl states of a level's pairs expanded in batches (SuccessorsBatch)
+// and by rounds (1 to 64 pairs each) gives the results, counterexamples
+// (their kind too) and errors of the one-pair-at-a-time search, on random
+// processes with run-time errors.
+func TestFailuresBatchedSameAsSequential(t *testing.T) {
+	r := rand.New(rand.NewPCG(13, 17))
+	kinds := map[string]int{}
+	cases := 0
+	for c := 0; c < 300; c++ {
+		tab := lts.NewEventTable()
+		names := []string{"a", "b", "c"}[:1+r.IntN(3)]
+		impl := randomProcess(r, tab, 1+r.IntN(60), names)
+		spec := randomProcess(r, tab, 1+r.IntN(6), names)
+		fail := -1
+		if c%3 == 0 {
+			fail = r.IntN(impl.NumStates())
+		}
+		check := func(sys lts.System, opt Options) string {
+			res, err := CheckFailures(context.Background(), sys, spec, StableFailures, opt)
+			if err != nil {
+				return "error " + err.Error()
+			}
+			res.Stats.Seconds, res.Stats.PeakBytes, res.Stats.PairsPerSecond = 0, 0, 0
+			s := dump(res)
+			if res.Counterexample != nil {
+				s += " " + res.Counterexample.Kind
+			}
+			return s
+		}
+		want := check(failingAt{impl, fail}, Options{})
+		kind := strings.Fields(want)[0]
+		if strings.HasPrefix(want, "invalid") {
+			kind = want[strings.LastIndex(want, " ")+1:]
+		}
+		kinds[kind]++
+		if got := check(batching{impl, fail}, Options{}); got != want {
+			t.Fatalf("case %d batched:\n%s\nwant\n%s", c, got, want)
+		}
+		for _, size := range []int{1, 3, 64} {
+			expands := 0
+			got := check(rounding{batching{impl, fail}, size, &expands}, Options{Workers: 2, parallelAll: true})
+			cases++
+			if got != want {
+				t.Fatalf("case %d rounds of %d:\n%s\nwant\n%s", c, size, got, want)
+			}
+			if expands == 0 {
+				t.Fatalf("case %d: the rounds were not used", c)
+			}
+		}
+	}
+	t.Logf("%d checks: %v", cases, kinds)
+	for _, k := range []string{"valid", "trace", "refusal", "error"} {
+		if kinds[k] == 0 {
+			t.Errorf("no case of %q", k)
+		}
+	}
+}
