@@ -362,3 +362,45 @@ func TestRoundsInterruptibleCancel(t *testing.T) {
 		t.Error("no round walked a batch")
 	}
 }
+
+// TestRoundsExactRelaxCancel: relax in exact mode never polls the limits
+// in its steps (Polls is false), so a walk in a round does not pause at
+// its polls for it; a Progress callback that cancels the search at its
+// 10th or 20th call still ends every worker count's search at the same
+// poll, with the same figures.
+func TestRoundsExactRelaxCancel(t *testing.T) {
+	for _, at := range []int{10, 20} {
+		var want string
+		for _, w := range []int{1, 2, 3} {
+			sys, anyP := countersProcs(t)
+			spec, err := relax.New(lts.NewTauClosed(anyP), relax.Config{All: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if spec.Polls() {
+				t.Fatal("relax in exact mode polls")
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			calls := 0
+			opt := refine.WithRoundBatch(refine.Options{Workers: w, Progress: func(refine.Stats) {
+				if calls++; calls == at {
+					cancel()
+				}
+			}}, 256)
+			res, err := within(t, fmt.Sprint(w, " workers"), func() (*refine.Result, error) {
+				return refine.Check(ctx, sys, spec, opt)
+			})
+			cancel()
+			spec.Close()
+			got := statsLine(res, err)
+			if err != nil || res.Verdict != lts.Unknown {
+				t.Fatalf("%d workers, cancelled at progress %d: %s, want Unknown", w, at, got)
+			}
+			if w == 1 {
+				want = got
+			} else if got != want {
+				t.Errorf("%d workers, cancelled at progress %d: %s\nwant %s", w, at, got, want)
+			}
+		}
+	}
+}

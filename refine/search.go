@@ -90,7 +90,12 @@ func Check(ctx context.Context, impl lts.System, spec lts.Automaton, opt Options
 	// limits too, and an error it returns after a limit fired ends the
 	// search unknown (what it computed is dropped with the search).
 	if in, ok := spec.(Interruptible); ok {
+		// (A spec that says its steps never poll, relax in exact mode,
+		// does not make a walk in a round pause at its polls.)
 		s.interruptible = true
+		if p, ok := spec.(interface{ Polls() bool }); ok {
+			s.interruptible = p.Polls()
+		}
 		in.SetInterrupt(func() bool {
 			if s.stopped == "" {
 				s.stopped = s.bud.Exceeded(s.pairs.Len())

@@ -445,6 +445,10 @@ func (r *Relaxed) transitions(s lts.State) ([]trans, error) {
 // reports true (nil: never). The state being expanded is not memoised.
 func (r *Relaxed) SetInterrupt(stop func() bool) { r.interrupt = stop }
 
+// Polls reports whether r's steps poll the interrupt SetInterrupt gives:
+// in window mode, whose expansions can take long; exact mode never does.
+func (r *Relaxed) Polls() bool { return r.cfg.Mode == Window }
+
 var errInterrupted = errors.New("relax: expansion interrupted by a limit of the search")
 
 // interrupted polls the interrupt function once every pollWindows calls.
