@@ -134,12 +134,14 @@
 //     failed state of a dead pair skipped, after the round, and the
 //     Progress figures of its polls are reported after the round (the
 //     walk pausing at a poll where the search must see what the callback
-//     did, walkRound). The
-//     walk runs in the round only when the spec is known not to use the
-//     impl's store (walkSafe: unwrapped through Spec() down to an
-//     lts.Explicit or to an lts.TauClosed over a system the rounds say
-//     they do not hold, frontier.Sharer); otherwise, a spec over the
-//     impl's own Proc for one, each batch is walked after its round;
+//     did, walkRound). The walk runs in the round only when the spec is
+//     known not to use the impl's store (walkSafe: unwrapped through
+//     Spec() down to an lts.Explicit or to an lts.TauClosed over a system
+//     the rounds say they do not hold, frontier.Sharer); otherwise, a spec
+//     over the impl's own Proc for one, each batch is walked after its
+//     round. Stable-failures refinement expands its levels the same way,
+//     each batch walked after its round (its walk asks the impl whether a
+//     deadlocked state has terminated);
 //   - any other impl has Successors called (safe for concurrent use by
 //     the lts contract) on contiguous chunks of the batch by an Expander,
 //     the next batch while this one is walked (levelParallel).
