@@ -99,16 +99,9 @@ func TestRoundsRealModels(t *testing.T) {
 	srcs, names := refinesChecks(t)
 	checks, rounds, errs, used := 0, 0, 0, 0
 	for k, src := range srcs {
-		m, err := lang.Parse("m.csp", []byte(src))
-		if err != nil {
-			t.Fatal(err)
-		}
-		ch, err := lang.Check(m)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for ai, a := range ch.Info.Asserts {
-			if a.Kind != lang.KindRefines {
+		ch, asserts := checkedRefines(t, src)
+		for ai, a := range asserts {
+			if a == nil {
 				continue
 			}
 			var want string
@@ -139,15 +132,7 @@ func TestRoundsRealModels(t *testing.T) {
 				}
 				res, err := refine.Check(context.Background(), counted{impl, &expands}, lts.NewTauClosed(spec), opt)
 				var b strings.Builder
-				if err != nil {
-					fmt.Fprintf(&b, "error %v\n", err)
-				} else {
-					res.Stats.Seconds, res.Stats.PeakBytes, res.Stats.PairsPerSecond = 0, 0, 0
-					fmt.Fprintf(&b, "%v %+v\n", res.Verdict, res.Stats)
-					if res.Counterexample != nil {
-						fmt.Fprintf(&b, "%v\n", res.Counterexample.Trace)
-					}
-				}
+				b.WriteString(reportLines(res, err))
 				// The states the search stored, by description (term
 				// ids depend on the order the workers met the terms).
 				// A round may run ahead of the walk, so a search that
@@ -212,16 +197,9 @@ func TestFailuresRoundsRealModels(t *testing.T) {
 		limit = 30000
 	}
 	for k, src := range srcs {
-		m, err := lang.Parse("m.csp", []byte(src))
-		if err != nil {
-			t.Fatal(err)
-		}
-		ch, err := lang.Check(m)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for ai, a := range ch.Info.Asserts {
-			if a.Kind != lang.KindRefines {
+		ch, asserts := checkedRefines(t, src)
+		for ai, a := range asserts {
+			if a == nil {
 				continue
 			}
 			for _, self := range []bool{false, true} {
@@ -248,15 +226,7 @@ func TestFailuresRoundsRealModels(t *testing.T) {
 					t0 := time.Now()
 					res, err := refine.CheckFailures(context.Background(), counted{impl, &expands}, spec, refine.StableFailures, refine.Options{Workers: w, Limits: lts.Limits{MaxStates: limit}})
 					var b strings.Builder
-					if err != nil {
-						fmt.Fprintf(&b, "error %v\n", err)
-					} else {
-						res.Stats.Seconds, res.Stats.PeakBytes, res.Stats.PairsPerSecond = 0, 0, 0
-						fmt.Fprintf(&b, "%v %+v\n", res.Verdict, res.Stats)
-						if c := res.Counterexample; c != nil {
-							fmt.Fprintf(&b, "%s %v %v\n", c.Kind, c.Trace, c.Refused)
-						}
-					}
+					b.WriteString(reportLines(res, err))
 					var states []string
 					for id := range min(impl.NumStates(), 3000) {
 						states = append(states, fmt.Sprint(impl.Describe(lts.State(id))))
@@ -290,4 +260,27 @@ func TestFailuresRoundsRealModels(t *testing.T) {
 		t.Errorf("%d searches with 2 or 3 workers used the rounds", used)
 	}
 	t.Logf("%d checks, %d used the rounds", checks, used)
+}
+
+// checkedRefines parses and checks src and returns it with its assertions
+// (nil in place of those that are not trace refinements, so that their
+// numbers stay).
+func checkedRefines(t *testing.T, src string) (*lang.Checked, []*lang.AssertDecl) {
+	t.Helper()
+	m, err := lang.Parse("m.csp", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ch, err := lang.Check(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var asserts []*lang.AssertDecl
+	for _, a := range ch.Info.Asserts {
+		if a.Kind != lang.KindRefines {
+			a = nil
+		}
+		asserts = append(asserts, a)
+	}
+	return ch, asserts
 }

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/quasar-verify/quasar/csp"
-	"github.com/quasar-verify/quasar/lang"
+	"github.com/quasar-verify/quasar/internal/modeltest"
 	"github.com/quasar-verify/quasar/linearize"
 	"github.com/quasar-verify/quasar/lts"
 	"github.com/quasar-verify/quasar/refine"
@@ -47,18 +47,8 @@ func countersProcs(t *testing.T) (sys, any *csp.Proc) {
 // countersProcsOf compiles countersSrc(n, max).
 func countersProcsOf(t *testing.T, n, max int) (sys, any *csp.Proc) {
 	t.Helper()
-	m, err := lang.Parse("m.csp", []byte(countersSrc(n, max)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ch, err := lang.Check(m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	prog, err := csp.Compile(ch)
-	if err != nil {
-		t.Fatal(err)
-	}
+	prog, _ := modeltest.CompileSource(t, "m.csp", []byte(countersSrc(n, max)))
+	var err error
 	if sys, err = prog.ProcessByName("Sys"); err != nil {
 		t.Fatal(err)
 	}
@@ -103,6 +93,17 @@ func statsLine(res *refine.Result, err error) string {
 	st := res.Stats
 	st.Seconds, st.PeakBytes, st.PairsPerSecond = 0, 0, 0
 	return fmt.Sprintf("%v %+v", res.Verdict, st)
+}
+
+// reportLines is statsLine and the counterexample, if any: its kind,
+// trace and refusal (failures), one line each.
+func reportLines(res *refine.Result, err error) string {
+	s := statsLine(res, err) + "\n"
+	if err == nil && res.Counterexample != nil {
+		c := res.Counterexample
+		s += fmt.Sprintf("%s %v %v\n", c.Kind, c.Trace, c.Refused)
+	}
+	return s
 }
 
 // TestRoundsSpecSharesImpl checks a process against itself through the
