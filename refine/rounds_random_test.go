@@ -117,8 +117,8 @@ func runLimited(check func(ctx context.Context, opt Options) (*Result, error), o
 func TestRoundsRandomLimits(t *testing.T) {
 	r := rand.New(rand.NewPCG(21, 22))
 	cases := 200
-	if testing.Short() {
-		cases = 20
+	if testing.Short() || raceDetector {
+		cases = 30
 	}
 	verdicts := map[string]int{}
 	checks := 0
