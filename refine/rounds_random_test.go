@@ -319,3 +319,53 @@ func (f failingAtMsg) Successors(s lts.State, buf []lts.Transition) ([]lts.Trans
 	}
 	return f.Explicit.Successors(s, buf)
 }
+
+// TestRoundsDeadPairAtErrorPolls: a failed state whose pair is dead at
+// the head of a batch, then 5000 pairs (a poll among them) before the
+// state's live pair: the polls after the dead pair see the figures of the
+// one-worker search (the walk counted the dead pair once), and the error
+// is the live pair's. Impl: 0 -a-> F, 0 -c-> S_i (5000 states, each
+// -c-> itself), 0 -b-> F, F failing; spec: 0 -a-> {1, 2}, 0 -b-> {1},
+// 0 -c-> 3 -c-> 3. The pair (F, {1, 2}) is queued first and dies when
+// (F, {1}) is stored, at the end of level 0.
+func TestRoundsDeadPairAtErrorPolls(t *testing.T) {
+	tab := lts.NewEventTable()
+	const n = 5000
+	impl := lts.NewExplicit(tab)
+	const f = n + 1
+	impl.Add(0, "a", f)
+	for i := 1; i <= n; i++ {
+		impl.Add(0, "c", lts.State(i))
+		impl.Add(lts.State(i), "c", lts.State(i))
+	}
+	impl.Add(0, "b", f)
+	spec := lts.NewExplicit(tab)
+	spec.Add(0, "a", 1)
+	spec.Add(0, "a", 2)
+	spec.Add(0, "b", 1)
+	spec.Add(0, "c", 3)
+	spec.Add(3, "c", 3)
+	one := func(sys lts.System) func(ctx context.Context, opt Options) (*Result, error) {
+		return func(ctx context.Context, opt Options) (*Result, error) {
+			return Check(ctx, sys, spec, opt)
+		}
+	}
+	want := runLimited(one(failingAt{impl, f}), Options{}, 0, nil)
+	if !strings.Contains(want.report, "after trace b") || len(want.progress) == 0 {
+		t.Fatalf("one worker: %s, want the error after b and a poll", want)
+	}
+	var inRound bool
+	for _, w := range []int{2, 3} {
+		for _, size := range []int{1, 7, 3000, 4096, 6000} {
+			expands := 0
+			opt := Options{Workers: w, roundBatch: size}
+			got := runLimited(one(guarded{rounding{batching{impl, f}, size, &expands}, &inRound}), opt, 0, &inRound)
+			if got.String() != want.String() || got.inside {
+				t.Errorf("%d workers, batches of %d:\n%s\nwant\n%s", w, size, got, want)
+			}
+			if expands == 0 {
+				t.Errorf("%d workers, batches of %d: the rounds were not used", w, size)
+			}
+		}
+	}
+}
