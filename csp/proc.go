@@ -1096,11 +1096,14 @@ func (p *Program) termString(t uint32, depth int) string {
 // as calling Successors on each, but the successors of the whole batch are
 // interned together (store.InternAll), so that the cache misses of the
 // lookups overlap. On a model error at ts[k], the results of ts[:k] are
-// returned (len(counts) == k) with the error.
+// returned (len(counts) == k) with the error; on an internal error (a
+// panic), none.
 func (s *Proc) SuccessorsBatch(ts []lts.State, buf []lts.Transition, counts []int) (out []lts.Transition, cnt []int, err error) {
+	n0 := len(counts)
 	defer func() {
 		if r := recover(); r != nil {
-			out, cnt, err = buf, counts, fmt.Errorf("lts: internal error: %v", r)
+			// buf has none of the batch's transitions: nor may counts.
+			out, cnt, err = buf, counts[:n0], fmt.Errorf("lts: internal error: %v", r)
 		}
 	}()
 	x := s.getScratch()

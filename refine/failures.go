@@ -186,7 +186,13 @@ func (s *fsearch) level() (*Result, error) {
 			j = min(len(s.cur), i+seqBatch)
 			s.btrs, s.counts, eerr = s.bs.SuccessorsBatch(s.batchStates(i, j), s.btrs[:0], s.counts[:0])
 			if eerr != nil {
-				errAt = len(s.counts)
+				// Rare: the batch is visited one pair at a time, as
+				// levelBatched does, so that the error is the one
+				// Successors gives, at its pair, whatever results
+				// the failed batch returned (*csp.Proc's, on an
+				// internal error, counts states without their
+				// transitions).
+				break
 			}
 			// counts becomes each state's first transition.
 			off := 0

@@ -405,3 +405,53 @@ func TestRoundsExactRelaxCancel(t *testing.T) {
 		}
 	}
 }
+
+// TestFailuresProgressUsesImpl: stable-failures refinement with the
+// rounds calls a Progress callback that uses the impl (NumStates takes
+// the Proc's lock, which a round holds) outside the rounds, with the
+// figures of one worker. Some (any one inc.i offered, an internal
+// choice) refuses everything but nothing, which Sys refuses once every
+// counter is full: a refusal, after all the states.
+func TestFailuresProgressUsesImpl(t *testing.T) {
+	var want, wantRes string
+	n, max := 5, 11
+	if raceOn {
+		max = 9
+	}
+	src := countersSrc(n, max) + fmt.Sprintf("Some = <> i:{0..%d} @ inc.i -> Some;\n", n-1)
+	for _, w := range []int{1, 2, 3} {
+		prog, _ := modeltest.CompileSource(t, "m.csp", []byte(src))
+		impl, err := prog.ProcessByName("Sys")
+		if err != nil {
+			t.Fatal(err)
+		}
+		spec, err := prog.ProcessByName("Some")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var figs string
+		opt := refine.Options{Workers: w, Progress: func(st refine.Stats) {
+			if impl.NumStates() == 0 {
+				t.Error("no impl state")
+			}
+			figs += fmt.Sprintf("%d %d %d %d; ", st.Pairs, st.ImplStates, st.Transitions, st.Depth)
+		}}
+		res, err := within(t, fmt.Sprint(w, " workers"), func() (*refine.Result, error) {
+			return refine.CheckFailures(context.Background(), impl, spec, refine.StableFailures, opt)
+		})
+		got := reportLines(res, err)
+		if err != nil || res.Verdict != lts.Invalid || res.Counterexample.Kind != refine.KindRefusal {
+			t.Fatalf("%d workers: %s, want a refusal", w, got)
+		}
+		if figs == "" {
+			t.Fatalf("%d workers: no progress", w)
+		}
+		if w == 1 {
+			want, wantRes = figs, got
+			continue
+		}
+		if figs != want || got != wantRes {
+			t.Errorf("%d workers: progress %s, %s\nwant %s, %s", w, figs, got, want, wantRes)
+		}
+	}
+}
