@@ -261,6 +261,26 @@ func (w *Wrapper) Events() *lts.EventTable { return w.table }
 // Spec returns the automaton w wraps.
 func (w *Wrapper) Spec() lts.Automaton { return w.spec }
 
+// SetInterrupt passes the search's interrupt on to the automaton w wraps
+// if it polls one (refine.Interruptible: relax in window mode, whose
+// expansions can take long), so that a limit of the search ends its
+// steps inside a linearizes check too.
+func (w *Wrapper) SetInterrupt(stop func() bool) {
+	if in, ok := w.spec.(interface{ SetInterrupt(func() bool) }); ok {
+		in.SetInterrupt(stop)
+	}
+}
+
+// Polls reports whether the automaton w wraps polls the interrupt in its
+// steps (its own Polls, or, without one, whether it takes an interrupt).
+func (w *Wrapper) Polls() bool {
+	if p, ok := w.spec.(interface{ Polls() bool }); ok {
+		return p.Polls()
+	}
+	_, ok := w.spec.(interface{ SetInterrupt(func() bool) })
+	return ok
+}
+
 // Start appends the initial states: every specification start, all idle.
 func (w *Wrapper) Start(buf []lts.State) []lts.State {
 	for _, s := range w.spec.Start(nil) {

@@ -311,3 +311,55 @@ func TestWrapperErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestWrapperInterrupt: the wrapper passes the search's interrupt on to
+// the automaton it wraps and says whether that one polls it: relax in
+// window mode does, in exact mode it does not, a plain automaton takes
+// none (refine then pauses a walk in a round at its polls only for the
+// first, and a limit ends a long window step inside a linearizes check).
+func TestWrapperInterrupt(t *testing.T) {
+	tab := lts.NewEventTable()
+	for _, c := range []struct {
+		relaxation string // "" for none
+		polls      bool
+	}{{"", false}, {"1 on {deq} barrier {deq.0}", false}, {"1 window", true}} {
+		var spec lts.Automaton = queueSpec(tab)
+		if c.relaxation != "" {
+			cfg, err := relax.ParseConfig(c.relaxation)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rel, err := relax.New(spec, cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer rel.Close()
+			spec = rel
+		}
+		w := linearize.New(spec, linearize.DefaultNaming)
+		if got := w.Polls(); got != c.polls {
+			t.Errorf("%q: Polls %v, want %v", c.relaxation, got, c.polls)
+		}
+	}
+	// The function reaches the wrapped automaton.
+	rec := &interruptRecorder{Automaton: queueSpec(tab)}
+	w := linearize.New(rec, linearize.DefaultNaming)
+	var _ refine.Interruptible = w
+	stop := func() bool { return true }
+	w.SetInterrupt(stop)
+	if rec.stop == nil || !rec.stop() || !w.Polls() {
+		t.Error("the interrupt did not reach the wrapped automaton")
+	}
+	w.SetInterrupt(nil)
+	if rec.stop != nil {
+		t.Error("the interrupt was not taken back")
+	}
+}
+
+// interruptRecorder is an automaton that takes an interrupt.
+type interruptRecorder struct {
+	lts.Automaton
+	stop func() bool
+}
+
+func (r *interruptRecorder) SetInterrupt(stop func() bool) { r.stop = stop }
