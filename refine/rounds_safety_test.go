@@ -134,9 +134,18 @@ func TestRoundsSpecSharesImpl(t *testing.T) {
 // lts contract makes it safe for concurrent use); the figures it gets
 // are those of one worker.
 func TestRoundsProgressUsesImpl(t *testing.T) {
-	var want, wantRes string
+	progressAgrees(t, countersProcs, func(impl, spec *csp.Proc, opt refine.Options) (*refine.Result, error) {
+		return refine.Check(context.Background(), impl, lts.NewTauClosed(spec), opt)
+	}, func(res *refine.Result) bool { return res.Verdict == lts.Valid })
+}
+
+// progressAgrees checks with 1, 2 and 3 workers (fresh systems from mk) and
+// a Progress callback that uses the impl: the figures it gets and the
+// report must be one worker's, and want must hold of the result.
+func progressAgrees(t *testing.T, mk func(t *testing.T) (impl, spec *csp.Proc), check func(impl, spec *csp.Proc, opt refine.Options) (*refine.Result, error), want func(*refine.Result) bool) {
+	var wantFigs, wantRes string
 	for _, w := range []int{1, 2, 3} {
-		impl, spec := countersProcs(t)
+		impl, spec := mk(t)
 		var figs string
 		opt := refine.Options{Workers: w, Progress: func(st refine.Stats) {
 			if impl.NumStates() == 0 {
@@ -144,22 +153,20 @@ func TestRoundsProgressUsesImpl(t *testing.T) {
 			}
 			figs += fmt.Sprintf("%d %d %d %d; ", st.Pairs, st.ImplStates, st.Transitions, st.Depth)
 		}}
-		res, err := within(t, fmt.Sprint(w, " workers"), func() (*refine.Result, error) {
-			return refine.Check(context.Background(), impl, lts.NewTauClosed(spec), opt)
-		})
-		got := statsLine(res, err)
-		if err != nil || res.Verdict != lts.Valid {
-			t.Fatalf("%d workers: %s, want Valid", w, got)
+		res, err := within(t, fmt.Sprint(w, " workers"), func() (*refine.Result, error) { return check(impl, spec, opt) })
+		got := reportLines(res, err)
+		if err != nil || !want(res) {
+			t.Fatalf("%d workers: %s, not the result expected", w, got)
 		}
 		if figs == "" {
 			t.Fatalf("%d workers: no progress", w)
 		}
 		if w == 1 {
-			want, wantRes = figs, got
+			wantFigs, wantRes = figs, got
 			continue
 		}
-		if figs != want || got != wantRes {
-			t.Errorf("%d workers: progress %s, %s\nwant %s, %s", w, figs, got, want, wantRes)
+		if figs != wantFigs || got != wantRes {
+			t.Errorf("%d workers: progress %s, %s\nwant %s, %s", w, figs, got, wantFigs, wantRes)
 		}
 	}
 }
@@ -413,45 +420,27 @@ func TestRoundsExactRelaxCancel(t *testing.T) {
 // choice) refuses everything but nothing, which Sys refuses once every
 // counter is full: a refusal, after all the states.
 func TestFailuresProgressUsesImpl(t *testing.T) {
-	var want, wantRes string
 	n, max := 5, 11
 	if raceOn {
 		max = 9
 	}
 	src := countersSrc(n, max) + fmt.Sprintf("Some = <> i:{0..%d} @ inc.i -> Some;\n", n-1)
-	for _, w := range []int{1, 2, 3} {
+	progressAgrees(t, func(t *testing.T) (impl, spec *csp.Proc) {
 		prog, _ := modeltest.CompileSource(t, "m.csp", []byte(src))
-		impl, err := prog.ProcessByName("Sys")
-		if err != nil {
-			t.Fatal(err)
-		}
-		spec, err := prog.ProcessByName("Some")
-		if err != nil {
-			t.Fatal(err)
-		}
-		var figs string
-		opt := refine.Options{Workers: w, Progress: func(st refine.Stats) {
-			if impl.NumStates() == 0 {
-				t.Error("no impl state")
-			}
-			figs += fmt.Sprintf("%d %d %d %d; ", st.Pairs, st.ImplStates, st.Transitions, st.Depth)
-		}}
-		res, err := within(t, fmt.Sprint(w, " workers"), func() (*refine.Result, error) {
-			return refine.CheckFailures(context.Background(), impl, spec, refine.StableFailures, opt)
-		})
-		got := reportLines(res, err)
-		if err != nil || res.Verdict != lts.Invalid || res.Counterexample.Kind != refine.KindRefusal {
-			t.Fatalf("%d workers: %s, want a refusal", w, got)
-		}
-		if figs == "" {
-			t.Fatalf("%d workers: no progress", w)
-		}
-		if w == 1 {
-			want, wantRes = figs, got
-			continue
-		}
-		if figs != want || got != wantRes {
-			t.Errorf("%d workers: progress %s, %s\nwant %s, %s", w, figs, got, want, wantRes)
-		}
+		return countersProc(t, prog, "Sys"), countersProc(t, prog, "Some")
+	}, func(impl, spec *csp.Proc, opt refine.Options) (*refine.Result, error) {
+		return refine.CheckFailures(context.Background(), impl, spec, refine.StableFailures, opt)
+	}, func(res *refine.Result) bool {
+		return res.Verdict == lts.Invalid && res.Counterexample.Kind == refine.KindRefusal
+	})
+}
+
+// countersProc is a new system of prog's process name.
+func countersProc(t *testing.T, prog *csp.Program, name string) *csp.Proc {
+	t.Helper()
+	p, err := prog.ProcessByName(name)
+	if err != nil {
+		t.Fatal(err)
 	}
+	return p
 }
