@@ -91,21 +91,6 @@ func TestSymmetryOrbitsWideValues(t *testing.T) {
 		if err != nil || red.Symmetry() != 2 {
 			t.Fatal("not symmetric")
 		}
-		plain := red.Unreduced()
-		full := reachable(t, plain, 200000)
-		orbits := map[string]bool{}
-		for _, s := range full {
-			orbits[canonOf(red, plain.raw(s, nil))] = true
-		}
-		states := reachable(t, red, 200000)
-		for _, s := range states {
-			if !orbits[string(red.raw(s, nil))] {
-				t.Fatalf("reduced state %s is not an orbit representative", red.Describe(s))
-			}
-		}
-		if len(states) != len(orbits) {
-			t.Errorf("%d reduced states, %d orbits of %d", len(states), len(orbits), len(full))
-		}
-		t.Logf("%d states, %d orbits", len(full), len(orbits))
+		checkOrbits(t, red, false)
 	}
 }

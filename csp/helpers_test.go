@@ -255,3 +255,10 @@ func philosophersSrc(t testing.TB, n int) string {
 	}
 	return strings.Replace(string(src), def, fmt.Sprintf("#define N %d;", n), 1)
 }
+
+// divByZeroAt is a process Count() (over a fresh variable c) that counts
+// to d and then divides by zero: put beside a model, a run-time error at
+// depth d.
+func divByZeroAt(d int) string {
+	return fmt.Sprintf("\nvar c = 0;\nCount() = [c < %d] inc{c = c + 1} -> Count() [] [c == %d] bad{c = c / (c - c)} -> Count();\n", d, d)
+}

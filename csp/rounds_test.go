@@ -319,7 +319,7 @@ func roundsCases(t *testing.T, nRandom int) (cases []roundsCase) {
 	for _, n := range []int{5, 6} {
 		for _, d := range []int{4, 8, 12} {
 			phil := philosophersSrc(t, n)
-			text := phil + fmt.Sprintf("\nvar c = 0;\nCount() = [c < %d] inc{c = c + 1} -> Count() [] [c == %d] bad{c = c / (c - c)} -> Count();\nBad() = Count() ||| College();\n", d, d)
+			text := phil + divByZeroAt(d) + "Bad() = Count() ||| College();\n"
 			cases = append(cases, roundsCase{fmt.Sprintf("philosophers %d, division at depth %d", n, d), func() *Proc {
 				sys, err := compileSrc(t, text).ProcessByName("Bad")
 				if err != nil {
@@ -551,8 +551,7 @@ func TestRoundsHeatBlocks(t *testing.T) {
 func TestRoundsCloseStopsWorkers(t *testing.T) {
 	phil := philosophersSrc(t, 6)
 	// A counter beside the philosophers divides by zero at depth 12.
-	errSrc := phil + "\nvar c = 0;\nCount() = [c < 12] inc{c = c + 1} -> Count() [] [c == 12] bad{c = c / (c - c)} -> Count();\n" +
-		"Bad() = College() ||| Count();\n"
+	errSrc := phil + divByZeroAt(12) + "Bad() = College() ||| Count();\n"
 	for _, procs := range []int{2, 1} {
 		for _, c := range []struct{ name, src, proc string }{{"complete", phil, "College"}, {"run-time error", errSrc, "Bad"}, {"unused", phil, "College"}} {
 			t.Run(fmt.Sprintf("GOMAXPROCS=%d/%s", procs, c.name), func(t *testing.T) {

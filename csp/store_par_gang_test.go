@@ -70,8 +70,7 @@ func TestParallelEndsStopWorkers(t *testing.T) {
 	// All philosophers left-handed: a deadlock, at depth 2N.
 	dead := phil + "\nDead() = ||| x:{0..N-1} @ Phil(x);\n"
 	// A counter beside the philosophers divides by zero at depth 12.
-	errSrc := phil + "\nvar c = 0;\nCount() = [c < 12] inc{c = c + 1} -> Count() [] [c == 12] bad{c = c / (c - c)} -> Count();\n" +
-		"Bad() = College() ||| Count();\n"
+	errSrc := phil + divByZeroAt(12) + "Bad() = College() ||| Count();\n"
 	type search struct {
 		name, src, proc string
 		opt             func() (context.Context, Options)

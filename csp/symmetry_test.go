@@ -72,26 +72,35 @@ func TestSymmetryOrbits(t *testing.T) {
 		t.Fatal("no test model is symmetric") // the segmented queues must be
 	}
 	for _, red := range procs {
-		plain := red.Unreduced()
-		full := reachable(t, plain, 200000)
-		if len(full) >= 200000 {
-			continue
-		}
-		orbits := map[string]bool{}
-		for _, s := range full {
-			orbits[canonOf(red, plain.raw(s, nil))] = true
-		}
-		states := reachable(t, red, 200000)
-		for _, s := range states {
-			if !orbits[string(red.raw(s, nil))] {
-				t.Fatalf("%s: reduced state %s is not an orbit representative", red.Name(), red.Describe(s))
-			}
-		}
-		if len(states) != len(orbits) {
-			t.Errorf("%s: %d reduced states, %d orbits of the %d states", red.Name(), len(states), len(orbits), len(full))
-		}
-		t.Logf("%s: %d states, %d orbits", red.Name(), len(full), len(orbits))
+		checkOrbits(t, red, true)
 	}
+}
+
+// checkOrbits explores red and its unreduced system (up to 200,000
+// states; with skipLarge a larger system is skipped, otherwise a failure)
+// and checks that every reduced state is an orbit representative and
+// that there is one per orbit.
+func checkOrbits(t *testing.T, red *Proc, skipLarge bool) {
+	t.Helper()
+	plain := red.Unreduced()
+	full := reachable(t, plain, 200000)
+	if len(full) >= 200000 && skipLarge {
+		return
+	}
+	orbits := map[string]bool{}
+	for _, s := range full {
+		orbits[canonOf(red, plain.raw(s, nil))] = true
+	}
+	states := reachable(t, red, 200000)
+	for _, s := range states {
+		if !orbits[string(red.raw(s, nil))] {
+			t.Fatalf("%s: reduced state %s is not an orbit representative", red.Name(), red.Describe(s))
+		}
+	}
+	if len(states) != len(orbits) {
+		t.Errorf("%s: %d reduced states, %d orbits of the %d states", red.Name(), len(states), len(orbits), len(full))
+	}
+	t.Logf("%s: %d states, %d orbits", red.Name(), len(full), len(orbits))
 }
 
 // TestSymmetryRejects checks that findSymmetry rejects what would break the
