@@ -385,24 +385,35 @@ func copySlot(dst, src unsafe.Pointer, n int) {
 // The batch interface. The search is bound by the memory latency of the
 // table, so a batch of strings is interned in stages, each issuing the
 // memory accesses the next one needs without waiting for them: the home
-// slots of the batch (PrefetchSlots), for side strings the records their
-// slots point to (PrefetchRecords), then the lookups (InternRange), which
-// find most lines cached. Prefetch instructions, unlike plain loads, do
-// not hold up the instructions after them.
+// slots (prefetchSlots), for side strings the records their slots point
+// to (prefetchRecords), then the lookups, which find most lines cached.
+// Prefetch instructions, unlike plain loads, do not hold up the
+// instructions after them. The stages run over windows of window strings
+// as a pipeline (the slots of window w+2 and the records of window w+1
+// are prefetched before window w is looked up): stages over the whole
+// batch (some 2,400 strings, 4,800 lines) let the early lines leave the
+// L1 cache and the TLB before their lookup came, and were 10% slower on
+// the philosophers at N = 14 (docs/engine.md).
+const window = 16
 
-// PrefetchSlots prefetches the home slots of the strings of a batch
-// (enc[ends[k-1]:ends[k]], hashes hs[k]) and reports whether some string
-// goes to the side set.
-func (s *store) PrefetchSlots(ends []int, hs []uint64) (side bool) {
+// prefetchSlots prefetches the home slots of the strings k in [lo, hi) of
+// a batch (enc[ends[k-1]:ends[k]], hashes s.hashes[k]).
+func (s *store) prefetchSlots(ends []int, lo, hi int) {
+	if lo >= hi {
+		return
+	}
 	s.addrs = s.addrs[:0]
 	base := uintptr(unsafe.Pointer(unsafe.SliceData(s.table)))
 	sz := uintptr(s.slot)
 	start := 0
-	for k, h := range hs {
+	if lo > 0 {
+		start = ends[lo-1]
+	}
+	for k := lo; k < hi; k++ {
+		h := s.hashes[k]
 		ln := ends[k] - start
 		start = ends[k]
 		if ln != s.width {
-			side = true
 			s.addrs = s.side.slotAddrs(h, s.addrs)
 			continue
 		}
@@ -414,87 +425,88 @@ func (s *store) PrefetchSlots(ends []int, hs []uint64) (side bool) {
 		s.addrs = append(s.addrs, a, a+64)
 	}
 	prefetch(s.addrs)
-	return side
 }
 
-// PrefetchRecords prefetches the side records that the side strings k in
-// [lo, hi) of a batch may be compared with.
-func (s *store) PrefetchRecords(ends []int, hs []uint64, lo, hi int) {
+// prefetchRecords prefetches the side records that the side strings k in
+// [lo, hi) of a batch will be compared with first.
+func (s *store) prefetchRecords(ends []int, lo, hi int) {
+	if lo >= hi {
+		return
+	}
 	s.addrs = s.addrs[:0]
+	start := 0
+	if lo > 0 {
+		start = ends[lo-1]
+	}
 	for k := lo; k < hi; k++ {
-		start := 0
-		if k > 0 {
-			start = ends[k-1]
-		}
 		if ln := ends[k] - start; ln != s.width {
-			s.addrs = s.side.recordAddrs(hs[k], ln, s.addrs)
+			s.addrs = s.side.recordAddrs(s.hashes[k], ln, s.addrs)
 		}
+		start = ends[k]
 	}
 	prefetch(s.addrs)
 }
 
-// InternRange interns the strings k in [lo, hi) of a batch in order,
-// appending their ids to ids.
-func (s *store) InternRange(enc []byte, ends []int, hs []uint64, lo, hi int, ids []uint32) []uint32 {
-	for k := lo; k < hi; k++ {
-		start := 0
-		if k > 0 {
-			start = ends[k-1]
-		}
-		id, _ := s.internHashed(enc[start:ends[k]], hs[k])
-		ids = append(ids, id)
-	}
-	return ids
-}
-
 // InternAll interns the strings enc[ends[i-1]:ends[i]] into ids, like
-// Intern on each in order, with the stages above run back to back.
+// Intern on each in order, with the stages above.
 func (s *store) InternAll(enc []byte, ends []int, ids []uint32) []uint32 {
 	s.hashes = s.hashes[:0]
+	side := false // some string goes to the side set
 	start := 0
 	for _, end := range ends {
 		s.hashes = append(s.hashes, maphash.Bytes(s.seed, enc[start:end]))
+		side = side || end-start != s.width
 		start = end
 	}
 	if s.width < 0 {
 		return s.internAllSide(enc, ends, ids)
 	}
-	if s.PrefetchSlots(ends, s.hashes) {
-		s.PrefetchRecords(ends, s.hashes, 0, len(ends))
+	n := len(ends)
+	s.prefetchSlots(ends, 0, min(2*window, n))
+	if side {
+		s.prefetchRecords(ends, 0, min(window, n))
 	}
 	w := s.width
-	if w < 8 || w > 24 {
-		return s.InternRange(enc, ends, s.hashes, 0, len(ends), ids)
-	}
+	fast := w >= 8 && w <= 24
 	// The lookups of findInline, in this loop rather than a call per
 	// string.
 	o1, o2 := uintptr(4+w-8), uintptr(4+s.mid)
 	le := binary.LittleEndian
-	start = 0
-	for k, end := range ends {
-		b := enc[start:end]
-		start = end
-		if len(b) != w {
-			id, _ := s.internHashed(b, s.hashes[k])
-			ids = append(ids, id)
-			continue
+	for lo := 0; lo < n; lo += window {
+		hi := min(lo+window, n)
+		s.prefetchSlots(ends, lo+2*window, min(hi+2*window, n))
+		if side {
+			s.prefetchRecords(ends, lo+window, min(hi+window, n))
 		}
-		k0, k1, k2 := le.Uint64(b), le.Uint64(b[w-8:]), le.Uint64(b[s.mid:])
-		hh := h32(s.hashes[k])
-		i := s.home(hh)
-		for {
-			p := s.at(i)
-			v := load32(p)
-			if v == 0 {
-				ids = append(ids, s.insertAt(p, b, hh))
-				break
+		start := 0
+		if lo > 0 {
+			start = ends[lo-1]
+		}
+		for k := lo; k < hi; k++ {
+			b := enc[start:ends[k]]
+			start = ends[k]
+			if !fast || len(b) != w {
+				id, _ := s.internHashed(b, s.hashes[k])
+				ids = append(ids, id)
+				continue
 			}
-			if (load64(unsafe.Add(p, 4))^k0)|(load64(unsafe.Add(p, o1))^k1)|(load64(unsafe.Add(p, o2))^k2) == 0 {
-				ids = append(ids, v-1)
-				break
-			}
-			if i++; i == s.slots {
-				i = 0
+			k0, k1, k2 := le.Uint64(b), le.Uint64(b[w-8:]), le.Uint64(b[s.mid:])
+			hh := h32(s.hashes[k])
+			i := s.home(hh)
+			for {
+				p := s.at(i)
+				v := load32(p)
+				if v == 0 {
+					ids = append(ids, s.insertAt(p, b, hh))
+					break
+				}
+				if (load64(unsafe.Add(p, 4))^k0)|(load64(unsafe.Add(p, o1))^k1)|(load64(unsafe.Add(p, o2))^k2) == 0 {
+					ids = append(ids, v-1)
+					break
+				}
+				if i++; i == s.slots {
+					i = 0
+				}
 			}
 		}
 	}
@@ -514,13 +526,62 @@ func (s *store) PrefetchGet(ids []lts.State) {
 // side state, ids = ranks), with the stages in tight loops (those of the
 // arena design): routing each string through the general stages, and
 // calling the side set's helpers per string, cost small refinement checks
-// 3-7% of their speed.
+// 3-7% of their speed. Prefetching the slots three or four windows ahead
+// and the records two, or windows of 8 to 64 strings, were no faster.
 func (s *store) internAllSide(enc []byte, ends []int, ids []uint32) []uint32 {
 	d := &s.side
-	table, mask, shift := d.table, d.mask, d.shift
+	n := len(ends)
+	s.sideSlots(0, min(2*window, n))
+	s.sideRecords(ends, 0, min(window, n))
+	for lo := 0; lo < n; lo += window {
+		hi := min(lo+window, n)
+		s.sideSlots(lo+2*window, min(hi+2*window, n))
+		s.sideRecords(ends, lo+window, min(hi+window, n))
+		start := 0
+		if lo > 0 {
+			start = ends[lo-1]
+		}
+		for k := lo; k < hi; k++ {
+			b := enc[start:ends[k]]
+			start = ends[k]
+			h := s.hashes[k]
+			fp := h >> offBits
+			table, mask := d.table, d.mask // add may grow the table
+			i := h >> d.shift
+			found := false
+			for ; ; i = (i + 1) & mask {
+				v := table[i]
+				if v == 0 {
+					break
+				}
+				if v>>offBits == fp {
+					if id, ok := d.match(v&offMask-1, b); ok {
+						ids = append(ids, id)
+						found = true
+						break
+					}
+				}
+			}
+			if !found {
+				id := s.newID()
+				d.add(i, fp, id, b)
+				ids = append(ids, id)
+			}
+		}
+	}
+	return ids
+}
+
+// sideSlots prefetches the home slots of the side strings k in [lo, hi).
+func (s *store) sideSlots(lo, hi int) {
+	if lo >= hi {
+		return
+	}
+	d := &s.side
+	shift := d.shift
+	base := uintptr(unsafe.Pointer(unsafe.SliceData(d.table)))
 	s.addrs = s.addrs[:0]
-	base := uintptr(unsafe.Pointer(unsafe.SliceData(table)))
-	for _, h := range s.hashes {
+	for _, h := range s.hashes[lo:hi] {
 		a := base + uintptr(h>>shift)*8
 		s.addrs = append(s.addrs, a)
 		if a&63 >= 40 {
@@ -528,12 +589,25 @@ func (s *store) internAllSide(enc []byte, ends []int, ids []uint32) []uint32 {
 		}
 	}
 	prefetch(s.addrs)
+}
+
+// sideRecords prefetches the records that the side strings k in [lo, hi)
+// will be compared with first.
+func (s *store) sideRecords(ends []int, lo, hi int) {
+	if lo >= hi {
+		return
+	}
+	d := &s.side
+	table, mask, shift := d.table, d.mask, d.shift
 	s.addrs = s.addrs[:0]
 	start := 0
-	for k, end := range ends {
+	if lo > 0 {
+		start = ends[lo-1]
+	}
+	for k := lo; k < hi; k++ {
 		h := s.hashes[k]
-		ln := uintptr(end - start)
-		start = end
+		ln := ends[k] - start
+		start = ends[k]
 		fp := h >> offBits
 		for i := h >> shift; ; i = (i + 1) & mask {
 			v := table[i]
@@ -541,39 +615,10 @@ func (s *store) internAllSide(enc []byte, ends []int, ids []uint32) []uint32 {
 				break
 			}
 			if v>>offBits == fp {
-				s.addrs = d.recordLines(v&offMask-1, int(ln), s.addrs)
+				s.addrs = d.recordLines(v&offMask-1, ln, s.addrs)
 				break
 			}
 		}
 	}
 	prefetch(s.addrs)
-	start = 0
-	for k, end := range ends {
-		b := enc[start:end]
-		start = end
-		h := s.hashes[k]
-		fp := h >> offBits
-		table, mask := d.table, d.mask // add may grow the table
-		i := h >> d.shift
-		found := false
-		for ; ; i = (i + 1) & mask {
-			v := table[i]
-			if v == 0 {
-				break
-			}
-			if v>>offBits == fp {
-				if id, ok := d.match(v&offMask-1, b); ok {
-					ids = append(ids, id)
-					found = true
-					break
-				}
-			}
-		}
-		if !found {
-			id := s.newID()
-			d.add(i, fp, id, b)
-			ids = append(ids, id)
-		}
-	}
-	return ids
 }

@@ -181,8 +181,6 @@ const (
 	// parMaxParts bounds the partitions (the side set's table starts
 	// with 16 slots).
 	parMaxParts = 16
-	// parBatch strings are prefetched together in the insert phase.
-	parBatch = 64
 )
 
 func newParSearch(p *Proc, workers int) *parSearch {
@@ -596,8 +594,6 @@ func (r *parSearch) insertPart(q int) {
 	pt.news, pt.deferred, pt.nside, pt.nbytes = pt.news[:0], pt.deferred[:0], 0, 0
 	iHi := uint64(q+1) * s.slots >> r.pbits
 	sHi := uint64(q+1) * uint64(len(d.table)) >> r.pbits
-	tbase := uintptr(unsafe.Pointer(unsafe.SliceData(s.table)))
-	sbase := uintptr(unsafe.Pointer(unsafe.SliceData(d.table)))
 	sz := uintptr(s.slot)
 	tptr := unsafe.Pointer(unsafe.SliceData(s.table))
 	words := s.width >= 8 && s.width <= 24
@@ -608,41 +604,16 @@ func (r *parSearch) insertPart(q int) {
 		x := wk.x
 		idxs := wk.route[q]
 		res := wk.res[q]
-		for b0 := 0; b0 < len(idxs); b0 += parBatch {
-			batch := idxs[b0:min(b0+parBatch, len(idxs))]
-			// The home slots of the batch, then for side strings the
-			// records their fingerprints point to, then the lookups.
-			pt.addrs = pt.addrs[:0]
-			side := false
-			for _, i := range batch {
-				h := wk.hs[i]
-				start := 0
-				if i > 0 {
-					start = x.ends[i-1]
-				}
-				if x.ends[i]-start == s.width {
-					a := tbase + uintptr(s.home(h32(h)))*sz
-					pt.addrs = append(pt.addrs, a, a+64)
-				} else {
-					side = true
-					a := sbase + uintptr(h>>d.shift)*8
-					pt.addrs = append(pt.addrs, a)
-				}
-			}
-			prefetch(pt.addrs)
-			if side {
-				pt.addrs = pt.addrs[:0]
-				for _, i := range batch {
-					start := 0
-					if i > 0 {
-						start = x.ends[i-1]
-					}
-					if ln := x.ends[i] - start; ln != s.width {
-						pt.addrs = d.recordAddrsPar(wk.hs[i], ln, sHi, pt.addrs)
-					}
-				}
-				prefetch(pt.addrs)
-			}
+		// The home slots of window b+2 and, for side strings, the
+		// records their fingerprints point to of window b+1 are
+		// prefetched before window b is looked up (as in
+		// store.InternAll).
+		r.insSlots(pt, wk, idxs, 0, min(2*window, len(idxs)))
+		r.insRecords(pt, wk, idxs, 0, min(window, len(idxs)), sHi)
+		for b0 := 0; b0 < len(idxs); b0 += window {
+			batch := idxs[b0:min(b0+window, len(idxs))]
+			r.insSlots(pt, wk, idxs, b0+2*window, min(b0+3*window, len(idxs)))
+			r.insRecords(pt, wk, idxs, b0+window, min(b0+2*window, len(idxs)), sHi)
 			for jb, i := range batch {
 				key := uint32(r.base[w] + int(i))
 				start := 0
@@ -683,6 +654,59 @@ func (r *parSearch) insertPart(q int) {
 				res[b0+jb] = t
 			}
 		}
+	}
+}
+
+// insSlots prefetches the home slots of the strings idxs[lo:hi] of worker
+// wk (insertPart's first stage).
+func (r *parSearch) insSlots(pt *parPart, wk *parWorker, idxs []int32, lo, hi int) {
+	if lo >= hi {
+		return
+	}
+	s := r.s
+	d := &s.side
+	tbase := uintptr(unsafe.Pointer(unsafe.SliceData(s.table)))
+	sbase := uintptr(unsafe.Pointer(unsafe.SliceData(d.table)))
+	sz := uintptr(s.slot)
+	x := wk.x
+	pt.addrs = pt.addrs[:0]
+	for _, i := range idxs[lo:hi] {
+		h := wk.hs[i]
+		start := 0
+		if i > 0 {
+			start = x.ends[i-1]
+		}
+		if x.ends[i]-start == s.width {
+			a := tbase + uintptr(s.home(h32(h)))*sz
+			pt.addrs = append(pt.addrs, a, a+64)
+		} else {
+			a := sbase + uintptr(h>>d.shift)*8
+			pt.addrs = append(pt.addrs, a)
+		}
+	}
+	prefetch(pt.addrs)
+}
+
+// insRecords prefetches the side records that the side strings among
+// idxs[lo:hi] will be compared with first (insertPart's second stage).
+func (r *parSearch) insRecords(pt *parPart, wk *parWorker, idxs []int32, lo, hi int, sHi uint64) {
+	if lo >= hi {
+		return
+	}
+	s := r.s
+	x := wk.x
+	pt.addrs = pt.addrs[:0]
+	for _, i := range idxs[lo:hi] {
+		start := 0
+		if i > 0 {
+			start = x.ends[i-1]
+		}
+		if ln := x.ends[i] - start; ln != s.width {
+			pt.addrs = s.side.recordAddrsPar(wk.hs[i], ln, sHi, pt.addrs)
+		}
+	}
+	if len(pt.addrs) > 0 {
+		prefetch(pt.addrs)
 	}
 }
 
