@@ -625,6 +625,11 @@ func (s *Proc) expandPlain(raw []byte, x *scratch) (bool, error) {
 	edges:
 		for j := range ts.es {
 			e := &ts.es[j]
+			if e.fast != nil && short {
+				if s.fastEdge(raw, x, i, e, blockErr != nil) != fastSlow {
+					continue
+				}
+			}
 			conds := e.conds
 			if ts.first != nil {
 				if g := ts.first[j]; g >= 0 {

@@ -82,6 +82,10 @@ type edge struct {
 	wraps  []wrap
 	atomic bool
 	sync   bool // a visible event without a block: may synchronise
+	// patch, if not nil, is what block does: constants stored in fixed
+	// slots (Program.constPatch); fast is the edge as bytes (fastOf).
+	patch []slotVal
+	fast  *fastEdge
 
 	// Instantiated data.
 	done bool
@@ -135,6 +139,9 @@ func (p *Program) templatesOn(t uint32, path *[]uint32) ([]edge, error) {
 	ts := &tmplSet{es: es, plain: plain, local: plain && localEdges(es)}
 	if plain {
 		ts.first, ts.groups = firstGroups(es)
+		for j := range es {
+			es[j].fast = fastOf(&es[j])
+		}
 	}
 	tm.edges.Store(ts)
 	return es, nil
@@ -453,6 +460,7 @@ func (p *Program) nodePrefix(n *pnode, env []int64, sp *spec) ([]edge, error) {
 	}
 	if sp.block != nil {
 		e.block = blockRef{f: sp.block, env: env}
+		e.patch = sp.patch
 	}
 	e.sync = e.kind != labTau && n.block == nil
 	t, err := p.norm(n.kids[0], env, 0)
@@ -1223,6 +1231,7 @@ type spec struct {
 	conds []cexpr
 	ev    *evTmpl
 	block execFn
+	patch []slotVal // block's constant stores, if that is all it does
 }
 
 // hotStates is the number of states of a system after which its program
@@ -1290,7 +1299,7 @@ func (p *Program) specialize(n *pnode, env []int64) *spec {
 	// is large (Program.heatBlocks).
 	if n.srcBlock != nil && (n.block == nil || p.hotBlocks.Load()) {
 		if b, err := p.block(n.srcBlock, &sc); err == nil {
-			sp.block = b
+			sp.block, sp.patch = b, p.constPatch(n.srcBlock, &sc)
 		}
 	}
 	return sp
