@@ -1,6 +1,7 @@
 package csp
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"strings"
@@ -263,4 +264,40 @@ P(i) = %sP(i);
 Q() = %sQ();
 Sys() = %s;
 `, c(), c(), c(), c(), steps("P"), steps("Q"), sys)
+}
+
+// TestFastEdgesShared: a term whose edges are another term's memoised
+// edges (a guard decided by the parameters, [k >= 0] P(i), returns P's
+// slice as it is) is memoised while other workers read that slice in
+// expandPlain. Making its fast edges must not write into the shared
+// edges: under the race detector (go test -race) a write there is a data
+// race. The state counts with one and two workers must agree.
+func TestFastEdgesShared(t *testing.T) {
+	src := `
+var c[4] = [0, 0, 0, 0];
+P(i) = [c[i] == 0] a.i{c[i] = 1} -> [c[i] == 1] b.i{c[i] = 0} -> P(i);
+V(i, k) = [k >= 0] P(i);
+W(i, k) = [k < 12] t.i -> W(i, k+1) [] V(i, k);
+Sys = ||| i:{0..3} @ W(i, 0);
+`
+	var states [3]int64
+	for w := 1; w <= 2; w++ {
+		p := compileSrc(t, src)
+		p.heatBlocks()
+		sys, err := p.ProcessByName("Sys")
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := Explore(context.Background(), sys, Options{Workers: w})
+		if err != nil {
+			t.Fatal(err)
+		}
+		states[w] = r.Stats.States
+	}
+	// Each component is at W(i, k) for k in 0..12, or in P(i) at one of
+	// its two prefixes (the same terms whatever k it left W at): 15
+	// places, c[i] determined by the place; the four are independent.
+	if want := int64(15 * 15 * 15 * 15); states[1] != want || states[2] != want {
+		t.Errorf("states with 1 and 2 workers: %d, %d; want %d", states[1], states[2], want)
+	}
 }
