@@ -147,12 +147,8 @@ func hasFastEdge(sys *Proc, s lts.State) bool {
 		if ct == termSkip || ct == termStop {
 			continue
 		}
-		if ts := sys.p.term(ct).edges.Load(); ts != nil {
-			for j := range ts.es {
-				if ts.es[j].fast != nil {
-					return true
-				}
-			}
+		if ts := sys.p.term(ct).edges.Load(); ts != nil && ts.fast != nil {
+			return true
 		}
 	}
 	return false
