@@ -97,6 +97,20 @@ func fastOf(e *edge) *fastEdge {
 	return f
 }
 
+// fastEdges returns fastOf of each edge of es, or nil if none has one.
+func fastEdges(es []edge) []*fastEdge {
+	var out []*fastEdge
+	for j := range es {
+		if f := fastOf(&es[j]); f != nil {
+			if out == nil {
+				out = make([]*fastEdge, len(es))
+			}
+			out[j] = f
+		}
+	}
+	return out
+}
+
 // plainVar reports whether a shape is a variable read as it is.
 func plainVar(k shapeKey) bool { return k.kind == shLin && k.a == 1 && k.b == 0 }
 
@@ -107,11 +121,11 @@ const (
 	fastSlow        // the closures must make it
 )
 
-// fastEdge is expandPlain's step for template e of component i with a
-// fastEdge, in a short state raw (after a failed block, blocked: no more
+// fastEdge is expandPlain's step for template e of component i with
+// fastEdge f, in a short state raw (after a failed block, blocked: no more
 // successors are made).
-func (s *Proc) fastEdge(raw []byte, x *scratch, i int, e *edge, blocked bool) int {
-	f, vars := e.fast, x.vars
+func (s *Proc) fastEdge(raw []byte, x *scratch, i int, e *edge, f *fastEdge, blocked bool) int {
+	vars := x.vars
 	for k := range f.tests {
 		t := &f.tests[k]
 		w := t.c

@@ -625,8 +625,8 @@ func (s *Proc) expandPlain(raw []byte, x *scratch) (bool, error) {
 	edges:
 		for j := range ts.es {
 			e := &ts.es[j]
-			if e.fast != nil && short {
-				if s.fastEdge(raw, x, i, e, blockErr != nil) != fastSlow {
+			if ts.fast != nil && ts.fast[j] != nil && short {
+				if s.fastEdge(raw, x, i, e, ts.fast[j], blockErr != nil) != fastSlow {
 					continue
 				}
 			}

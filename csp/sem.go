@@ -83,9 +83,8 @@ type edge struct {
 	atomic bool
 	sync   bool // a visible event without a block: may synchronise
 	// patch, if not nil, is what block does: constants stored in fixed
-	// slots (Program.constPatch); fast is the edge as bytes (fastOf).
+	// slots (Program.constPatch).
 	patch []slotVal
-	fast  *fastEdge
 
 	// Instantiated data.
 	done bool
@@ -139,9 +138,7 @@ func (p *Program) templatesOn(t uint32, path *[]uint32) ([]edge, error) {
 	ts := &tmplSet{es: es, plain: plain, local: plain && localEdges(es)}
 	if plain {
 		ts.first, ts.groups = firstGroups(es)
-		for j := range es {
-			es[j].fast = fastOf(&es[j])
-		}
+		ts.fast = fastEdges(es)
 	}
 	tm.edges.Store(ts)
 	return es, nil
@@ -202,6 +199,11 @@ type tmplSet struct {
 	// when no two do. expandPlain evaluates such a cond once per state.
 	first  []int8
 	groups int
+	// fast[j] is edge j as bytes (fastOf), or nil; fast is nil when no
+	// edge is. It is kept here, not in the edges: es may be another
+	// term's memoised slice (a guard decided by the parameters returns
+	// its body's edges as they are), which other workers read meanwhile.
+	fast []*fastEdge
 }
 
 // localEdge reports whether a plain template is local: unguarded, without
