@@ -71,28 +71,29 @@ func fastOf(e *edge) *fastEdge {
 	if fastOff || shapesOff || plainOff || e.kind == labDyn || e.block.f != nil && e.patch == nil {
 		return nil
 	}
-	f := &fastEdge{}
+	// Check first, allocate after: most templates of a model are not of
+	// these shapes, and a short check builds each term's templates once.
 	for _, cd := range e.conds {
 		k := cd.key
-		if k == nil || (k.op != "==" && k.op != "!=") || !plainVar(k.x) {
+		if k == nil || (k.op != "==" && k.op != "!=") || !plainVar(k.x) || k.y.kind != shNone && !plainVar(k.y) {
 			return nil
 		}
-		t := fastTest{a: int32(k.x.slot), b: -1, c: k.c, eq: k.op == "=="}
-		switch {
-		case plainVar(k.y):
-			t.b = int32(k.y.slot)
-		case k.y.kind != shNone:
-			return nil
-		}
-		f.tests = append(f.tests, t)
 	}
 	for _, sv := range e.patch {
-		z := uint64(sv.val<<1) ^ uint64(sv.val>>63)
-		if z >= 0x80 {
+		if z := uint64(sv.val<<1) ^ uint64(sv.val>>63); z >= 0x80 {
 			return nil
 		}
-		f.sets = append(f.sets, sv)
-		f.zs = append(f.zs, byte(z))
+	}
+	f := &fastEdge{tests: make([]fastTest, len(e.conds)), sets: e.patch, zs: make([]byte, len(e.patch))}
+	for i, cd := range e.conds {
+		k := cd.key
+		f.tests[i] = fastTest{a: int32(k.x.slot), b: -1, c: k.c, eq: k.op == "=="}
+		if plainVar(k.y) {
+			f.tests[i].b = int32(k.y.slot)
+		}
+	}
+	for i, sv := range e.patch {
+		f.zs[i] = byte(uint64(sv.val<<1) ^ uint64(sv.val>>63))
 	}
 	return f
 }
