@@ -32,8 +32,8 @@ type fastTest struct {
 // fastEdge is a plain template as tests and byte stores.
 type fastEdge struct {
 	tests []fastTest
-	sets  []slotVal // z: the stored value's zigzag byte, below 0x80
-	zs    []byte
+	sets  []slotVal
+	zs    []byte // the values of sets as zigzag bytes (each below 0x80)
 }
 
 // constPatch returns the stores of block b compiled in scope sc if every
@@ -80,7 +80,7 @@ func fastOf(e *edge) *fastEdge {
 		}
 	}
 	for _, sv := range e.patch {
-		if z := uint64(sv.val<<1) ^ uint64(sv.val>>63); z >= 0x80 {
+		if zigzag(sv.val) >= 0x80 {
 			return nil
 		}
 	}
@@ -93,7 +93,7 @@ func fastOf(e *edge) *fastEdge {
 		}
 	}
 	for i, sv := range e.patch {
-		f.zs[i] = byte(uint64(sv.val<<1) ^ uint64(sv.val>>63))
+		f.zs[i] = byte(zigzag(sv.val))
 	}
 	return f
 }
@@ -111,6 +111,9 @@ func fastEdges(es []edge) []*fastEdge {
 	}
 	return out
 }
+
+// zigzag is the encoding of v whose low byte the short form stores.
+func zigzag(v int64) uint64 { return uint64(v<<1) ^ uint64(v>>63) }
 
 // plainVar reports whether a shape is a variable read as it is.
 func plainVar(k shapeKey) bool { return k.kind == shLin && k.a == 1 && k.b == 0 }

@@ -724,7 +724,7 @@ func (s *Proc) plainSuccessor(raw []byte, x *scratch, i int, to uint32, ev lts.E
 				}
 			}
 			v := x.vars[u.slot]
-			z := uint64(v<<1) ^ uint64(v>>63)
+			z := zigzag(v)
 			if z >= 0x80 {
 				ok = false
 				break
