@@ -200,7 +200,7 @@ func (s *Proc) encode(b []byte, comps []uint32, vars []int64) []byte {
 	if s.live == nil {
 		dv = dv[:len(vars)]
 		for i, v := range vars {
-			z := uint64(v<<1) ^ uint64(v>>63)
+			z := zigzag(v)
 			or |= z
 			dv[i] = byte(z)
 		}
@@ -208,7 +208,7 @@ func (s *Proc) encode(b []byte, comps []uint32, vars []int64) []byte {
 		dv = dv[:len(s.live)]
 		for i, slot := range s.live {
 			v := vars[slot]
-			z := uint64(v<<1) ^ uint64(v>>63)
+			z := zigzag(v)
 			or |= z
 			dv[i] = byte(z)
 		}
