@@ -571,8 +571,8 @@ func TestRoundsCloseStopsWorkers(t *testing.T) {
 					}
 					_, failed = rs.Expand(batch)
 				}
-				if c.name != "unused" && runtime.NumGoroutine() != before+2 {
-					t.Errorf("%d goroutines while the rounds are open, want %d", runtime.NumGoroutine(), before+2)
+				if n := gangWorkers(); c.name != "unused" && n != 2 {
+					t.Errorf("%d gang workers while the rounds are open, want 2", n)
 				}
 				rs.Close()
 				if (failed != nil) != (c.name == "run-time error") {
