@@ -7,8 +7,8 @@ import (
 )
 
 // cacheTransitions bounds the transitions a generation of succCache holds
-// (about 40 bytes each).
-const cacheTransitions = 1 << 20
+// (about 40 bytes each). A variable: the tests make generations tiny.
+var cacheTransitions = 1 << 20
 
 // cacheChunk is the size of the blocks the successors are kept in: a
 // block is never moved or changed once written, so get returns slices of
@@ -30,6 +30,7 @@ type succCache struct {
 type cacheGen struct {
 	at     []uint32 // at[s]: 1 + index in ents; 0 not cached
 	ents   []cacheSpan
+	states []lts.State        // states[i]: the state of ents[i]
 	trs    [][]lts.Transition // blocks
 	mv     [][]lts.Move
 	total  int // transitions held
@@ -49,6 +50,19 @@ type cacheEntry struct {
 	trs  []lts.Transition
 	mv   []lts.Move
 	only int32
+}
+
+// recycle empties g for reuse as the next generation: its index is
+// cleared where it is set, and kept with its spans' array, rather than
+// allocated again for every generation (the index has an entry per
+// state: in a large search, tens of MB a generation). Its blocks are
+// dropped, not reused: get returns slices of them, which callers may
+// still hold.
+func (g *cacheGen) recycle() cacheGen {
+	for _, s := range g.states {
+		g.at[s] = 0
+	}
+	return cacheGen{at: g.at, ents: g.ents[:0], states: g.states[:0]}
 }
 
 func (g *cacheGen) lookup(s lts.State) (cacheEntry, bool) {
@@ -88,7 +102,7 @@ func (c *succCache) put(s lts.State, trs []lts.Transition, mv []lts.Move, only i
 func (c *succCache) add(s lts.State, e cacheEntry) cacheEntry {
 	g := &c.cur
 	if g.total+len(e.trs) > cacheTransitions {
-		c.old, c.cur = c.cur, cacheGen{at: make([]uint32, len(c.cur.at))}
+		c.old, c.cur = c.cur, c.old.recycle()
 	}
 	if int(s) >= len(g.at) {
 		g.at = append(g.at, make([]uint32, int(s)+1-len(g.at)+len(g.at))...)
@@ -105,6 +119,7 @@ func (c *succCache) add(s lts.State, e cacheEntry) cacheEntry {
 	g.filled += len(e.trs)
 	g.total += len(e.trs)
 	g.ents = append(g.ents, sp)
+	g.states = append(g.states, s)
 	g.at[s] = uint32(len(g.ents))
 	end := sp.off + sp.n
 	return cacheEntry{trs: g.trs[b][sp.off:end:end], mv: g.mv[b][sp.off:end:end], only: e.only}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/quasar-verify/quasar/internal/budget"
 	"github.com/quasar-verify/quasar/internal/frontier"
+	"github.com/quasar-verify/quasar/internal/intern"
 	"github.com/quasar-verify/quasar/lts"
 )
 
@@ -35,6 +36,13 @@ type pend struct {
 }
 
 // antiNode links the macrostates stored with one impl state.
+// antiList is an impl state's antichain list: its first node and the
+// largest macrostate size in it.
+type antiList struct {
+	head    uint32 // 1 + index of the first node, 0 none
+	maxSize uint32
+}
+
 type antiNode struct {
 	m    uint32
 	id   uint32 // the pair's id
@@ -71,7 +79,7 @@ func Check(ctx context.Context, impl lts.System, spec lts.Automaton, opt Options
 	s.specStates = s.norm.count
 	s.antiOn = opt.eagerAnti
 	if s.sym = newPairSym(impl, spec); s.sym != nil {
-		s.perms = []lts.Perm{}
+		s.hasPerms = true
 	}
 	defer s.bud.Close()
 	if opt.Workers >= 2 {
@@ -138,10 +146,9 @@ type search struct {
 	// singleton and the spec is no Coverer, no pair is ever looked up in
 	// them and none is unlinked, so they are built from the stored pairs
 	// when the first larger macrostate comes (startAnti).
-	antiOn  bool
-	head    []uint32 // 1 + index of the first node, 0 none
-	maxSize []uint32 // largest macrostate size in the list
-	nodes   []antiNode
+	antiOn bool
+	lists  intern.Vec[antiList] // by impl state
+	nodes  intern.Vec[antiNode]
 	// dead is a bitset of the pairs a smaller macrostate unlinked: they
 	// are stored but not expanded.
 	dead []uint64
@@ -655,8 +662,8 @@ func (s *search) addPerm(st lts.State, m uint32, parent uint32, ev lts.Event, pe
 	if !added {
 		return
 	}
-	if s.perms != nil {
-		s.perms = append(s.perms, perm)
+	if s.hasPerms {
+		s.perms.Append(perm)
 	}
 	s.markImpl(st)
 	if s.antiOn {
@@ -668,12 +675,14 @@ func (s *search) addPerm(st lts.State, m uint32, parent uint32, ev lts.Event, pe
 // dominated reports whether a pair (st, M') with M' a subset of m is
 // stored (and still listed); with a Coverer spec, with M' covered by m.
 func (s *search) dominated(st lts.State, m uint32) bool {
-	if int(st) >= len(s.head) {
+	if int(st) >= s.lists.Len() {
 		return false
 	}
 	size := s.norm.sizes[m]
-	for i := s.head[st]; i != 0; i = s.nodes[i-1].next {
-		n := s.nodes[i-1].m
+	for i := s.lists.At(int(st)).head; i != 0; {
+		nd := s.nodes.Ptr(int(i - 1))
+		n := nd.m
+		i = nd.next
 		if s.norm.sizes[n] <= size && s.norm.subset(n, m) || s.norm.cov != nil && s.norm.covered(n, m) {
 			return true
 		}
@@ -697,16 +706,15 @@ func (s *search) startAnti() {
 // which m dominates from now on: their pairs stay stored, but are dead
 // (not expanded when the queue reaches them).
 func (s *search) remember(st lts.State, m uint32, id uint32) {
-	if int(st) >= len(s.head) {
-		n := int(st) + 1 + len(s.head)/2
-		s.head = append(s.head, make([]uint32, n-len(s.head))...)
-		s.maxSize = append(s.maxSize, make([]uint32, n-len(s.maxSize))...)
+	if int(st) >= s.lists.Len() {
+		s.lists.Grow(int(st) + 1 + s.lists.Len()/2)
 	}
+	l := s.lists.Ptr(int(st))
 	size := s.norm.sizes[m]
-	if s.maxSize[st] > size || s.norm.cov != nil {
-		prev := &s.head[st]
+	if l.maxSize > size || s.norm.cov != nil {
+		prev := &l.head
 		for i := *prev; i != 0; i = *prev {
-			n := &s.nodes[i-1]
+			n := s.nodes.Ptr(int(i - 1))
 			if s.norm.sizes[n.m] > size && s.norm.subset(m, n.m) || s.norm.cov != nil && n.m != m && s.norm.covered(m, n.m) {
 				*prev = n.next
 				s.kill(n.id)
@@ -715,9 +723,9 @@ func (s *search) remember(st lts.State, m uint32, id uint32) {
 			}
 		}
 	}
-	s.maxSize[st] = max(s.maxSize[st], size)
-	s.nodes = append(s.nodes, antiNode{m: m, id: id, next: s.head[st]})
-	s.head[st] = uint32(len(s.nodes))
+	l.maxSize = max(l.maxSize, size)
+	s.nodes.Append(antiNode{m: m, id: id, next: l.head})
+	l.head = uint32(s.nodes.Len())
 }
 
 // kill marks pair id dead.

@@ -12,10 +12,12 @@ import (
 // path is rebuilt. The trace and failures searches share it.
 type trail struct {
 	tab    *lts.EventTable
-	pairs  *intern.Pairs // (impl state, macrostate) packed in 64 bits -> pair id; dense: impl states are dense ids
-	parent []uint32      // parent[id]: the pair id id was first reached from
-	via    []lts.Event   // via[id]: the impl event of that step (Tau for internal)
-	perms  []lts.Perm    // pair symmetry only: the renaming that made pair id a representative
+	pairs  *intern.Pairs         // (impl state, macrostate) packed in 64 bits -> pair id; dense: impl states are dense ids
+	parent intern.Vec[uint32]    // parent[id]: the pair id id was first reached from
+	via    intern.Vec[lts.Event] // via[id]: the impl event of that step (Tau for internal)
+	perms  intern.Vec[lts.Perm]  // pair symmetry only (hasPerms): the renaming that made pair id a representative
+
+	hasPerms bool
 
 	bud      *budget.Budget
 	progress func(Stats)
@@ -42,8 +44,8 @@ func newTrail(tab *lts.EventTable, bud *budget.Budget, opt Options) trail {
 func (t *trail) store(st lts.State, m uint32, parent uint32, ev lts.Event) (id uint32, added bool) {
 	id, added = t.pairs.Intern(uint64(st)<<32 | uint64(m))
 	if added {
-		t.parent = intern.Append(t.parent, parent)
-		t.via = intern.Append(t.via, ev)
+		t.parent.Append(parent)
+		t.via.Append(ev)
 	}
 	return id, added
 }
@@ -118,8 +120,8 @@ func (t *trail) stats() Stats {
 // path returns the steps from the initial pair to pair id (tau included).
 func (t *trail) path(id uint32) []pathStep {
 	var steps []pathStep
-	for ; t.parent[id] != noParent; id = t.parent[id] {
-		steps = append(steps, pathStep{ev: t.via[id], s: t.implState(id)})
+	for ; t.parent.At(int(id)) != noParent; id = t.parent.At(int(id)) {
+		steps = append(steps, pathStep{ev: t.via.At(int(id)), s: t.implState(id)})
 	}
 	for i, j := 0, len(steps)-1; i < j; i, j = i+1, j-1 {
 		steps[i], steps[j] = steps[j], steps[i]
@@ -130,8 +132,8 @@ func (t *trail) path(id uint32) []pathStep {
 // pathPerms returns the renamings of the pairs of path(id), in order.
 func (t *trail) pathPerms(id uint32) []lts.Perm {
 	var ps []lts.Perm
-	for ; t.parent[id] != noParent; id = t.parent[id] {
-		ps = append(ps, t.perms[id])
+	for ; t.parent.At(int(id)) != noParent; id = t.parent.At(int(id)) {
+		ps = append(ps, t.perms.At(int(id)))
 	}
 	for i, j := 0, len(ps)-1; i < j; i, j = i+1, j-1 {
 		ps[i], ps[j] = ps[j], ps[i]

@@ -20,10 +20,10 @@ package intern
 //
 // Not safe for concurrent use.
 type Pairs struct {
-	keys  []uint64 // id -> key
-	table []slot   // open addressing
-	shift uint     // 64 - log2(len(table)), for Fibonacci hashing
-	sink  uint32   // Prefetch's loads go here, so they are not optimised away
+	keys  Vec[uint64] // id -> key
+	table []slot      // open addressing
+	shift uint        // 64 - log2(len(table)), for Fibonacci hashing
+	sink  uint32      // Prefetch's loads go here, so they are not optimised away
 
 	dense   bool
 	first   []uint64 // dense only: first[h] = (id+1)<<32 | low half of h's first key, 0 none
@@ -61,15 +61,15 @@ func NewDensePairs(n int) *Pairs {
 }
 
 // Len is the number of keys interned.
-func (p *Pairs) Len() int { return len(p.keys) }
+func (p *Pairs) Len() int { return p.keys.Len() }
 
 // Bytes is the memory held by the set.
 func (p *Pairs) Bytes() int64 {
-	return int64(cap(p.keys))*8 + int64(len(p.table))*12 + int64(cap(p.first))*8
+	return p.keys.Bytes(8) + int64(len(p.table))*12 + int64(cap(p.first))*8
 }
 
 // Get returns the key of id.
-func (p *Pairs) Get(id uint32) uint64 { return p.keys[id] }
+func (p *Pairs) Get(id uint32) uint64 { return p.keys.At(int(id)) }
 
 func (p *Pairs) home(k uint64) uint64 { return (k * 0x9E3779B97F4A7C15) >> p.shift }
 
@@ -132,7 +132,7 @@ func (p *Pairs) Intern(k uint64) (id uint32, added bool) {
 	if p.dense {
 		h := k >> 32
 		if h >= uint64(len(p.first)) {
-			if h >= denseSlack+4*uint64(len(p.keys)) {
+			if h >= denseSlack+4*uint64(p.keys.Len()) {
 				// Not dense ids after all: keep every key in the table.
 				p.undense()
 				return p.Intern(k)
@@ -171,11 +171,11 @@ func (p *Pairs) Intern(k uint64) (id uint32, added bool) {
 
 // newID appends k to the keys and returns its id.
 func (p *Pairs) newID(k uint64) uint32 {
-	if uint64(len(p.keys)) >= 1<<32-2 {
+	if uint64(p.keys.Len()) >= 1<<32-2 {
 		panic("intern: more than 2^32-2 pairs")
 	}
-	id := uint32(len(p.keys))
-	p.keys = Append(p.keys, k)
+	id := uint32(p.keys.Len())
+	p.keys.Append(k)
 	return id
 }
 
@@ -201,7 +201,7 @@ const denseSlack = 1 << 20
 // undense moves the keys of the dense array into the table and makes the
 // set an ordinary one.
 func (p *Pairs) undense() {
-	p.makeTable(max(p.hint, len(p.keys)))
+	p.makeTable(max(p.hint, p.keys.Len()))
 	for h, e := range p.first {
 		if e == 0 {
 			continue
