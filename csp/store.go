@@ -150,21 +150,7 @@ func store32(p unsafe.Pointer, v uint32) {
 	binary.LittleEndian.PutUint32(unsafe.Slice((*byte)(p), 4), v)
 }
 
-// AppendState appends the bytes of id to dst. (Safe in the parallel
-// rounds' expand phase, which nothing writes in.)
-func (s *store) AppendState(dst []byte, id uint32) []byte {
-	if s.width < 0 {
-		return s.side.appendGet(dst, id)
-	}
-	v := s.index[id>>refBits][id&(refBlock-1)]
-	if v&1 != 0 {
-		return s.side.appendGet(dst, v>>1)
-	}
-	return append(dst, s.Get(id)...)
-}
-
-// Get returns the bytes of id (valid until the next Intern; callers copy;
-// a fresh copy if its record is packed: the searches use AppendState).
+// Get returns the bytes of id (valid until the next Intern; callers copy).
 func (s *store) Get(id uint32) []byte {
 	if s.width < 0 {
 		return s.side.get(id) // every state is a side state: rank = id
@@ -546,7 +532,6 @@ func (s *store) PrefetchGet(ids []lts.State) {
 func (s *store) internAllSide(enc []byte, ends []int, ids []uint32) []uint32 {
 	d := &s.side
 	n := len(ends)
-	var pk [packWords]uint64
 	s.sideSlots(0, min(2*window, n))
 	s.sideRecords(ends, 0, min(window, n))
 	for lo := 0; lo < n; lo += window {
@@ -565,47 +550,7 @@ func (s *store) internAllSide(enc []byte, ends []int, ids []uint32) []uint32 {
 			table, mask := d.table, d.mask // add may grow the table
 			i := h >> d.shift
 			found := false
-			packed := false
-			if ln := d.recLen; ln == len(b) && d.pbits == 2 && ln >= 8 && ln <= 32 {
-				pk[0], packed = pack2(b)
-			} else if ln == len(b) && d.pbits < 8 && orWords(b)&d.over == 0 {
-				pack(b, d.pbits, &pk)
-				packed = true
-			}
-			if packed {
-				// Packed dense records: the probe is packed once
-				// and compared word by word.
-				dense, dbits, pl := d.dense, d.dbits, uintptr(d.plen)
-				dmask := uint64(1)<<dbits - 1
-				last, lm := d.nw-1, d.lastMask
-				for ; ; i = (i + 1) & mask {
-					v := table[i]
-					if v == 0 {
-						break
-					}
-					if v>>offBits != fp {
-						continue
-					}
-					r := v&offMask - 1
-					p := unsafe.Add(unsafe.Pointer(unsafe.SliceData(dense[r>>dbits])), uintptr(r&dmask)*pl)
-					eq := load64(unsafe.Add(p, 8*last))&lm == pk[last]
-					for j := 0; eq && j < last; j++ {
-						eq = load64(unsafe.Add(p, 8*j)) == pk[j]
-					}
-					if eq {
-						ids = append(ids, uint32(r))
-						found = true
-						break
-					}
-				}
-				if !found {
-					id := s.newID()
-					d.add(i, fp, id, b)
-					ids = append(ids, id)
-				}
-				continue
-			}
-			if ln := d.recLen; ln == len(b) && d.pbits == 8 && ln >= 8 && ln <= 32 {
+			if ln := d.recLen; ln == len(b) && ln >= 8 && ln <= 32 {
 				// Dense records of 8 to 32 bytes: four word compares
 				// (at 0, ln-8, and 8 and 16 or 0), combined.
 				le := binary.LittleEndian
@@ -693,7 +638,7 @@ func (s *store) sideRecords(ends []int, lo, hi int) {
 	}
 	if d.recLen > 0 {
 		// Dense records: the first and last line of record r.
-		dense, dbits, rl := d.dense, d.dbits, uintptr(d.plen)
+		dense, dbits, rl := d.dense, d.dbits, uintptr(d.recLen)
 		dmask := uint64(1)<<dbits - 1
 		for _, h := range s.hashes[lo:hi] {
 			fp := h >> offBits

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"runtime"
-	"slices"
 	"strings"
 	"testing"
 )
@@ -48,24 +47,19 @@ func TestSideSetOracle(t *testing.T) {
 	if testing.Short() {
 		runs = 4
 	}
-	packed := map[int]int{} // dense runs by their final packing
 	for _, tc := range cases {
 		for run := range runs {
 			rng := rand.New(rand.NewPCG(uint64(run), 77))
-			if err := sideOracle(tc, rng, run == 0, packed); err != nil {
+			if err := sideOracle(tc, rng, run == 0); err != nil {
 				t.Errorf("%s run %d: %v", tc.name, run, err)
 			}
 		}
 	}
-	if !testing.Short() && (packed[2] == 0 || packed[4] == 0 || packed[6] == 0 || packed[8] == 0) {
-		t.Errorf("dense runs ending at 2, 4, 6, 8 bits a byte: %v", packed)
-	}
-	t.Logf("dense runs ending at 2, 4, 6, 8 bits a byte: %v", packed)
 }
 
 // sideOracle runs one scenario; switchAt1 puts the switch at the second
 // side string.
-func sideOracle(tc sideCase, rng *rand.Rand, switchAt1 bool, packed map[int]int) (err error) {
+func sideOracle(tc sideCase, rng *rand.Rand, switchAt1 bool) (err error) {
 	defer func() {
 		if e := recover(); e != nil {
 			err = fmt.Errorf("panic: %v", e)
@@ -76,20 +70,19 @@ func sideOracle(tc sideCase, rng *rand.Rand, switchAt1 bool, packed map[int]int)
 	if switchAt1 {
 		switchAt = 1
 	}
-	// The byte alphabet widens at up to three random moments (to 16, 64,
-	// then 256 values).
-	widen := []int{rng.IntN(2 * n), rng.IntN(3 * n), rng.IntN(4 * n)}
-	slices.Sort(widen)
+	// The byte alphabet widens at two random moments.
+	widen1, widen2 := rng.IntN(n), rng.IntN(n)
+	widen1, widen2 = min(widen1, widen2), max(widen1, widen2)
 	s := newStore(tc.width)
 	want := map[string]uint32{}
 	var keys []string
 	sideSeen := 0
 	str := func(step int) []byte {
 		top := 4
-		for _, w := range widen {
-			if step >= w {
-				top *= 4
-			}
+		if step >= widen2 {
+			top = 256
+		} else if step >= widen1 {
+			top = 16
 		}
 		ln := tc.first
 		if tc.inline && rng.IntN(3) == 0 {
@@ -227,34 +220,13 @@ func sideOracle(tc sideCase, rng *rand.Rand, switchAt1 bool, packed map[int]int)
 		if d.recLen != tc.first || len(d.chunks) != 0 || len(d.refs) != 0 {
 			return fmt.Errorf("one length: dense length %d, %d arena chunks, %d refs blocks", d.recLen, len(d.chunks), len(d.refs))
 		}
-		// Packed at the fewest bits a byte that hold every byte seen
-		// (2, 4 or 8; 8 for records too long to pack).
-		var top byte
-		for _, k := range keys {
-			if len(k) != tc.width {
-				for _, c := range []byte(k) {
-					top = max(top, c)
-				}
-			}
-		}
-		bits := 8
-		switch {
-		case tc.first == 0:
-		case top < 4 && tc.first <= 128:
-			bits = 2
-		case top < 16 && tc.first <= 64:
-			bits = 4
-		case top < 64 && tc.first <= 42:
-			bits = 6
-		}
 		used := 0
 		for _, c := range d.dense {
 			used += len(c)
 		}
-		if plen := (tc.first*bits + 7) / 8; int(d.pbits) != bits || d.plen != plen || used != d.n*plen {
-			return fmt.Errorf("dense records of %d bytes at %d bits a byte (%d bytes each) take %d bytes for %d; want %d bits, %d bytes each", tc.first, d.pbits, d.plen, used, d.n, bits, plen)
+		if used != d.n*tc.first {
+			return fmt.Errorf("dense records take %d bytes for %d of %d", used, d.n, tc.first)
 		}
-		packed[bits]++
 	} else if len(lens) > 1 && (d.recLen != arenaLen || len(d.dense) != 0) {
 		return fmt.Errorf("%d lengths: dense length %d, %d dense chunks", len(lens), d.recLen, len(d.dense))
 	}
@@ -330,18 +302,12 @@ Sys = (||| i:{0..3} @ P(i)) ||| Q;
 // TestSideSetCollisions: strings whose fingerprints agree (so that they
 // share a probe run and only the byte compare tells them apart) and that
 // differ only inside one 8-byte window, for every window position and
-// lengths around the word-compare range, their other bytes 1, 9 or 100 (so
-// that the records are packed at 2, 4 or 8 bits a byte); each pair must
-// get two ids, by Intern and in batches, with the records dense and in the
-// arena. (Random
+// lengths around the word-compare range; each pair must get two ids, by
+// Intern and in batches, with the records dense and in the arena. (Random
 // strings almost never reach the compare: a 26-bit fingerprint filters
 // them.)
 func TestSideSetCollisions(t *testing.T) {
-	for _, c := range []struct{ ln, base int }{
-		{8, 1}, {9, 1}, {16, 1}, {17, 1}, {24, 1}, {25, 1}, {28, 1}, {32, 1}, {33, 1}, {40, 1}, {100, 1}, {129, 1},
-		{28, 9}, {33, 9}, {60, 9}, {70, 9}, {28, 40}, {33, 40}, {42, 40}, {43, 40}, {28, 100}, {33, 100},
-	} {
-		ln := c.ln
+	for _, ln := range []int{8, 9, 16, 17, 24, 25, 28, 32, 33, 40} {
 		probe := newStore(-1)
 		var pairs [][2][]byte
 		for j := 0; j+8 <= ln; j += 3 {
@@ -349,7 +315,7 @@ func TestSideSetCollisions(t *testing.T) {
 			for v := range 1 << 16 {
 				b := make([]byte, ln)
 				for i := range b {
-					b[i] = byte(c.base)
+					b[i] = 1
 				}
 				for i := range 8 {
 					b[j+i] = byte(v >> (2 * i) & 3)
@@ -432,63 +398,4 @@ func collide(probe *store, pairs [][2][]byte, ln int, arena, batch bool) (err er
 		}
 	}
 	return nil
-}
-
-// BenchmarkSidePacked measures the side set on the access pattern of
-// BenchmarkStoreInternAll (a few million states, batches of 1250 of which
-// about 80% are present), with states of 28 bytes whose bytes are all
-// below 4, kept packed at 2 bits a byte ("packed") or, after one string
-// with a large byte, unpacked ("plain").
-func BenchmarkSidePacked(b *testing.B) {
-	for _, mode := range []string{"packed", "plain"} {
-		b.Run(mode, func(b *testing.B) {
-			const n, batch, ln = 3 << 20, 1250, 28
-			s := newStore(-1)
-			key := func(i uint64, dst []byte) []byte {
-				x := i * 0x9E3779B97F4A7C15
-				for j := range ln {
-					dst = append(dst, byte(x>>(2*(j%32))&3^uint64(j)&1))
-				}
-				return dst
-			}
-			if mode == "plain" {
-				big := make([]byte, ln)
-				big[0] = 200
-				s.Intern(big)
-			}
-			var enc []byte
-			var ends []int
-			var ids []uint32
-			for i := uint64(0); i < n; i += batch {
-				enc, ends = enc[:0], ends[:0]
-				for j := i; j < min(i+batch, n); j++ {
-					enc = key(j, enc)
-					ends = append(ends, len(enc))
-				}
-				ids = s.InternAll(enc, ends, ids[:0])
-			}
-			next := uint64(n)
-			rng := uint64(88172645463325252)
-			b.ResetTimer()
-			for it := 0; it < b.N; it++ {
-				enc, ends = enc[:0], ends[:0]
-				for j := 0; j < batch; j++ {
-					rng ^= rng << 13
-					rng ^= rng >> 7
-					rng ^= rng << 17
-					k := rng % n
-					if rng>>60 < 3 { // 3/16 new
-						k = next
-						next++
-					}
-					enc = key(k, enc)
-					ends = append(ends, len(enc))
-				}
-				ids = s.InternAll(enc, ends, ids[:0])
-			}
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*batch), "ns/lookup")
-			b.ReportMetric(float64(s.Bytes())/float64(s.Len()), "B/state")
-			b.ReportMetric(float64(s.side.pbits), "bits")
-		})
-	}
 }

@@ -135,9 +135,8 @@ type parWorker struct {
 	errAt int   // index in the round of the failing state
 	expNs int64 // wall time of its last expand phase
 	// The least and greatest lengths of the strings not of the store's
-	// width (sideLo > sideHi: none), and the or of their words.
+	// width (sideLo > sideHi: none).
 	sideLo, sideHi int
-	sideOr         uint64
 	// The workers' records are one array and their hot loops write their
 	// slice headers: the padding keeps two workers' fields off a shared
 	// cache line (the padding of scratch says why).
@@ -317,7 +316,7 @@ func (r *parSearch) round(states []lts.State) (errAt int, err error) {
 	r.wantChunk = 0
 	if d := &s.side; r.nextChunk == nil && d.recLen >= 0 && len(d.dense) > 0 {
 		if c := d.denseChunk(); 2*len(d.dense[len(d.dense)-1]) > c {
-			r.wantChunk = d.denseCap()
+			r.wantChunk = c
 		}
 	} else if r.nextChunk == nil && len(d.chunks) > 0 {
 		n := len(d.chunks)
@@ -363,11 +362,7 @@ func (r *parSearch) round(states []lts.State) (errAt int, err error) {
 	if nSide > 0 {
 		// The side set takes the round's lengths now, while no slot is
 		// provisional: a dense set moves to the arena if they differ.
-		var or uint64
-		for w := range r.W {
-			or |= r.ws[w].sideOr
-		}
-		s.side.fit(sideLo, sideHi, or)
+		s.side.fit(sideLo, sideHi)
 	}
 	total := r.base[r.W]
 	if total >= parSide || uint64(r.n0)+uint64(total) >= math.MaxUint32-1 {
@@ -453,7 +448,7 @@ func (r *parSearch) expand(w int) {
 	x.enc, x.ends, x.evs, x.who = x.enc[:0], x.ends[:0], x.evs[:0], x.who[:0]
 	wk.counts, wk.err, wk.mark = wk.counts[:0], nil, 0
 	wk.hs, wk.owner, wk.nIn = wk.hs[:0], wk.owner[:0], 0
-	wk.sideLo, wk.sideHi, wk.sideOr = math.MaxInt, -1, 0
+	wk.sideLo, wk.sideHi = math.MaxInt, -1
 	for q := range wk.route {
 		wk.route[q] = wk.route[q][:0]
 	}
@@ -472,7 +467,7 @@ func (r *parSearch) expand(w int) {
 			prefetch(wk.addrs)
 			x.raws, x.rawEnd = x.raws[:0], x.rawEnd[:0]
 			for _, t := range batch {
-				x.raws = s.AppendState(x.raws, uint32(t))
+				x.raws = append(x.raws, s.Get(uint32(t))...)
 				x.rawEnd = append(x.rawEnd, len(x.raws))
 			}
 			start := 0
@@ -533,7 +528,7 @@ func (r *parSearch) hashStrings(wk *parWorker) {
 	hs := wk.hs
 	shift := 64 - r.pbits
 	nIn := 0
-	lo, hi, or := wk.sideLo, wk.sideHi, wk.sideOr
+	lo, hi := wk.sideLo, wk.sideHi
 	i := len(hs)
 	start := 0
 	if i > 0 {
@@ -548,7 +543,6 @@ func (r *parSearch) hashStrings(wk *parWorker) {
 			nIn++
 		} else {
 			lo, hi = min(lo, len(b)), max(hi, len(b))
-			or |= orWords(b)
 		}
 		q := uint64(0)
 		if r.pbits > 0 {
@@ -560,7 +554,7 @@ func (r *parSearch) hashStrings(wk *parWorker) {
 	copy(wk.route, rs[:])
 	wk.hs = hs
 	wk.nIn += nIn
-	wk.sideLo, wk.sideHi, wk.sideOr = lo, hi, or
+	wk.sideLo, wk.sideHi = lo, hi
 }
 
 // truncate drops the successors after the first n.
@@ -900,7 +894,7 @@ func (r *parSearch) assign() {
 			s.inline++
 			continue
 		}
-		k, off := d.reserveRecord(int(e.off), 0) // fit by round
+		k, off := d.reserveRecord(int(e.off))
 		e.off = off
 		if s.width >= 0 {
 			s.setIndex(id, uint32(k)<<1|1)
@@ -1071,8 +1065,7 @@ func (s *sideSet) homeOf(v uint64, shift uint) uint64 {
 	if shift >= offBits {
 		return (v >> offBits) >> (shift - offBits)
 	}
-	var buf [64]byte
-	return maphash.Bytes(s.seed, s.appendRec(buf[:0], v&offMask-1)) >> shift
+	return maphash.Bytes(s.seed, s.bytesAt(v&offMask-1)) >> shift
 }
 
 func (r *parSearch) growSidePart(q int, old, table []uint64, shift uint) {

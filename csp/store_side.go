@@ -31,18 +31,10 @@ import (
 // the table.
 type sideSet struct {
 	recLen int // the dense records' length; noLen: no record yet; arenaLen: arena
-	// Dense records are packed at pbits (2, 4 or 8) bits a byte while
-	// every byte of every side string is below 1<<pbits: plen bytes
-	// each, nw words (the last one masked by lastMask); over has the
-	// bits that a byte of a string that fits must not have.
-	pbits    uint
-	plen, nw int
-	lastMask uint64
-	over     uint64
-	dense    [][]byte // chunks of 1<<dbits records and 8 bytes of slack
-	dbits    uint
-	dn       int // dense records with room reserved (>= n)
-	ids      [][]uint32
+	dense  [][]byte
+	dbits  uint // records per dense chunk: 1<<dbits
+	dn     int  // dense records with room reserved (>= n)
+	ids    [][]uint32
 	// withIDs: ids differ from ranks (the store has a width): dense
 	// records keep theirs in ids.
 	withIDs bool
@@ -65,8 +57,6 @@ const (
 
 	noLen    = -1
 	arenaLen = -2
-	// Packed dense records take at most packWords words.
-	packWords = 4
 	// The dense array's first chunk starts with room for this many
 	// records.
 	minDense = 64
@@ -106,23 +96,20 @@ func (s *sideSet) record(off uint64) (uint32, []byte) {
 	return id, c[start : start+int(n) : start+int(n)]
 }
 
-// denseAt returns the (packed) bytes of the dense record of rank k.
+// denseAt returns the bytes of the dense record of rank k.
 func (s *sideSet) denseAt(k uint64) []byte {
 	c := s.dense[k>>s.dbits]
-	o := int(k&(1<<s.dbits-1)) * s.plen
-	return c[o : o+s.plen : o+s.plen]
+	o := int(k&(1<<s.dbits-1)) * s.recLen
+	return c[o : o+s.recLen : o+s.recLen]
 }
 
-// appendRec appends the bytes of the record at location loc to dst.
-func (s *sideSet) appendRec(dst []byte, loc uint64) []byte {
-	if s.recLen < 0 {
-		_, b := s.record(loc)
-		return append(dst, b...)
+// bytesAt returns the bytes of the record at location loc.
+func (s *sideSet) bytesAt(loc uint64) []byte {
+	if s.recLen >= 0 {
+		return s.denseAt(loc)
 	}
-	if s.pbits == 8 {
-		return append(dst, s.denseAt(loc)...)
-	}
-	return unpackAppend(dst, s.denseAt(loc), s.pbits, s.recLen)
+	_, b := s.record(loc)
+	return b
 }
 
 // denseID is the id of the dense record of rank k.
@@ -133,26 +120,13 @@ func (s *sideSet) denseID(k uint64) uint32 {
 	return uint32(k)
 }
 
-// get returns the bytes of the side state of rank k (a fresh copy if
-// its record is packed).
+// get returns the bytes of the side state of rank k.
 func (s *sideSet) get(k uint32) []byte {
 	if s.recLen >= 0 {
-		if s.pbits == 8 {
-			return s.denseAt(uint64(k))
-		}
-		return s.appendRec(nil, uint64(k))
+		return s.denseAt(uint64(k))
 	}
 	_, b := s.record(s.refs[k>>refBits][k&(refBlock-1)])
 	return b
-}
-
-// appendGet appends the bytes of the side state of rank k to dst.
-func (s *sideSet) appendGet(dst []byte, k uint32) []byte {
-	if s.recLen >= 0 {
-		return s.appendRec(dst, uint64(k))
-	}
-	_, b := s.record(s.refs[k>>refBits][k&(refBlock-1)])
-	return append(dst, b...)
 }
 
 // find returns the table slot of b (empty if absent) and its fingerprint,
@@ -180,15 +154,7 @@ func (s *sideSet) match(loc uint64, b []byte) (uint32, bool) {
 		if len(b) != s.recLen {
 			return 0, false
 		}
-		if s.pbits == 8 {
-			return s.denseID(loc), eqBytes(s.denseAt(loc), b)
-		}
-		if orWords(b)&s.over != 0 {
-			return 0, false // no record has such a byte
-		}
-		var pk [packWords]uint64
-		pack(b, s.pbits, &pk)
-		return s.denseID(loc), s.packedEq(loc, &pk)
+		return s.denseID(loc), eqBytes(s.denseAt(loc), b)
 	}
 	c := s.chunks[loc>>storeChunkBits]
 	o := int(loc & (storeChunk - 1))
@@ -224,7 +190,7 @@ func eqBytes(a, b []byte) bool {
 // add stores b with id at the empty slot i (from find) and returns its
 // rank.
 func (s *sideSet) add(i, fp uint64, id uint32, b []byte) int {
-	k, loc := s.reserveRecord(len(b), orWords(b))
+	k, loc := s.reserveRecord(len(b))
 	s.writeRecord(loc, id, b)
 	s.table[i] = fp<<offBits | (loc + 1)
 	if uint64(s.n)*4 > uint64(len(s.table))*3 {
@@ -233,80 +199,23 @@ func (s *sideSet) add(i, fp uint64, id uint32, b []byte) int {
 	return k
 }
 
-// fit prepares the set for records of lengths lo to hi whose bytes or
-// to or (orWords): the first record fixes the dense length and packing;
-// another length moves the records to the arena, a larger byte repacks
-// them wider. No slot may be provisional (store_par.go) when it switches.
-func (s *sideSet) fit(lo, hi int, or uint64) {
+// fit prepares the set for records of lengths lo to hi: the first record
+// fixes the dense length; another length moves the records to the arena.
+// No slot may be provisional (store_par.go) when it switches.
+func (s *sideSet) fit(lo, hi int) {
 	switch {
 	case s.recLen == arenaLen:
 	case s.recLen == noLen && lo == hi:
 		s.recLen = lo
-		s.setBits(packBits(or))
+		s.dbits = 20
+		if lo > 0 {
+			s.dbits = 0
+			for (2<<s.dbits)*lo <= storeChunk {
+				s.dbits++
+			}
+		}
 	case lo != s.recLen || hi != s.recLen:
 		s.toArena()
-	case or&s.over != 0:
-		s.repack(packBits(or | ^s.over))
-	}
-}
-
-// packBits is the bits a byte takes packed for strings whose bytes or to
-// or: 2, 4, 6 or 8.
-func packBits(or uint64) uint {
-	switch {
-	case or&^0x0303030303030303 == 0:
-		return 2
-	case or&^0x0F0F0F0F0F0F0F0F == 0:
-		return 4
-	case or&^0x3F3F3F3F3F3F3F3F == 0:
-		return 6
-	}
-	return 8
-}
-
-// setBits sets the packing of the dense records to bits a byte (8: none,
-// also for strings too long to pack in packWords words, or empty) and
-// the chunks' size.
-func (s *sideSet) setBits(bits uint) {
-	if s.recLen == 0 || (s.recLen*int(bits)+63)/64 > packWords {
-		bits = 8
-	}
-	s.pbits = bits
-	s.plen = (s.recLen*int(bits) + 7) / 8
-	s.nw = (s.plen + 7) / 8
-	s.lastMask = ^uint64(0)
-	if r := s.plen % 8; r != 0 {
-		s.lastMask = 1<<(8*r) - 1
-	}
-	s.over = 0
-	switch bits {
-	case 2:
-		s.over = 0xFCFCFCFCFCFCFCFC
-	case 4:
-		s.over = 0xF0F0F0F0F0F0F0F0
-	case 6:
-		s.over = 0xC0C0C0C0C0C0C0C0
-	}
-	s.dbits = 20
-	if s.plen > 0 {
-		s.dbits = 0
-		for (2<<s.dbits)*s.plen <= storeChunk {
-			s.dbits++
-		}
-	}
-}
-
-// repack rewrites the dense records packed at bits a byte (ranks, hence
-// the slots, do not change).
-func (s *sideSet) repack(bits uint) {
-	old := *s
-	s.dense, s.dn = nil, 0
-	s.setBits(bits)
-	s.growDense(s.n, nil)
-	var buf []byte
-	for k := range uint64(s.n) {
-		buf = old.appendRec(buf[:0], k)
-		s.writeDense(k, buf)
 	}
 }
 
@@ -319,11 +228,9 @@ func (s *sideSet) toArena() {
 	if old.recLen < 0 {
 		return // no record yet
 	}
-	var buf []byte
 	for k := range uint64(n) {
-		_, off := s.reserveRecord(old.recLen, 0)
-		buf = old.appendRec(buf[:0], k)
-		s.writeRecord(off, old.denseID(k), buf)
+		_, off := s.reserveRecord(old.recLen)
+		s.writeRecord(off, old.denseID(k), old.denseAt(k))
 	}
 	for i, v := range s.table {
 		if v != 0 && v&provBit == 0 {
@@ -333,14 +240,14 @@ func (s *sideSet) toArena() {
 	}
 }
 
-// reserveRecord reserves the record of a string of n bytes (whose words
-// or to or) and returns its rank and location; writeRecord fills it and
-// the caller its table slot.
-func (s *sideSet) reserveRecord(n int, or uint64) (int, uint64) {
+// reserveRecord reserves the record of a string of n bytes and returns
+// its rank and location; writeRecord fills it and the caller its table
+// slot.
+func (s *sideSet) reserveRecord(n int) (int, uint64) {
 	if s.n >= 1<<31-1 {
 		panic("lts: more than 2^31-1 states of an odd length")
 	}
-	s.fit(n, n, or)
+	s.fit(n, n)
 	k := s.n
 	if s.recLen >= 0 {
 		s.growDense(k+1, nil)
@@ -361,11 +268,8 @@ func (s *sideSet) reserveRecord(n int, or uint64) (int, uint64) {
 	return k, off
 }
 
-// denseChunk is the size of a full chunk of the dense array; denseCap
-// its capacity, with 8 bytes of slack (the word compares of packed
-// records read up to 7 bytes past the last).
-func (s *sideSet) denseChunk() int { return s.plen << s.dbits }
-func (s *sideSet) denseCap() int   { return s.denseChunk() + 8 }
+// denseChunk is the size of a full chunk of the dense array.
+func (s *sideSet) denseChunk() int { return s.recLen << s.dbits }
 
 // growDense reserves room for the dense records of ranks below to (and
 // their ids). A new full chunk is *spare if that has its capacity (the
@@ -378,20 +282,20 @@ func (s *sideSet) growDense(to int, spare *[]byte) {
 			var c []byte
 			switch {
 			case ci == 0:
-				c = make([]byte, 0, min(minDense, per)*s.plen+8)
-			case spare != nil && cap(*spare) == s.denseCap():
+				c = make([]byte, 0, min(minDense, per)*s.recLen)
+			case spare != nil && cap(*spare) == s.denseChunk():
 				c, *spare = (*spare)[:0], nil
 			default:
-				c = make([]byte, 0, s.denseCap())
+				c = make([]byte, 0, s.denseChunk())
 			}
 			s.dense = append(s.dense, c)
 		}
 		c := s.dense[ci]
 		end := min(to-ci<<s.dbits, per) // records in chunk ci
-		need := end * s.plen
-		if need > cap(c)-8 {
+		need := end * s.recLen
+		if need > cap(c) {
 			// The first chunk doubles up to its full size.
-			g := make([]byte, len(c), min(max(need, 2*(cap(c)-8)), s.denseChunk())+8)
+			g := make([]byte, len(c), min(max(need, 2*cap(c)), s.denseChunk()))
 			copy(g, c)
 			c = g
 		}
@@ -459,7 +363,11 @@ func (s *sideSet) reserve(size, need int, spare *[]byte) uint64 {
 // writeRecord writes the record of b with id at loc (reserved).
 func (s *sideSet) writeRecord(loc uint64, id uint32, b []byte) {
 	if s.recLen >= 0 {
-		s.writeDense(loc, b)
+		if len(b) != s.recLen {
+			// fit was not called: the record would be cut short.
+			panic("lts: side record of the wrong length")
+		}
+		copy(s.denseAt(loc), b)
 		if s.withIDs {
 			s.ids[loc>>refBits][loc&(refBlock-1)] = id
 		}
@@ -472,173 +380,10 @@ func (s *sideSet) writeRecord(loc uint64, id uint32, b []byte) {
 	copy(c[o:o+len(b)], b)
 }
 
-// writeDense writes b into the dense record of rank k, packed.
-func (s *sideSet) writeDense(k uint64, b []byte) {
-	if len(b) != s.recLen || orWords(b)&s.over != 0 {
-		// fit was not called: the record would be cut short.
-		panic("lts: side record of the wrong length or packing")
-	}
-	rec := s.denseAt(k)
-	if s.pbits == 8 {
-		copy(rec, b)
-		return
-	}
-	var pk [packWords]uint64
-	pack(b, s.pbits, &pk)
-	var buf [8 * packWords]byte
-	for j, w := range pk {
-		binary.LittleEndian.PutUint64(buf[8*j:], w)
-	}
-	// Exactly the record's bytes: the parallel rounds write neighbouring
-	// records at once.
-	copy(rec, buf[:s.plen])
-}
-
-// packedEq reports whether the packed dense record of rank k is pk.
-func (s *sideSet) packedEq(k uint64, pk *[packWords]uint64) bool {
-	c := s.dense[k>>s.dbits]
-	p := unsafe.Add(unsafe.Pointer(unsafe.SliceData(c)), uintptr(k&(1<<s.dbits-1))*uintptr(s.plen))
-	last := s.nw - 1
-	for j := 0; j < last; j++ {
-		if load64(unsafe.Add(p, 8*j)) != pk[j] {
-			return false
-		}
-	}
-	return load64(unsafe.Add(p, 8*last))&s.lastMask == pk[last]
-}
-
-// orWords returns the or of the 8-byte words of b (the last one ending at
-// its end): a byte of b is below 1<<k iff no byte of the result has a bit
-// from k up.
-func orWords(b []byte) uint64 {
-	n := len(b)
-	if n < 8 {
-		var or uint64
-		for _, c := range b {
-			or |= uint64(c)
-		}
-		return or
-	}
-	le := binary.LittleEndian
-	or := le.Uint64(b[n-8:])
-	for i := 0; i+8 <= n; i += 8 {
-		or |= le.Uint64(b[i:])
-	}
-	return or
-}
-
-// word returns the j-th 8-byte word of b, zero-filled past its end.
-func word(b []byte, j int) uint64 {
-	n := len(b)
-	if (j+1)*8 <= n {
-		return binary.LittleEndian.Uint64(b[8*j:])
-	}
-	if r := n - 8*j; n >= 8 {
-		return binary.LittleEndian.Uint64(b[n-8:]) >> (64 - 8*r)
-	}
-	var x uint64
-	for i := 8 * j; i < n; i++ {
-		x |= uint64(b[i]) << (8 * (i - 8*j))
-	}
-	return x
-}
-
-// pack packs b, every byte below 1<<bits (2, 4 or 6), at bits a byte
-// into pk: byte i at bits [bits*i, bits*(i+1)) of the little-endian
-// words. Each 8-byte word takes a few shifts and masks (SWAR), no loop
-// over bytes.
-func pack(b []byte, bits uint, pk *[packWords]uint64) {
-	*pk = [packWords]uint64{}
-	nb := 8 * bits // bits per packed word of b
-	for j := 0; 8*j < len(b); j++ {
-		x := word(b, j)
-		switch bits {
-		case 2:
-			x = (x | x>>6) & 0x000F000F000F000F
-			x = (x | x>>12) & 0x000000FF000000FF
-			x = (x | x>>24) & 0xFFFF
-		case 4:
-			x = (x | x>>4) & 0x00FF00FF00FF00FF
-			x = (x | x>>8) & 0x0000FFFF0000FFFF
-			x = (x | x>>16) & 0xFFFFFFFF
-		default: // 6: the shifts are shorter than a value, so mask both
-			x = x&0x003F003F003F003F | x>>2&0x0FC00FC00FC00FC0
-			x = x&0x00000FFF00000FFF | x>>4&0x00FFF00000FFF000
-			x = x&0xFFFFFF | x>>8&0xFFFFFF000000
-		}
-		off := uint(j) * nb
-		pk[off>>6] |= x << (off & 63)
-		if sh := off & 63; sh+nb > 64 && off>>6+1 < packWords {
-			// (Past the last word, the bits spilled are zeros.)
-			pk[off>>6+1] |= x >> (64 - sh)
-		}
-	}
-}
-
-// pack2 is pack for 2 bits a byte and 8 to 32 bytes (one word), fused
-// with the check that every byte is below 4 (ok false: some is not).
-func pack2(b []byte) (pk uint64, ok bool) {
-	n := len(b)
-	le := binary.LittleEndian
-	var or uint64
-	j := 0
-	for ; 8*j+8 <= n; j++ {
-		x := le.Uint64(b[8*j:])
-		or |= x
-		pk |= squeeze2(x) << (16 * j)
-	}
-	if r := n - 8*j; r > 0 {
-		x := le.Uint64(b[n-8:]) >> (64 - 8*r)
-		or |= x
-		pk |= squeeze2(x) << (16 * j)
-	}
-	return pk, or&0xFCFCFCFCFCFCFCFC == 0
-}
-
-// squeeze2 packs the 8 bytes of x, each below 4, into its low 16 bits.
-func squeeze2(x uint64) uint64 {
-	x = (x | x>>6) & 0x000F000F000F000F
-	x = (x | x>>12) & 0x000000FF000000FF
-	return (x | x>>24) & 0xFFFF
-}
-
-// unpackAppend appends the n bytes packed at bits a byte in rec to dst.
-func unpackAppend(dst, rec []byte, bits uint, n int) []byte {
-	var buf [8*packWords + 8]byte // a word past the last: zero
-	copy(buf[:], rec)
-	le := binary.LittleEndian
-	var out [8 * 8 * packWords]byte
-	nb := 8 * bits
-	for j := 0; 8*j < n; j++ {
-		off := uint(j) * nb
-		x := le.Uint64(buf[8*(off>>6):]) >> (off & 63)
-		if sh := off & 63; sh+nb > 64 {
-			x |= le.Uint64(buf[8*(off>>6+1):]) << (64 - sh)
-		}
-		x &= 1<<nb - 1
-		switch bits {
-		case 2:
-			x = (x | x<<24) & 0x000000FF000000FF
-			x = (x | x<<12) & 0x000F000F000F000F
-			x = (x | x<<6) & 0x0303030303030303
-		case 4:
-			x = (x | x<<16) & 0x0000FFFF0000FFFF
-			x = (x | x<<8) & 0x00FF00FF00FF00FF
-			x = (x | x<<4) & 0x0F0F0F0F0F0F0F0F
-		default:
-			x = x&0xFFFFFF | x<<8&0x00FFFFFF00000000
-			x = x&0x00000FFF00000FFF | x<<4&0x0FFF00000FFF0000
-			x = x&0x003F003F003F003F | x<<2&0x3F003F003F003F00
-		}
-		le.PutUint64(out[8*j:], x)
-	}
-	return append(dst, out[:n]...)
-}
-
 // recSize is the room the record of a string of n bytes takes.
 func (s *sideSet) recSize(n int) int {
 	if s.recLen >= 0 {
-		return s.plen
+		return n
 	}
 	return recordSize(n)
 }
@@ -649,7 +394,6 @@ func (s *sideSet) grow() {
 	table := make([]uint64, 2*len(s.table))
 	mask := uint64(len(table) - 1)
 	shift := s.shift - 1
-	var buf []byte
 	for _, v := range s.table {
 		if v == 0 {
 			continue
@@ -658,8 +402,7 @@ func (s *sideSet) grow() {
 		if shift >= offBits {
 			i = (v >> offBits) >> (shift - offBits)
 		} else {
-			buf = s.appendRec(buf[:0], v&offMask-1)
-			i = maphash.Bytes(s.seed, buf) >> shift
+			i = maphash.Bytes(s.seed, s.bytesAt(v&offMask-1)) >> shift
 		}
 		for table[i] != 0 {
 			i = (i + 1) & mask
@@ -703,8 +446,8 @@ func (s *sideSet) recordLines(loc uint64, ln int, addrs []uintptr) []uintptr {
 	var p, last uintptr
 	if s.recLen >= 0 {
 		c := s.dense[loc>>s.dbits]
-		p = uintptr(unsafe.Pointer(unsafe.SliceData(c))) + uintptr(loc&(1<<s.dbits-1))*uintptr(s.plen)
-		last = p + uintptr(max(s.plen, 1)-1)
+		p = uintptr(unsafe.Pointer(unsafe.SliceData(c))) + uintptr(loc&(1<<s.dbits-1))*uintptr(s.recLen)
+		last = p + uintptr(max(s.recLen, 1)-1)
 	} else {
 		c := s.chunks[loc>>storeChunkBits]
 		p = uintptr(unsafe.Pointer(unsafe.SliceData(c))) + uintptr(loc&(storeChunk-1))
