@@ -568,7 +568,7 @@ func (s *store) internAllSide(enc []byte, ends []int, ids []uint32) []uint32 {
 					}
 					r := v&offMask - 1
 					p := unsafe.Add(unsafe.Pointer(unsafe.SliceData(dense[r>>dbits])), uintptr(r&dmask)*uintptr(ln))
-					if (load64(p)^k0)|(load64(unsafe.Add(p, ln-8))^k1)|(load64(unsafe.Add(p, o2))^k2)|(load64(unsafe.Add(p, o3))^k3) == 0 {
+					if eq4(p, ln, o2, o3, k0, k1, k2, k3) {
 						ids = append(ids, uint32(r))
 						found = true
 						break
@@ -602,6 +602,13 @@ func (s *store) internAllSide(enc []byte, ends []int, ids []uint32) []uint32 {
 		}
 	}
 	return ids
+}
+
+// eq4 reports whether the ln bytes (8 to 32) at p are the string whose
+// words at 0, ln-8, o2 = min(8, ln-8) and o3 = min(16, ln-8) are k0 to k3
+// (together they cover it): four loads, one branch.
+func eq4(p unsafe.Pointer, ln, o2, o3 int, k0, k1, k2, k3 uint64) bool {
+	return (load64(p)^k0)|(load64(unsafe.Add(p, ln-8))^k1)|(load64(unsafe.Add(p, o2))^k2)|(load64(unsafe.Add(p, o3))^k3) == 0
 }
 
 // sideSlots prefetches the home slots of the side strings k in [lo, hi).

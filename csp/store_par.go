@@ -716,15 +716,46 @@ func (r *parSearch) insRecords(pt *parPart, wk *parWorker, idxs []int32, lo, hi 
 		return
 	}
 	s := r.s
+	d := &s.side
 	x := wk.x
 	pt.addrs = pt.addrs[:0]
+	if d.recLen > 0 && s.width < 0 {
+		// Every string a side string, dense records: recordAddrsPar's
+		// walk here, the record's address computed inline.
+		table, shift := d.table, d.shift
+		dense, dbits, rl := d.dense, d.dbits, uintptr(d.recLen)
+		dmask := uint64(1)<<dbits - 1
+		for _, i := range idxs[lo:hi] {
+			h := wk.hs[i]
+			fp := h >> offBits
+			for j := h >> shift; j < sHi; j++ {
+				v := table[j]
+				if v == 0 {
+					break
+				}
+				if v>>offBits == fp && v&provBit == 0 {
+					r := v&offMask - 1
+					p := uintptr(unsafe.Pointer(unsafe.SliceData(dense[r>>dbits]))) + uintptr(r&dmask)*rl
+					pt.addrs = append(pt.addrs, p)
+					if last := p + rl - 1; last&^63 != p&^63 {
+						pt.addrs = append(pt.addrs, last)
+					}
+					break
+				}
+			}
+		}
+		if len(pt.addrs) > 0 {
+			prefetch(pt.addrs)
+		}
+		return
+	}
 	for _, i := range idxs[lo:hi] {
 		start := 0
 		if i > 0 {
 			start = x.ends[i-1]
 		}
 		if ln := x.ends[i] - start; ln != s.width {
-			pt.addrs = s.side.recordAddrsPar(wk.hs[i], ln, sHi, pt.addrs)
+			pt.addrs = d.recordAddrsPar(wk.hs[i], ln, sHi, pt.addrs)
 		}
 	}
 	if len(pt.addrs) > 0 {
@@ -779,6 +810,16 @@ func (r *parSearch) findInline(pt *parPart, b []byte, h uint64, key uint32, hi u
 func (r *parSearch) findSide(pt *parPart, b []byte, h uint64, key uint32, hi uint64, wrap bool) (uint32, bool) {
 	d := &r.s.side
 	fp := h >> offBits
+	// Dense records of 8 to 32 bytes: compared here in four word loads
+	// (as in internAllSide).
+	ln := len(b)
+	fast := d.recLen == ln && ln >= 8 && ln <= 32
+	var k0, k1, k2, k3 uint64
+	o2, o3 := min(8, ln-8), min(16, ln-8)
+	if fast {
+		le := binary.LittleEndian
+		k0, k1, k2, k3 = le.Uint64(b), le.Uint64(b[ln-8:]), le.Uint64(b[o2:]), le.Uint64(b[o3:])
+	}
 	for i := h >> d.shift; ; {
 		v := d.table[i]
 		if v == 0 {
@@ -793,6 +834,12 @@ func (r *parSearch) findSide(pt *parPart, b []byte, h uint64, key uint32, hi uin
 				k := uint32(v & (provBit - 1))
 				if o, _, _, _ := r.locate(k); string(o) == string(b) {
 					return r.n0 + k, true
+				}
+			} else if fast {
+				k := v&offMask - 1
+				p := unsafe.Add(unsafe.Pointer(unsafe.SliceData(d.dense[k>>d.dbits])), uintptr(k&(1<<d.dbits-1))*uintptr(ln))
+				if eq4(p, ln, o2, o3, k0, k1, k2, k3) {
+					return d.denseID(k), true
 				}
 			} else if id, ok := d.match(v&offMask-1, b); ok {
 				return id, true
