@@ -61,9 +61,12 @@
 // arena it touched two, the slot and then the record, one dependent cache
 // miss after the other. States of other lengths (and every state of a
 // wider process: a slot would cost its width at every load) go to a side
-// set: chunks of [id][length][bytes] records and a table of 26-bit
-// fingerprint + arena offset. Everything starts small, so a system of a
-// few hundred states costs kilobytes. The search is bound by the memory
+// set: a table of 26-bit fingerprint + location, and while every side
+// record has one length (nearly always) the records alone in a dense
+// array indexed by rank (the location is the rank, Get reads the record
+// directly); once a second length appears, chunks of [id][length][bytes]
+// records (the location an arena offset). Everything starts small, so a
+// system of a few hundred states costs kilobytes. The search is bound by the memory
 // latency of this set, so the checks expand states in batches
 // (Proc.SuccessorsBatch, 256 states) and intern all their successors
 // together: prefetch instructions (prefetch_amd64.s; elsewhere none) for

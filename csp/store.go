@@ -33,9 +33,10 @@ import (
 //
 // States of any other length (a variable above 63 or a term id above 127
 // takes more bytes), and all states when the width is above maxWidth, go
-// to a side set, the previous design: an arena of [id][uvarint
-// length][bytes] records and a table of 26-bit fingerprint + arena offset
-// (sideSet). Their index entry is k<<1|1, k their rank in the side set
+// to a side set (sideSet): a table of 26-bit fingerprint + location, and
+// the records in a dense array indexed by rank while they all have one
+// length, else in an arena of [id][uvarint length][bytes] records (the
+// previous design). Their index entry is k<<1|1, k their rank in the side set
 // (inline entries keep h32 even); a store without a width has no index
 // (ranks are ids).
 //
@@ -104,9 +105,9 @@ func newStore(width int) *store {
 		}
 	}
 	if s.width < 0 {
-		s.side.init(s.seed, 8)
+		s.side.init(s.seed, 8, false)
 	} else {
-		s.side.init(s.seed, 4) // usually stays empty
+		s.side.init(s.seed, 4, true) // usually stays empty
 	}
 	return s
 }
@@ -549,6 +550,37 @@ func (s *store) internAllSide(enc []byte, ends []int, ids []uint32) []uint32 {
 			table, mask := d.table, d.mask // add may grow the table
 			i := h >> d.shift
 			found := false
+			if ln := d.recLen; ln == len(b) && ln >= 8 && ln <= 32 {
+				// Dense records of 8 to 32 bytes: four word compares
+				// (at 0, ln-8, and 8 and 16 or 0), combined.
+				le := binary.LittleEndian
+				o2, o3 := min(8, ln-8), min(16, ln-8)
+				k0, k1, k2, k3 := le.Uint64(b), le.Uint64(b[ln-8:]), le.Uint64(b[o2:]), le.Uint64(b[o3:])
+				dense, dbits := d.dense, d.dbits
+				dmask := uint64(1)<<dbits - 1
+				for ; ; i = (i + 1) & mask {
+					v := table[i]
+					if v == 0 {
+						break
+					}
+					if v>>offBits != fp {
+						continue
+					}
+					r := v&offMask - 1
+					p := unsafe.Add(unsafe.Pointer(unsafe.SliceData(dense[r>>dbits])), uintptr(r&dmask)*uintptr(ln))
+					if eq4(p, ln, o2, o3, k0, k1, k2, k3) {
+						ids = append(ids, uint32(r))
+						found = true
+						break
+					}
+				}
+				if !found {
+					id := s.newID()
+					d.add(i, fp, id, b)
+					ids = append(ids, id)
+				}
+				continue
+			}
 			for ; ; i = (i + 1) & mask {
 				v := table[i]
 				if v == 0 {
@@ -570,6 +602,13 @@ func (s *store) internAllSide(enc []byte, ends []int, ids []uint32) []uint32 {
 		}
 	}
 	return ids
+}
+
+// eq4 reports whether the ln bytes (8 to 32) at p are the string whose
+// words at 0, ln-8, o2 = min(8, ln-8) and o3 = min(16, ln-8) are k0 to k3
+// (together they cover it): four loads, one branch.
+func eq4(p unsafe.Pointer, ln, o2, o3 int, k0, k1, k2, k3 uint64) bool {
+	return (load64(p)^k0)|(load64(unsafe.Add(p, ln-8))^k1)|(load64(unsafe.Add(p, o2))^k2)|(load64(unsafe.Add(p, o3))^k3) == 0
 }
 
 // sideSlots prefetches the home slots of the side strings k in [lo, hi).
@@ -603,6 +642,31 @@ func (s *store) sideRecords(ends []int, lo, hi int) {
 	start := 0
 	if lo > 0 {
 		start = ends[lo-1]
+	}
+	if d.recLen > 0 {
+		// Dense records: the first and last line of record r.
+		dense, dbits, rl := d.dense, d.dbits, uintptr(d.recLen)
+		dmask := uint64(1)<<dbits - 1
+		for _, h := range s.hashes[lo:hi] {
+			fp := h >> offBits
+			for i := h >> shift; ; i = (i + 1) & mask {
+				v := table[i]
+				if v == 0 {
+					break
+				}
+				if v>>offBits == fp {
+					r := v&offMask - 1
+					p := uintptr(unsafe.Pointer(unsafe.SliceData(dense[r>>dbits]))) + uintptr(r&dmask)*rl
+					s.addrs = append(s.addrs, p)
+					if last := p + rl - 1; last&^63 != p&^63 {
+						s.addrs = append(s.addrs, last)
+					}
+					break
+				}
+			}
+		}
+		prefetch(s.addrs)
+		return
 	}
 	for k := lo; k < hi; k++ {
 		h := s.hashes[k]

@@ -134,6 +134,9 @@ type parWorker struct {
 	err   error
 	errAt int   // index in the round of the failing state
 	expNs int64 // wall time of its last expand phase
+	// The least and greatest lengths of the strings not of the store's
+	// width (sideLo > sideHi: none).
+	sideLo, sideHi int
 	// The workers' records are one array and their hot loops write their
 	// slice headers: the padding keeps two workers' fields off a shared
 	// cache line (the padding of scratch says why).
@@ -308,9 +311,14 @@ func (r *parSearch) round(states []lts.State) (errAt int, err error) {
 	if d := &s.side; r.nextSide == nil && uint64(d.n)*8 > uint64(len(d.table))*3 {
 		r.wantSide = 2 * len(d.table)
 	}
-	// So is the arena's next chunk, once the last one is half full.
+	// So is the arena's (or the dense array's) next chunk, once the last
+	// one is half full.
 	r.wantChunk = 0
-	if d := &s.side; r.nextChunk == nil && len(d.chunks) > 0 {
+	if d := &s.side; r.nextChunk == nil && d.recLen >= 0 && len(d.dense) > 0 {
+		if c := d.denseChunk(); 2*len(d.dense[len(d.dense)-1]) > c {
+			r.wantChunk = c
+		}
+	} else if r.nextChunk == nil && len(d.chunks) > 0 {
 		n := len(d.chunks)
 		if last := d.chunks[n-1]; 2*len(last) > cap(last) {
 			c := storeChunk
@@ -342,10 +350,19 @@ func (r *parSearch) round(states []lts.State) (errAt int, err error) {
 		}
 	}
 	nIn, nSide := 0, 0
+	sideLo, sideHi := math.MaxInt, -1
 	for w := range r.W {
 		r.base[w+1] = r.base[w] + len(r.ws[w].x.ends)
 		nIn += r.ws[w].nIn
 		nSide += r.ws[w].nSide
+		if r.ws[w].nSide > 0 {
+			sideLo, sideHi = min(sideLo, r.ws[w].sideLo), max(sideHi, r.ws[w].sideHi)
+		}
+	}
+	if nSide > 0 {
+		// The side set takes the round's lengths now, while no slot is
+		// provisional: a dense set moves to the arena if they differ.
+		s.side.fit(sideLo, sideHi)
 	}
 	total := r.base[r.W]
 	if total >= parSide || uint64(r.n0)+uint64(total) >= math.MaxUint32-1 {
@@ -431,6 +448,7 @@ func (r *parSearch) expand(w int) {
 	x.enc, x.ends, x.evs, x.who = x.enc[:0], x.ends[:0], x.evs[:0], x.who[:0]
 	wk.counts, wk.err, wk.mark = wk.counts[:0], nil, 0
 	wk.hs, wk.owner, wk.nIn = wk.hs[:0], wk.owner[:0], 0
+	wk.sideLo, wk.sideHi = math.MaxInt, -1
 	for q := range wk.route {
 		wk.route[q] = wk.route[q][:0]
 	}
@@ -510,6 +528,7 @@ func (r *parSearch) hashStrings(wk *parWorker) {
 	hs := wk.hs
 	shift := 64 - r.pbits
 	nIn := 0
+	lo, hi := wk.sideLo, wk.sideHi
 	i := len(hs)
 	start := 0
 	if i > 0 {
@@ -522,6 +541,8 @@ func (r *parSearch) hashStrings(wk *parWorker) {
 		h := maphash.Bytes(s.seed, b)
 		if len(b) == s.width {
 			nIn++
+		} else {
+			lo, hi = min(lo, len(b)), max(hi, len(b))
 		}
 		q := uint64(0)
 		if r.pbits > 0 {
@@ -533,6 +554,7 @@ func (r *parSearch) hashStrings(wk *parWorker) {
 	copy(wk.route, rs[:])
 	wk.hs = hs
 	wk.nIn += nIn
+	wk.sideLo, wk.sideHi = lo, hi
 }
 
 // truncate drops the successors after the first n.
@@ -694,15 +716,46 @@ func (r *parSearch) insRecords(pt *parPart, wk *parWorker, idxs []int32, lo, hi 
 		return
 	}
 	s := r.s
+	d := &s.side
 	x := wk.x
 	pt.addrs = pt.addrs[:0]
+	if d.recLen > 0 && s.width < 0 {
+		// Every string a side string, dense records: recordAddrsPar's
+		// walk here, the record's address computed inline.
+		table, shift := d.table, d.shift
+		dense, dbits, rl := d.dense, d.dbits, uintptr(d.recLen)
+		dmask := uint64(1)<<dbits - 1
+		for _, i := range idxs[lo:hi] {
+			h := wk.hs[i]
+			fp := h >> offBits
+			for j := h >> shift; j < sHi; j++ {
+				v := table[j]
+				if v == 0 {
+					break
+				}
+				if v>>offBits == fp && v&provBit == 0 {
+					r := v&offMask - 1
+					p := uintptr(unsafe.Pointer(unsafe.SliceData(dense[r>>dbits]))) + uintptr(r&dmask)*rl
+					pt.addrs = append(pt.addrs, p)
+					if last := p + rl - 1; last&^63 != p&^63 {
+						pt.addrs = append(pt.addrs, last)
+					}
+					break
+				}
+			}
+		}
+		if len(pt.addrs) > 0 {
+			prefetch(pt.addrs)
+		}
+		return
+	}
 	for _, i := range idxs[lo:hi] {
 		start := 0
 		if i > 0 {
 			start = x.ends[i-1]
 		}
 		if ln := x.ends[i] - start; ln != s.width {
-			pt.addrs = s.side.recordAddrsPar(wk.hs[i], ln, sHi, pt.addrs)
+			pt.addrs = d.recordAddrsPar(wk.hs[i], ln, sHi, pt.addrs)
 		}
 	}
 	if len(pt.addrs) > 0 {
@@ -757,13 +810,23 @@ func (r *parSearch) findInline(pt *parPart, b []byte, h uint64, key uint32, hi u
 func (r *parSearch) findSide(pt *parPart, b []byte, h uint64, key uint32, hi uint64, wrap bool) (uint32, bool) {
 	d := &r.s.side
 	fp := h >> offBits
+	// Dense records of 8 to 32 bytes: compared here in four word loads
+	// (as in internAllSide).
+	ln := len(b)
+	fast := d.recLen == ln && ln >= 8 && ln <= 32
+	var k0, k1, k2, k3 uint64
+	o2, o3 := min(8, ln-8), min(16, ln-8)
+	if fast {
+		le := binary.LittleEndian
+		k0, k1, k2, k3 = le.Uint64(b), le.Uint64(b[ln-8:]), le.Uint64(b[o2:]), le.Uint64(b[o3:])
+	}
 	for i := h >> d.shift; ; {
 		v := d.table[i]
 		if v == 0 {
 			d.table[i] = fp<<offBits | provBit | uint64(key)
 			pt.news = append(pt.news, parNew{key: key | parSide, slot: i, off: uint64(len(b))})
 			pt.nside++
-			pt.nbytes += recordSize(len(b))
+			pt.nbytes += d.recSize(len(b))
 			return r.n0 + key, true
 		}
 		if v>>offBits == fp {
@@ -771,6 +834,12 @@ func (r *parSearch) findSide(pt *parPart, b []byte, h uint64, key uint32, hi uin
 				k := uint32(v & (provBit - 1))
 				if o, _, _, _ := r.locate(k); string(o) == string(b) {
 					return r.n0 + k, true
+				}
+			} else if fast {
+				k := v&offMask - 1
+				p := unsafe.Add(unsafe.Pointer(unsafe.SliceData(d.dense[k>>d.dbits])), uintptr(k&(1<<d.dbits-1))*uintptr(ln))
+				if eq4(p, ln, o2, o3, k0, k1, k2, k3) {
+					return d.denseID(k), true
 				}
 			} else if id, ok := d.match(v&offMask-1, b); ok {
 				return id, true
@@ -1043,8 +1112,7 @@ func (s *sideSet) homeOf(v uint64, shift uint) uint64 {
 	if shift >= offBits {
 		return (v >> offBits) >> (shift - offBits)
 	}
-	_, b := s.record(v&offMask - 1)
-	return maphash.Bytes(s.seed, b) >> shift
+	return maphash.Bytes(s.seed, s.bytesAt(v&offMask-1)) >> shift
 }
 
 func (r *parSearch) growSidePart(q int, old, table []uint64, shift uint) {
@@ -1113,7 +1181,10 @@ func (r *parSearch) prepareIDs() bool {
 	}
 	r.idBase, r.rankBase = uint32(s.n), d.n
 	r.region = 0
-	if nbytes > 0 {
+	if d.recLen >= 0 {
+		// Dense records: room at their ranks.
+		d.growDense(d.n+nside, &r.nextChunk)
+	} else if nbytes > 0 {
 		r.region = d.reserve(nbytes, nbytes, &r.nextChunk)
 	}
 	if cap(r.newKeys) < total {
@@ -1136,7 +1207,7 @@ func (r *parSearch) prepareIDs() bool {
 			id += k
 		}
 	}
-	for k := d.n; k < d.n+nside; {
+	for k := d.n; k < d.n+nside && d.recLen < 0; {
 		if k&(refBlock-1) == 0 {
 			c := refBlock
 			if k == 0 {
@@ -1223,8 +1294,11 @@ func (r *parSearch) assignList(pt *parPart) {
 		own++
 		ownBytes += recordSize(n)
 		k := r.rankBase + srank
-		off := r.region + uint64(sbytes)
-		d.refs[k>>refBits][k&(refBlock-1)] = off
+		off := uint64(k) // dense: the location is the rank
+		if d.recLen < 0 {
+			off = r.region + uint64(sbytes)
+			d.refs[k>>refBits][k&(refBlock-1)] = off
+		}
 		if s.width >= 0 {
 			s.index[id>>refBits][id&(refBlock-1)] = uint32(k)<<1 | 1
 		}

@@ -6,18 +6,43 @@ import (
 	"unsafe"
 )
 
-// sideSet holds the states whose length is not the store's width: an
-// arena of [id uint32][uvarint length][bytes] records and a table of
-// 26-bit fingerprint + arena offset, so a probe compares bytes only when
-// the fingerprints agree; the home slot is the top bits of the hash, so up
-// to 2^26 slots it is a prefix of the fingerprint and growing the table
-// reads no record. Arena chunks hold no pointers; they start small and
-// double up to 4 MiB, and so does the table.
+// sideSet holds the states whose length is not the store's width (every
+// state, in a store without a width). Its table has 8-byte slots of
+// 26-bit fingerprint + location, so a probe compares bytes only when the
+// fingerprints agree; the home slot is the top bits of the hash, so up to
+// 2^26 slots it is a prefix of the fingerprint and growing the table reads
+// no record. The records are kept in one of two ways:
+//
+//   - dense, while every record has one length recLen (nearly always: a
+//     state takes one byte per component and per variable): record k (its
+//     rank, the order of insertion) is the recLen bytes at k*recLen of an
+//     array cut into chunks of 1<<dbits records, and a slot's location is
+//     the rank. No id, no length, no rank -> offset index: 28 bytes a
+//     state at the philosophers' N = 14 instead of 41 (docs/engine.md).
+//     In a store without a width ranks are ids; otherwise ids (rank ->
+//     id) keeps them;
+//   - an arena of [id uint32][uvarint length][bytes] records and refs
+//     (rank -> offset), once a second length has appeared: the dense
+//     records are then copied into the arena and the slots rewritten, once
+//     (toArena). A slot's location is the offset.
+//
+// Chunks hold no pointers; the dense array's first chunk grows by doubling
+// up to its full size, the arena's chunks double up to 4 MiB, and so does
+// the table.
 type sideSet struct {
+	recLen int // the dense records' length; noLen: no record yet; arenaLen: arena
+	dense  [][]byte
+	dbits  uint // records per dense chunk: 1<<dbits
+	dn     int  // dense records with room reserved (>= n)
+	ids    [][]uint32
+	// withIDs: ids differ from ranks (the store has a width): dense
+	// records keep theirs in ids.
+	withIDs bool
+
 	chunks [][]byte
 	refs   [][]uint64 // rank -> arena offset, in blocks of refBlock
 	n      int
-	table  []uint64 // 0 = empty, else fingerprint<<offBits | (offset+1)
+	table  []uint64 // 0 = empty, else fingerprint<<offBits | (location+1)
 	mask   uint64
 	shift  uint // 64 - log2(len(table)): the home slot of hash h is h>>shift
 	seed   maphash.Seed
@@ -29,11 +54,18 @@ const (
 	minStoreChunk  = 4 << 10
 	offBits        = 38 // 256 GiB of arena
 	offMask        = 1<<offBits - 1
+
+	noLen    = -1
+	arenaLen = -2
+	// The dense array's first chunk starts with room for this many
+	// records.
+	minDense = 64
 )
 
-// init prepares an empty set of 1<<bits slots.
-func (s *sideSet) init(seed maphash.Seed, bits uint) {
-	s.seed = seed
+// init prepares an empty set of 1<<bits slots; withIDs: ids are not
+// ranks.
+func (s *sideSet) init(seed maphash.Seed, bits uint, withIDs bool) {
+	s.seed, s.withIDs, s.recLen = seed, withIDs, noLen
 	s.table, s.mask, s.shift = make([]uint64, 1<<bits), 1<<bits-1, 64-bits
 }
 
@@ -42,13 +74,19 @@ func (s *sideSet) bytes() int64 {
 	for _, c := range s.chunks {
 		n += int64(cap(c))
 	}
+	for _, c := range s.dense {
+		n += int64(cap(c))
+	}
 	for _, r := range s.refs {
 		n += int64(cap(r)) * 8
+	}
+	for _, r := range s.ids {
+		n += int64(cap(r)) * 4
 	}
 	return n + int64(len(s.table))*8
 }
 
-// record returns the id and bytes of the record at off.
+// record returns the id and bytes of the arena record at off.
 func (s *sideSet) record(off uint64) (uint32, []byte) {
 	c := s.chunks[off>>storeChunkBits]
 	o := int(off & (storeChunk - 1))
@@ -58,8 +96,35 @@ func (s *sideSet) record(off uint64) (uint32, []byte) {
 	return id, c[start : start+int(n) : start+int(n)]
 }
 
+// denseAt returns the bytes of the dense record of rank k.
+func (s *sideSet) denseAt(k uint64) []byte {
+	c := s.dense[k>>s.dbits]
+	o := int(k&(1<<s.dbits-1)) * s.recLen
+	return c[o : o+s.recLen : o+s.recLen]
+}
+
+// bytesAt returns the bytes of the record at location loc.
+func (s *sideSet) bytesAt(loc uint64) []byte {
+	if s.recLen >= 0 {
+		return s.denseAt(loc)
+	}
+	_, b := s.record(loc)
+	return b
+}
+
+// denseID is the id of the dense record of rank k.
+func (s *sideSet) denseID(k uint64) uint32 {
+	if s.withIDs {
+		return s.ids[k>>refBits][k&(refBlock-1)]
+	}
+	return uint32(k)
+}
+
 // get returns the bytes of the side state of rank k.
 func (s *sideSet) get(k uint32) []byte {
+	if s.recLen >= 0 {
+		return s.denseAt(uint64(k))
+	}
 	_, b := s.record(s.refs[k>>refBits][k&(refBlock-1)])
 	return b
 }
@@ -81,26 +146,34 @@ func (s *sideSet) find(b []byte, h uint64) (slot uint64, fp uint64, id uint32, o
 	}
 }
 
-// match reports whether the record at off holds b, and its id. Records of
-// fewer than 128 bytes (nearly all) have a one-byte length: read inline.
-func (s *sideSet) match(off uint64, b []byte) (uint32, bool) {
-	c := s.chunks[off>>storeChunkBits]
-	o := int(off & (storeChunk - 1))
+// match reports whether the record at loc holds b, and its id. Arena
+// records of fewer than 128 bytes (nearly all) have a one-byte length:
+// read inline.
+func (s *sideSet) match(loc uint64, b []byte) (uint32, bool) {
+	if s.recLen >= 0 {
+		if len(b) != s.recLen {
+			return 0, false
+		}
+		return s.denseID(loc), eqBytes(s.denseAt(loc), b)
+	}
+	c := s.chunks[loc>>storeChunkBits]
+	o := int(loc & (storeChunk - 1))
 	if n := c[o+4]; n < 0x80 {
 		if int(n) != len(b) {
 			return 0, false
 		}
 		return binary.LittleEndian.Uint32(c[o:]), eqBytes(c[o+5:o+5+int(n)], b)
 	}
-	id, rb := s.record(off)
+	id, rb := s.record(loc)
 	return id, string(rb) == string(b)
 }
 
 // eqBytes reports whether a and b (of equal lengths) are equal; strings
-// of 8 to 24 bytes are compared in three word loads instead of a call.
+// of 8 to 32 bytes are compared in up to four word loads instead of a
+// call (the words at 0, n-8, 8 and 16 cover them).
 func eqBytes(a, b []byte) bool {
 	n := len(b)
-	if n < 8 || n > 24 {
+	if n < 8 || n > 32 {
 		return string(a) == string(b)
 	}
 	a = a[:n]
@@ -108,29 +181,79 @@ func eqBytes(a, b []byte) bool {
 	if le.Uint64(a) != le.Uint64(b) || le.Uint64(a[n-8:]) != le.Uint64(b[n-8:]) {
 		return false
 	}
-	return n <= 16 || le.Uint64(a[8:]) == le.Uint64(b[8:])
+	if n <= 16 {
+		return true
+	}
+	return le.Uint64(a[8:]) == le.Uint64(b[8:]) && (n <= 24 || le.Uint64(a[16:]) == le.Uint64(b[16:]))
 }
 
 // add stores b with id at the empty slot i (from find) and returns its
 // rank.
 func (s *sideSet) add(i, fp uint64, id uint32, b []byte) int {
-	k, off := s.reserveRecord(len(b))
-	s.writeRecord(off, id, b)
-	s.table[i] = fp<<offBits | (off + 1)
+	k, loc := s.reserveRecord(len(b))
+	s.writeRecord(loc, id, b)
+	s.table[i] = fp<<offBits | (loc + 1)
 	if uint64(s.n)*4 > uint64(len(s.table))*3 {
 		s.grow()
 	}
 	return k
 }
 
-// reserveRecord reserves the arena record of a string of n bytes and
-// returns its rank and offset; writeRecord fills it and the caller its
-// table slot.
+// fit prepares the set for records of lengths lo to hi: the first record
+// fixes the dense length; another length moves the records to the arena.
+// No slot may be provisional (store_par.go) when it switches.
+func (s *sideSet) fit(lo, hi int) {
+	switch {
+	case s.recLen == arenaLen:
+	case s.recLen == noLen && lo == hi:
+		s.recLen = lo
+		s.dbits = 20
+		if lo > 0 {
+			s.dbits = 0
+			for (2<<s.dbits)*lo <= storeChunk {
+				s.dbits++
+			}
+		}
+	case lo != s.recLen || hi != s.recLen:
+		s.toArena()
+	}
+}
+
+// toArena moves the dense records into the arena, in rank order, and
+// points the slots to them.
+func (s *sideSet) toArena() {
+	n := s.n
+	old := *s
+	s.recLen, s.dense, s.ids, s.dn, s.n = arenaLen, nil, nil, 0, 0
+	if old.recLen < 0 {
+		return // no record yet
+	}
+	for k := range uint64(n) {
+		_, off := s.reserveRecord(old.recLen)
+		s.writeRecord(off, old.denseID(k), old.denseAt(k))
+	}
+	for i, v := range s.table {
+		if v != 0 && v&provBit == 0 {
+			k := v&offMask - 1
+			s.table[i] = v>>offBits<<offBits | (s.refs[k>>refBits][k&(refBlock-1)] + 1)
+		}
+	}
+}
+
+// reserveRecord reserves the record of a string of n bytes and returns
+// its rank and location; writeRecord fills it and the caller its table
+// slot.
 func (s *sideSet) reserveRecord(n int) (int, uint64) {
 	if s.n >= 1<<31-1 {
 		panic("lts: more than 2^31-1 states of an odd length")
 	}
+	s.fit(n, n)
 	k := s.n
+	if s.recLen >= 0 {
+		s.growDense(k+1, nil)
+		s.n++
+		return k, uint64(k)
+	}
 	off := s.reserve(recordSize(n), 4+binary.MaxVarintLen64+n, nil)
 	if k&(refBlock-1) == 0 {
 		c := refBlock
@@ -143,6 +266,65 @@ func (s *sideSet) reserveRecord(n int) (int, uint64) {
 	s.refs[blk] = append(s.refs[blk], off)
 	s.n++
 	return k, off
+}
+
+// denseChunk is the size of a full chunk of the dense array.
+func (s *sideSet) denseChunk() int { return s.recLen << s.dbits }
+
+// growDense reserves room for the dense records of ranks below to (and
+// their ids). A new full chunk is *spare if that has its capacity (the
+// parallel rounds allocate it ahead, store_par.go).
+func (s *sideSet) growDense(to int, spare *[]byte) {
+	per := 1 << s.dbits
+	for s.dn < to {
+		ci := s.dn >> s.dbits
+		if ci == len(s.dense) {
+			var c []byte
+			switch {
+			case ci == 0:
+				c = make([]byte, 0, min(minDense, per)*s.recLen)
+			case spare != nil && cap(*spare) == s.denseChunk():
+				c, *spare = (*spare)[:0], nil
+			default:
+				c = make([]byte, 0, s.denseChunk())
+			}
+			s.dense = append(s.dense, c)
+		}
+		c := s.dense[ci]
+		end := min(to-ci<<s.dbits, per) // records in chunk ci
+		need := end * s.recLen
+		if need > cap(c) {
+			// The first chunk doubles up to its full size.
+			g := make([]byte, len(c), min(max(need, 2*cap(c)), s.denseChunk()))
+			copy(g, c)
+			c = g
+		}
+		s.dense[ci] = c[:need]
+		s.dn = ci<<s.dbits + end
+	}
+	if s.withIDs {
+		for k := s.idsLen(); k < to; {
+			if k&(refBlock-1) == 0 {
+				c := refBlock
+				if k == 0 {
+					c = 16
+				}
+				s.ids = append(s.ids, make([]uint32, 0, c))
+			}
+			blk := k >> refBits
+			m := min(to-k, refBlock-k&(refBlock-1))
+			s.ids[blk] = append(s.ids[blk], make([]uint32, m)...)
+			k += m
+		}
+	}
+}
+
+// idsLen is the number of entries of ids.
+func (s *sideSet) idsLen() int {
+	if len(s.ids) == 0 {
+		return 0
+	}
+	return (len(s.ids)-1)<<refBits + len(s.ids[len(s.ids)-1])
 }
 
 // reserve extends the arena by size bytes, in a new chunk if need bytes
@@ -178,13 +360,32 @@ func (s *sideSet) reserve(size, need int, spare *[]byte) uint64 {
 	return uint64(n-1)<<storeChunkBits | uint64(off)
 }
 
-// writeRecord writes the record of b with id at off (reserved).
-func (s *sideSet) writeRecord(off uint64, id uint32, b []byte) {
-	c := s.chunks[off>>storeChunkBits]
-	o := int(off & (storeChunk - 1))
+// writeRecord writes the record of b with id at loc (reserved).
+func (s *sideSet) writeRecord(loc uint64, id uint32, b []byte) {
+	if s.recLen >= 0 {
+		if len(b) != s.recLen {
+			// fit was not called: the record would be cut short.
+			panic("lts: side record of the wrong length")
+		}
+		copy(s.denseAt(loc), b)
+		if s.withIDs {
+			s.ids[loc>>refBits][loc&(refBlock-1)] = id
+		}
+		return
+	}
+	c := s.chunks[loc>>storeChunkBits]
+	o := int(loc & (storeChunk - 1))
 	binary.LittleEndian.PutUint32(c[o:], id)
 	o += binary.PutUvarint(c[o+4:], uint64(len(b))) + 4
 	copy(c[o:o+len(b)], b)
+}
+
+// recSize is the room the record of a string of n bytes takes.
+func (s *sideSet) recSize(n int) int {
+	if s.recLen >= 0 {
+		return n
+	}
+	return recordSize(n)
 }
 
 // grow doubles the table. Up to 2^26 slots the home slot is a prefix of
@@ -201,8 +402,7 @@ func (s *sideSet) grow() {
 		if shift >= offBits {
 			i = (v >> offBits) >> (shift - offBits)
 		} else {
-			_, b := s.record(v&offMask - 1)
-			i = maphash.Bytes(s.seed, b) >> shift
+			i = maphash.Bytes(s.seed, s.bytesAt(v&offMask-1)) >> shift
 		}
 		for table[i] != 0 {
 			i = (i + 1) & mask
@@ -240,13 +440,21 @@ func (s *sideSet) recordAddrs(h uint64, ln int, addrs []uintptr) []uintptr {
 }
 
 // recordLines appends the addresses of the cache lines that the record at
-// off, of a string of ln bytes, starts and ends in (the id and the first
-// bytes; the last ones when they lie on another line).
-func (s *sideSet) recordLines(off uint64, ln int, addrs []uintptr) []uintptr {
-	c := s.chunks[off>>storeChunkBits]
-	p := uintptr(unsafe.Pointer(unsafe.SliceData(c))) + uintptr(off&(storeChunk-1))
+// loc, of a string of ln bytes, starts and ends in (the first bytes, with
+// the id of an arena record; the last ones when they lie on another line).
+func (s *sideSet) recordLines(loc uint64, ln int, addrs []uintptr) []uintptr {
+	var p, last uintptr
+	if s.recLen >= 0 {
+		c := s.dense[loc>>s.dbits]
+		p = uintptr(unsafe.Pointer(unsafe.SliceData(c))) + uintptr(loc&(1<<s.dbits-1))*uintptr(s.recLen)
+		last = p + uintptr(max(s.recLen, 1)-1)
+	} else {
+		c := s.chunks[loc>>storeChunkBits]
+		p = uintptr(unsafe.Pointer(unsafe.SliceData(c))) + uintptr(loc&(storeChunk-1))
+		last = p + uintptr(4+ln)
+	}
 	addrs = append(addrs, p)
-	if last := p + uintptr(4+ln); last&^63 != p&^63 {
+	if last&^63 != p&^63 {
 		addrs = append(addrs, last)
 	}
 	return addrs

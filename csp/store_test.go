@@ -277,7 +277,7 @@ func benchStore(b *testing.B, width int) {
 // length around its fast range, for equal strings and for strings that
 // differ in exactly one byte at each position.
 func TestEqBytes(t *testing.T) {
-	for n := 0; n <= 30; n++ {
+	for n := 0; n <= 40; n++ {
 		a := make([]byte, n)
 		for i := range a {
 			a[i] = byte(i*7 + n)

@@ -1,0 +1,401 @@
+package csp
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+// sideCase is a scenario of TestSideSetOracle: a store of width width (-1:
+// every string is a side string and ranks are ids; otherwise the side set
+// keeps the ids), strings of length first until the switch-th distinct
+// side string, then of the lengths after (none: one length throughout).
+type sideCase struct {
+	name   string
+	width  int
+	first  int
+	after  []int
+	inline bool // some strings have the store's width
+}
+
+// TestSideSetOracle checks the side set against a Go map that numbers
+// strings in the order they are first met: ids of Intern and of InternAll
+// batches (duplicates inside and across batches), Lookup of present and
+// absent strings, Get of every id after every growth of the table, and
+// the layout: one length keeps the records dense (no arena, no id or
+// length stored), a second length moves them to the arena at a random
+// moment (or at the second record). The strings' bytes widen at random
+// moments (values below 4, then 16, then any byte): a packed layout must
+// repack then.
+func TestSideSetOracle(t *testing.T) {
+	cases := []sideCase{
+		{name: "dense28", width: -1, first: 28},
+		{name: "dense5", width: -1, first: 5},
+		{name: "dense1", width: -1, first: 1},
+		{name: "dense0", width: -1, first: 0},
+		{name: "dense33", width: -1, first: 33},
+		{name: "dense-ids", width: 18, first: 28, inline: true},
+		{name: "switch", width: -1, first: 28, after: []int{28, 29, 5, 200, 0}},
+		{name: "switch-ids", width: 18, first: 28, after: []int{28, 31, 0, 17}, inline: true},
+		{name: "switch-short", width: -1, first: 12, after: []int{12, 13}},
+		{name: "mixed", width: -1, first: -1, after: []int{3, 28, 40, 0, 130}},
+	}
+	runs := 12
+	if testing.Short() {
+		runs = 4
+	}
+	for _, tc := range cases {
+		for run := range runs {
+			rng := rand.New(rand.NewPCG(uint64(run), 77))
+			if err := sideOracle(tc, rng, run == 0); err != nil {
+				t.Errorf("%s run %d: %v", tc.name, run, err)
+			}
+		}
+	}
+}
+
+// sideOracle runs one scenario; switchAt1 puts the switch at the second
+// side string.
+func sideOracle(tc sideCase, rng *rand.Rand, switchAt1 bool) (err error) {
+	defer func() {
+		if e := recover(); e != nil {
+			err = fmt.Errorf("panic: %v", e)
+		}
+	}()
+	n := 20000 + rng.IntN(20000)
+	switchAt := 1 + rng.IntN(n/2)
+	if switchAt1 {
+		switchAt = 1
+	}
+	// The byte alphabet widens at two random moments.
+	widen1, widen2 := rng.IntN(n), rng.IntN(n)
+	widen1, widen2 = min(widen1, widen2), max(widen1, widen2)
+	s := newStore(tc.width)
+	want := map[string]uint32{}
+	var keys []string
+	sideSeen := 0
+	str := func(step int) []byte {
+		top := 4
+		if step >= widen2 {
+			top = 256
+		} else if step >= widen1 {
+			top = 16
+		}
+		ln := tc.first
+		if tc.inline && rng.IntN(3) == 0 {
+			ln = tc.width
+		} else if tc.first < 0 || len(tc.after) > 0 && sideSeen >= switchAt {
+			ln = tc.after[rng.IntN(len(tc.after))]
+		}
+		if len(keys) > 0 && rng.IntN(3) == 0 {
+			// A string met before (its length may be another).
+			k := keys[rng.IntN(len(keys))]
+			if len(k) == ln || tc.first < 0 || len(tc.after) > 0 && sideSeen >= switchAt {
+				return []byte(k)
+			}
+		}
+		b := make([]byte, ln)
+		for i := range b {
+			// Mostly small values, as states are, so that strings share
+			// bytes and differ in one or two.
+			b[i] = byte(rng.IntN(min(top, 4)))
+			if rng.IntN(4) == 0 {
+				b[i] = byte(rng.IntN(top))
+			}
+		}
+		return b
+	}
+	// note records b, interned with id (added: new), against the map.
+	note := func(b []byte, id uint32, added bool) error {
+		old, seen := want[string(b)]
+		switch {
+		case seen && (added || id != old):
+			return fmt.Errorf("%x: id %d added %v, want %d", b, id, added, old)
+		case !seen && (!added || id != uint32(len(keys))):
+			return fmt.Errorf("%x: id %d added %v, want new %d", b, id, added, len(keys))
+		case !seen:
+			want[string(b)] = id
+			keys = append(keys, string(b))
+			if len(b) != tc.width {
+				sideSeen++
+			}
+		}
+		return nil
+	}
+	checkAll := func() error {
+		for id, k := range keys {
+			if got := s.Get(uint32(id)); string(got) != k {
+				return fmt.Errorf("Get(%d) = %x, want %x", id, got, k)
+			}
+		}
+		return nil
+	}
+	var enc []byte
+	var ends []int
+	var ids []uint32
+	table := len(s.side.table)
+	for step := 0; step < n; {
+		if rng.IntN(2) == 0 {
+			b := str(step)
+			step++
+			id, added := s.Intern(b)
+			if err := note(b, id, added); err != nil {
+				return fmt.Errorf("step %d: Intern %v", step, err)
+			}
+		} else {
+			// A batch: its new strings get ids in batch order, so the
+			// map is told in that order.
+			enc, ends = enc[:0], ends[:0]
+			for range rng.IntN(70) {
+				enc = append(enc, str(step)...)
+				ends = append(ends, len(enc))
+				step++
+			}
+			before := len(keys)
+			ids = s.InternAll(enc, ends, ids[:0])
+			start := 0
+			for k, end := range ends {
+				b := enc[start:end]
+				start = end
+				_, seen := want[string(b)]
+				if err := note(b, ids[k], !seen); err != nil {
+					return fmt.Errorf("step %d: InternAll %v", step, err)
+				}
+			}
+			if s.Len() != len(keys) {
+				return fmt.Errorf("step %d: %d strings after a batch, want %d (%d before)", step, s.Len(), len(keys), before)
+			}
+		}
+		if len(s.side.table) != table {
+			table = len(s.side.table)
+			if err := checkAll(); err != nil {
+				return fmt.Errorf("after growing to %d slots: %v", table, err)
+			}
+		}
+	}
+	if s.Len() != len(keys) {
+		return fmt.Errorf("%d strings, want %d", s.Len(), len(keys))
+	}
+	if err := checkAll(); err != nil {
+		return err
+	}
+	for id, k := range keys {
+		if got, ok := s.Lookup([]byte(k)); !ok || got != uint32(id) {
+			return fmt.Errorf("Lookup(%x) = %d %v, want %d", k, got, ok, id)
+		}
+	}
+	for range 200 {
+		b := make([]byte, max(tc.first, 1)+rng.IntN(3))
+		for i := range b {
+			b[i] = byte(200 + rng.IntN(56)) // (if met before: skipped)
+		}
+		if _, seen := want[string(b)]; seen {
+			continue
+		}
+		if id, ok := s.Lookup(b); ok {
+			return fmt.Errorf("absent %x found as %d", b, id)
+		}
+	}
+	// The layout.
+	d := &s.side
+	side := 0
+	for _, k := range keys {
+		if len(k) != tc.width {
+			side++
+		}
+	}
+	if d.n != side {
+		return fmt.Errorf("%d side records, want %d", d.n, side)
+	}
+	lens := map[int]bool{}
+	for _, k := range keys {
+		if len(k) != tc.width {
+			lens[len(k)] = true
+		}
+	}
+	if len(lens) == 1 {
+		if d.recLen != tc.first || len(d.chunks) != 0 || len(d.refs) != 0 {
+			return fmt.Errorf("one length: dense length %d, %d arena chunks, %d refs blocks", d.recLen, len(d.chunks), len(d.refs))
+		}
+		used := 0
+		for _, c := range d.dense {
+			used += len(c)
+		}
+		if used != d.n*tc.first {
+			return fmt.Errorf("dense records take %d bytes for %d of %d", used, d.n, tc.first)
+		}
+	} else if len(lens) > 1 && (d.recLen != arenaLen || len(d.dense) != 0) {
+		return fmt.Errorf("%d lengths: dense length %d, %d dense chunks", len(lens), d.recLen, len(d.dense))
+	}
+	return nil
+}
+
+// TestDenseSwitchParallel: the side set moves from dense records to the
+// arena in the middle of a search, when a variable first takes two bytes
+// (z above 63), in a round of the parallel search; the searches with 2, 4
+// and 16 workers, in rounds of every size, give the sequential search's
+// ids, transitions and counterexample. The states take 30 bytes (side
+// states only); with z below 64 they stay dense.
+func TestDenseSwitchParallel(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
+	defer func(r int) { parRound = r }(parRound)
+	for _, top := range []int{50, 70} {
+		src := fmt.Sprintf(`
+var a[24];
+var z = 0;
+P(i) = [a[i] < 2] s.i{a[i] = a[i] + 1} -> P(i) [] [a[i] > 0] d.i{a[i] = a[i] - 1} -> P(i);
+Q = [z < %d] up{z = z + 9} -> Q [] [z > 0] down{z = z - 5} -> Q;
+Sys = (||| i:{0..3} @ P(i)) ||| Q;
+`, top)
+		mk := func() *Proc {
+			sys, err := compileSrc(t, src).ProcessByName("Sys")
+			if err != nil {
+				t.Fatal(err)
+			}
+			return sys
+		}
+		// A limit far above the count: a store that loses states
+		// (a record cut short never matches again) ends, and fails.
+		const limit = 100000
+		parRound = 2048
+		seq := recordSearch(t, mk, 1, limit)
+		if seq.count >= limit {
+			t.Fatalf("top %d: %d states", top, seq.count)
+		}
+		// The layout the sequential search ends with.
+		sys := mk()
+		if _, err := Explore(context.Background(), sys, Options{Workers: 1}); err != nil {
+			t.Fatal(err)
+		}
+		d := &sys.store.side
+		if sys.store.width >= 0 || d.n != sys.NumStates() {
+			t.Fatalf("top %d: width %d, %d side states of %d", top, sys.store.width, d.n, sys.NumStates())
+		}
+		if dense := top < 64; dense != (d.recLen >= 0) {
+			t.Fatalf("top %d: dense length %d after %d states", top, d.recLen, d.n)
+		}
+		failed, cases := 0, 0
+		for _, round := range []int{2048, 1, 5, 64} {
+			parRound = round
+			for _, w := range []int{2, 4, 16} {
+				for _, region := range []int{storeChunk, 16} {
+					parRegionMax = region
+					cases++
+					par := recordSearch(t, mk, w, limit)
+					if !sameSearch(t, fmt.Sprintf("top %d workers %d round %d region %d", top, w, round, region), seq, par, false, false) {
+						failed++
+					}
+				}
+				parRegionMax = storeChunk
+			}
+		}
+		t.Logf("top %d: %d states; %d of %d parallel searches differ", top, seq.count, failed, cases)
+		if strings.HasPrefix(seq.trace, "error") {
+			t.Errorf("top %d: %s", top, seq.trace)
+		}
+	}
+}
+
+// TestSideSetCollisions: strings whose fingerprints agree (so that they
+// share a probe run and only the byte compare tells them apart) and that
+// differ only inside one 8-byte window, for every window position and
+// lengths around the word-compare range; each pair must get two ids, by
+// Intern and in batches, with the records dense and in the arena. (Random
+// strings almost never reach the compare: a 26-bit fingerprint filters
+// them.)
+func TestSideSetCollisions(t *testing.T) {
+	for _, ln := range []int{8, 9, 16, 17, 24, 25, 28, 32, 33, 40} {
+		probe := newStore(-1)
+		var pairs [][2][]byte
+		for j := 0; j+8 <= ln; j += 3 {
+			seen := map[uint64][]byte{}
+			for v := range 1 << 16 {
+				b := make([]byte, ln)
+				for i := range b {
+					b[i] = 1
+				}
+				for i := range 8 {
+					b[j+i] = byte(v >> (2 * i) & 3)
+				}
+				fp := probe.Hash(b) >> offBits
+				if a, ok := seen[fp]; ok {
+					pairs = append(pairs, [2][]byte{a, b})
+				} else {
+					seen[fp] = b
+				}
+			}
+		}
+		if len(pairs) < 10 {
+			t.Fatalf("length %d: %d pairs", ln, len(pairs))
+		}
+		// The pairs were found with probe's seed: the stores share it.
+		for _, arena := range []bool{false, true} {
+			for _, batch := range []bool{false, true} {
+				if err := collide(probe, pairs, ln, arena, batch); err != nil {
+					t.Errorf("length %d arena %v batch %v: %v", ln, arena, batch, err)
+				}
+			}
+		}
+	}
+}
+
+// collide interns the pairs (see TestSideSetCollisions) into a store of
+// probe's seed and checks their ids, Lookup and Get.
+func collide(probe *store, pairs [][2][]byte, ln int, arena, batch bool) (err error) {
+	defer func() {
+		if e := recover(); e != nil {
+			err = fmt.Errorf("panic: %v", e)
+		}
+	}()
+	{
+		{
+			{
+				s := newStore(-1)
+				s.seed = probe.seed
+				s.side.seed = probe.seed
+				want := map[string]uint32{}
+				var all [][]byte
+				if arena {
+					all = append(all, make([]byte, ln+1))
+				}
+				for _, p := range pairs {
+					all = append(all, p[0], p[1])
+				}
+				var enc []byte
+				var ends []int
+				var ids []uint32
+				for k, b := range all {
+					if batch {
+						enc = append(enc, b...)
+						ends = append(ends, len(enc))
+						if len(ends) == 37 || k == len(all)-1 {
+							ids = s.InternAll(enc, ends, ids)
+							enc, ends = enc[:0], ends[:0]
+						}
+					} else {
+						id, _ := s.Intern(b)
+						ids = append(ids, id)
+					}
+				}
+				for k, b := range all {
+					if id, ok := want[string(b)]; ok && id != ids[k] || !ok && ids[k] != uint32(len(want)) {
+						return fmt.Errorf("string %d %x got id %d", k, b, ids[k])
+					}
+					want[string(b)] = ids[k]
+				}
+				for b, id := range want {
+					if got, ok := s.Lookup([]byte(b)); !ok || got != id || string(s.Get(id)) != b {
+						return fmt.Errorf("Lookup %d %v, Get(%d) = %x, want %x", got, ok, id, s.Get(id), b)
+					}
+				}
+				if dense := s.side.recLen >= 0; dense == arena {
+					return fmt.Errorf("dense length %d", s.side.recLen)
+				}
+			}
+		}
+	}
+	return nil
+}
