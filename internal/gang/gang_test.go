@@ -154,3 +154,43 @@ func BenchmarkHandOff(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkPingPong measures the machine, not the gang: the round trip of
+// one cache line between two threads (each waits for the other's store,
+// then stores), the cost of every line the parallel search's phases pass
+// from one core to the other. On the shared 2-vCPU machine of
+// docs/engine.md it is bimodal, about 110 ns in some runs and 520 ns in
+// others, as the host places the two virtual CPUs near each other or far
+// apart; a two-worker search is correspondingly fast or slow.
+func BenchmarkPingPong(b *testing.B) {
+	if runtime.GOMAXPROCS(0) < 2 {
+		b.Skip("needs two Ps")
+	}
+	type line struct {
+		_ [128]byte
+		v atomic.Int64
+		_ [128]byte
+	}
+	var ping, pong line
+	done := make(chan struct{})
+	n := int64(b.N)
+	go func() {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		for i := int64(1); i <= n; i++ {
+			for ping.v.Load() != i {
+			}
+			pong.v.Store(i)
+		}
+		close(done)
+	}()
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	b.ResetTimer()
+	for i := int64(1); i <= n; i++ {
+		ping.v.Store(i)
+		for pong.v.Load() != i {
+		}
+	}
+	<-done
+}
