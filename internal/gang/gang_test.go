@@ -161,7 +161,7 @@ func BenchmarkHandOff(b *testing.B) {
 // from one core to the other. On the shared 2-vCPU machine of
 // docs/engine.md it is bimodal, about 110 ns in some runs and 520 ns in
 // others, as the host places the two virtual CPUs near each other or far
-// apart; a two-worker search is correspondingly fast or slow.
+// apart (the slowest two-worker searches came with the far placement).
 func BenchmarkPingPong(b *testing.B) {
 	if runtime.GOMAXPROCS(0) < 2 {
 		b.Skip("needs two Ps")
