@@ -35,7 +35,6 @@ type pend struct {
 	perm   lts.Perm // pair symmetry: the renaming that made (s, m) a representative
 }
 
-// antiNode links the macrostates stored with one impl state.
 // antiList is an impl state's antichain list: its first node and the
 // largest macrostate size in it.
 type antiList struct {
@@ -43,6 +42,7 @@ type antiList struct {
 	maxSize uint32
 }
 
+// antiNode links the macrostates stored with one impl state.
 type antiNode struct {
 	m    uint32
 	id   uint32 // the pair's id
