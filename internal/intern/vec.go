@@ -7,7 +7,7 @@ package intern
 // large search appends millions of entries to its trail; a slice would
 // copy them at every growth, and each growth leaves the old array as
 // garbage and touches a new one (a page fault per 4 KiB): in a 5.7
-// million-pair check that was a fifth of the memory allocated. An
+// million-pair check, about a quarter of the memory allocated. An
 // element's address is stable once it lies beyond the first block.
 type Vec[T any] struct {
 	blocks [][]T // each as long as its capacity; zero beyond n
