@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"hash/maphash"
 	"unsafe"
+
+	"github.com/quasar-verify/quasar/internal/intern"
 )
 
 // sideSet holds the states whose length is not the store's width (every
@@ -32,9 +34,9 @@ import (
 type sideSet struct {
 	recLen int // the dense records' length; noLen: no record yet; arenaLen: arena
 	dense  [][]byte
-	dbits  uint // records per dense chunk: 1<<dbits
-	dn     int  // dense records with room reserved (>= n)
-	ids    [][]uint32
+	dbits  uint               // records per dense chunk: 1<<dbits
+	dn     int                // dense records with room reserved (>= n)
+	ids    intern.Vec[uint32] // rank -> id (withIDs)
 	// withIDs: ids differ from ranks (the store has a width): dense
 	// records keep theirs in ids.
 	withIDs bool
@@ -80,10 +82,7 @@ func (s *sideSet) bytes() int64 {
 	for _, r := range s.refs {
 		n += int64(cap(r)) * 8
 	}
-	for _, r := range s.ids {
-		n += int64(cap(r)) * 4
-	}
-	return n + int64(len(s.table))*8
+	return n + s.ids.Bytes(4) + int64(len(s.table))*8
 }
 
 // record returns the id and bytes of the arena record at off.
@@ -115,7 +114,7 @@ func (s *sideSet) bytesAt(loc uint64) []byte {
 // denseID is the id of the dense record of rank k.
 func (s *sideSet) denseID(k uint64) uint32 {
 	if s.withIDs {
-		return s.ids[k>>refBits][k&(refBlock-1)]
+		return s.ids.At(int(k))
 	}
 	return uint32(k)
 }
@@ -224,7 +223,7 @@ func (s *sideSet) fit(lo, hi int) {
 func (s *sideSet) toArena() {
 	n := s.n
 	old := *s
-	s.recLen, s.dense, s.ids, s.dn, s.n = arenaLen, nil, nil, 0, 0
+	s.recLen, s.dense, s.ids, s.dn, s.n = arenaLen, nil, intern.Vec[uint32]{}, 0, 0
 	if old.recLen < 0 {
 		return // no record yet
 	}
@@ -303,28 +302,8 @@ func (s *sideSet) growDense(to int, spare *[]byte) {
 		s.dn = ci<<s.dbits + end
 	}
 	if s.withIDs {
-		for k := s.idsLen(); k < to; {
-			if k&(refBlock-1) == 0 {
-				c := refBlock
-				if k == 0 {
-					c = 16
-				}
-				s.ids = append(s.ids, make([]uint32, 0, c))
-			}
-			blk := k >> refBits
-			m := min(to-k, refBlock-k&(refBlock-1))
-			s.ids[blk] = append(s.ids[blk], make([]uint32, m)...)
-			k += m
-		}
+		s.ids.Grow(to)
 	}
-}
-
-// idsLen is the number of entries of ids.
-func (s *sideSet) idsLen() int {
-	if len(s.ids) == 0 {
-		return 0
-	}
-	return (len(s.ids)-1)<<refBits + len(s.ids[len(s.ids)-1])
 }
 
 // reserve extends the arena by size bytes, in a new chunk if need bytes
@@ -369,7 +348,7 @@ func (s *sideSet) writeRecord(loc uint64, id uint32, b []byte) {
 		}
 		copy(s.denseAt(loc), b)
 		if s.withIDs {
-			s.ids[loc>>refBits][loc&(refBlock-1)] = id
+			s.ids.Set(int(loc), id)
 		}
 		return
 	}
