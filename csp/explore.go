@@ -3,6 +3,7 @@ package csp
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/quasar-verify/quasar/internal/budget"
@@ -83,8 +84,9 @@ type bfs struct {
 	sys    lts.System
 	opt    Options
 	b      *budget.Budget
-	tree   [][]link  // the parent tree, in blocks of treeBlock states
-	sink   lts.State // keeps the loads of warm alive
+	tree   [][]lts.State // the parent tree, in blocks of treeBlock states
+	evs    [][]lts.Event // a compacted system's transition indices (cp), as tree
+	sink   lts.State     // keeps the loads of warm alive
 	seen   int64
 	trans  int64
 	depth  int
@@ -94,9 +96,10 @@ type bfs struct {
 	shown  time.Time // last call of opt.Progress
 	// cp is the system when it is compacted (Proc.Compacted): the search
 	// is then sequential, releases each level's bytes when the next one is
-	// expanded, and its parent tree records the index of a state's
-	// transition in its parent's successors instead of the event, so that
-	// a path can be replayed (Proc.rebuild).
+	// expanded (so a path's states cannot be expanded again), and the
+	// search keeps beside the parent tree the index of each state's
+	// transition in its parent's successors (evs), so that a path can be
+	// replayed from the initial state (Proc.rebuild).
 	cp *Proc
 	// parSerial and parTotal are the nanoseconds of the serial phases and
 	// of all the rounds of a parallel search of a Proc (runParallelProc).
@@ -110,15 +113,12 @@ type bfs struct {
 
 const noState = ^lts.State(0)
 
-// link is a state's entry of the parent tree: its BFS predecessor plus one
-// (0 = not seen yet, so a fresh block needs no initialisation) and the
-// event from it. Predecessor and event share a cache line, and the tree
-// grows by blocks, so growing it copies nothing (doubling flat arrays cost
-// copies and page faults of the whole tree on big explorations).
-type link struct {
-	up lts.State
-	ev lts.Event
-}
+// A state's entry of the parent tree is its BFS predecessor plus one (0 =
+// not seen yet, so a fresh block needs no initialisation). The event from
+// the predecessor is not kept (4 bytes a state): a path's events are found
+// again by expanding its states (treeEvents). The tree grows by blocks, so
+// growing it copies nothing (doubling flat arrays cost copies and page
+// faults of the whole tree on big explorations).
 
 const (
 	treeBits  = 13
@@ -177,13 +177,19 @@ func (x *bfs) poll() string {
 func (x *bfs) mark(s, from lts.State, e lts.Event) bool {
 	b := int(s >> treeBits)
 	for b >= len(x.tree) {
-		x.tree = append(x.tree, make([]link, treeBlock))
+		x.tree = append(x.tree, make([]lts.State, treeBlock))
+		if x.cp != nil {
+			x.evs = append(x.evs, make([]lts.Event, treeBlock))
+		}
 	}
-	l := &x.tree[b][s&(treeBlock-1)]
-	if l.up != 0 {
+	up := &x.tree[b][s&(treeBlock-1)]
+	if *up != 0 {
 		return false
 	}
-	l.up, l.ev = from+1, e
+	*up = from + 1
+	if x.cp != nil {
+		x.evs[b][s&(treeBlock-1)] = e
+	}
 	x.seen++
 	return true
 }
@@ -194,14 +200,15 @@ func (x *bfs) warm(ts []lts.Transition) {
 	var sink lts.State
 	for _, t := range ts {
 		if b := int(t.Target >> treeBits); b < len(x.tree) {
-			sink += x.tree[b][t.Target&(treeBlock-1)].up
+			sink += x.tree[b][t.Target&(treeBlock-1)]
 		}
 	}
 	x.sink += sink
 }
 
-// link returns the parent tree's entry of s.
-func (x *bfs) link(s lts.State) link { return x.tree[s>>treeBits][s&(treeBlock-1)] }
+// up returns s's predecessor in the parent tree (s itself for the
+// initial state).
+func (x *bfs) up(s lts.State) lts.State { return x.tree[s>>treeBits][s&(treeBlock-1)] - 1 }
 
 // run explores from the initial state, calling visit on each state in BFS
 // order. It stops when visit returns true, on a limit (reason set) or on a
@@ -414,11 +421,11 @@ func (x *bfs) runParallelProc(p *Proc, level []lts.State, visit visitor) {
 				r.treeN0 = uint32(known)
 				r.growTree = func(n int) {
 					for n > len(x.tree)<<treeBits {
-						x.tree = append(x.tree, make([]link, treeBlock))
+						x.tree = append(x.tree, make([]lts.State, treeBlock))
 					}
 				}
 				r.onNew = func(t lts.State, pos int, ev lts.Event) {
-					x.tree[t>>treeBits][t&(treeBlock-1)] = link{up: round[pos] + 1, ev: ev}
+					x.tree[t>>treeBits][t&(treeBlock-1)] = round[pos] + 1
 				}
 			}
 			errAt, err := r.round(round)
@@ -491,13 +498,14 @@ func (x *bfs) runParallelProc(p *Proc, level []lts.State, visit visitor) {
 // path returns the states and events from the initial state to s; the
 // path of a compacted system is rebuilt (an error if that fails).
 func (x *bfs) path(s lts.State) ([]lts.State, []lts.Event, error) {
-	ss, es := x.treePath(s)
+	ss := x.treePath(s)
 	if x.cp == nil {
-		return ss, es, nil
+		es, err := x.treeEvents(ss)
+		return ss, es, err
 	}
-	idx := make([]int, len(es))
-	for i, e := range es {
-		idx[i] = int(e)
+	idx := make([]int, len(ss))
+	for i, t := range ss {
+		idx[i] = int(x.evs[t>>treeBits][t&(treeBlock-1)])
 	}
 	es, err := x.cp.rebuild(ss, idx)
 	if err != nil {
@@ -506,26 +514,43 @@ func (x *bfs) path(s lts.State) ([]lts.State, []lts.Event, error) {
 	return ss, es, nil
 }
 
-// treePath returns the states and the links' labels from the initial
-// state to s.
-func (x *bfs) treePath(s lts.State) ([]lts.State, []lts.Event) {
+// treePath returns the states from the initial state to s.
+func (x *bfs) treePath(s lts.State) []lts.State {
 	var ss []lts.State
-	var es []lts.Event
 	for {
 		ss = append(ss, s)
-		l := x.link(s)
-		es = append(es, l.ev)
-		p := l.up - 1
+		p := x.up(s)
 		if p == s {
 			break
 		}
 		s = p
 	}
-	for i, j := 0, len(ss)-1; i < j; i, j = i+1, j-1 {
-		ss[i], ss[j] = ss[j], ss[i]
-		es[i], es[j] = es[j], es[i]
+	slices.Reverse(ss)
+	return ss
+}
+
+// treeEvents returns the event into each state of the tree path ss (Tau
+// into the initial state): that of the first transition of the state
+// before to it. The search marks a new state from the first transition
+// that reaches it, in the order of the level and of each state's
+// transitions, and a state's transitions come in the same order whenever
+// it is expanded, so this is the transition the search took.
+func (x *bfs) treeEvents(ss []lts.State) ([]lts.Event, error) {
+	es := make([]lts.Event, len(ss))
+	es[0] = lts.Tau
+	var buf []lts.Transition
+	for i := 1; i < len(ss); i++ {
+		var err error
+		if buf, err = x.sys.Successors(ss[i-1], buf[:0]); err != nil {
+			return nil, err
+		}
+		k := slices.IndexFunc(buf, func(t lts.Transition) bool { return t.Target == ss[i] })
+		if k < 0 {
+			return nil, fmt.Errorf("internal error: state %d of the parent tree is no successor of %d", ss[i], ss[i-1])
+		}
+		es[i] = buf[k].Event
 	}
-	return ss, es
+	return es, nil
 }
 
 // whoer is implemented by systems that can name the component that made a
