@@ -372,6 +372,8 @@ func (s *compactStore) grow() {
 		}
 		copy(unsafe.Slice((*byte)(s.at(i)), fpSlot), unsafe.Slice((*byte)(p), fpSlot))
 	}
+	old = nil
+	collectOld(int(oldSlots) * fpSlot)
 }
 
 // InternAll interns the strings enc[ends[i-1]:ends[i]] in order, the

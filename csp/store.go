@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"hash/maphash"
 	"math"
+	"runtime"
 	"unsafe"
 
 	"github.com/quasar-verify/quasar/internal/intern"
@@ -326,6 +327,23 @@ func (s *store) grow() {
 		}
 	}
 	s.table, s.slots = table, slots
+	collectOld(int(oldSlots) * s.slot)
+}
+
+// bigOld is the size from which a table that growing left behind is
+// collected at once. The collector is paced for speed (budget.TuneGC,
+// GOGC 400): in a large exploration it does not run again, and the old
+// table, garbage, would stay in the process's memory while the records
+// and the parent tree grow on into the peak (docs/engine.md, "Tables left
+// behind"). Collected, its pages take the next records.
+var bigOld = 16 << 20
+
+// collectOld runs the collector when a table of the given bytes has just
+// become garbage, if it is big.
+func collectOld(bytes int) {
+	if bytes >= bigOld {
+		runtime.GC()
+	}
 }
 
 // indexHashMax is the number of states up to which grow reads each inline

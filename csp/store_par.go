@@ -1044,6 +1044,7 @@ func (r *parSearch) growInline(slots uint64) {
 		}
 	}
 	s.table, s.slots = table, slots
+	collectOld(int(oldSlots) * s.slot)
 }
 
 func (r *parSearch) growInlinePart(q int, table []byte, slots, oldSlots uint64) {
@@ -1105,6 +1106,9 @@ func (r *parSearch) growSide(bits uint) {
 		}
 	}
 	d.table, d.mask, d.shift = table, mask, shift
+	n := len(old) * 8
+	old = nil
+	collectOld(n)
 }
 
 // homeOf is the home slot, in a table of shift, of the entry v.

@@ -388,7 +388,9 @@ func (s *sideSet) grow() {
 		}
 		table[i] = v
 	}
+	old := len(s.table)
 	s.table, s.mask, s.shift = table, mask, shift
+	collectOld(old * 8)
 }
 
 // slotAddrs appends the address of the home slot of hash h (and the next
