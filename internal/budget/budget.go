@@ -94,6 +94,7 @@ func (b *Budget) Exceeded(states int) string {
 	if now.Sub(b.lastSample) > 50*time.Millisecond {
 		b.lastSample = now
 		h := b.readHeap()
+		slowDown(h)
 		if b.maxBytes > 0 && h > b.maxBytes && now.Sub(b.lastGC) > time.Second {
 			// The sample counts garbage too (an earlier search's tables,
 			// say): collect and look again before giving up.

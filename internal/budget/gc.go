@@ -3,6 +3,7 @@ package budget
 import (
 	"os"
 	"runtime/debug"
+	"sync/atomic"
 )
 
 // GCPercent is the collector's growth target while searching (GOGC).
@@ -18,19 +19,45 @@ import (
 // when garbage brings the heap near the user's budget.
 const GCPercent = 400
 
-// TuneGC sets the collector for searching: GCPercent, unless the user set
-// GOGC, and a soft memory limit of maxBytes (when positive), unless the user
+// BigHeap is the heap size from which a search tuned by TuneGC goes back
+// to the runtime's default pace (GOGC 100) for the rest of the command. A
+// search whose heap has grown this far is a long one: its collections are
+// few and cheap (its tables hold no pointers), while at GCPercent the
+// garbage it makes as its pair sets, memos and visited sets grow (each
+// growth leaves the smaller table behind) could stay up to four times the
+// live heap: the `linearizes` check of the segmented queue with four
+// segments peaked at 1.61 GB with GCPercent and at 1.35 GB at the default
+// pace, for the same CPU time (docs/engine.md, "Tables left behind").
+const BigHeap = 128 << 20
+
+// paceAt is the heap size at which Exceeded lowers the collector's pace
+// (0: never; TuneGC sets it when it sets GCPercent).
+var paceAt atomic.Int64
+
+// slowDown returns the collector to the default pace if the heap h has
+// passed paceAt (once).
+func slowDown(h int64) {
+	if at := paceAt.Load(); at > 0 && h >= at && paceAt.CompareAndSwap(at, 0) {
+		debug.SetGCPercent(100)
+	}
+}
+
+// TuneGC sets the collector for searching: GCPercent up to a heap of
+// BigHeap and the default pace beyond, unless the user set GOGC, and a
+// soft memory limit of maxBytes (when positive), unless the user
 // set GOMEMLIMIT. It returns a function that restores the previous settings.
 func TuneGC(maxBytes int64) (restore func()) {
 	percent, limit := -2, int64(-1)
 	if os.Getenv("GOGC") == "" {
 		percent = debug.SetGCPercent(GCPercent)
+		paceAt.Store(BigHeap)
 	}
 	if maxBytes > 0 && os.Getenv("GOMEMLIMIT") == "" {
 		limit = debug.SetMemoryLimit(maxBytes)
 	}
 	return func() {
 		if percent != -2 {
+			paceAt.Store(0)
 			debug.SetGCPercent(percent)
 		}
 		if limit >= 0 {
