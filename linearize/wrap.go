@@ -202,6 +202,14 @@ type Wrapper struct {
 	vec []uint32 // scratch: a state's vector being built
 	key []byte
 	en  []lts.Event
+
+	// Arguments chosen late (SetLate): by op number, the values an open
+	// invocation (OP_inv.T without its argument) stands for; choose is
+	// the base name of the choice events (choose.T.A).
+	late   map[int32][]int
+	lateBy map[string][]int
+	choose string
+	vecs   map[string]struct{} // Covered's scratch
 }
 
 type span struct{ off, n uint32 }
@@ -218,6 +226,11 @@ type status struct {
 	kind int8
 	op   int32 // -1 for idle
 	data []int // called: the arguments; done: the results
+	// open: the argument was chosen late and the implementation has not
+	// chosen it yet (SetLate); tag is then the argument this state
+	// stands for (called: data).
+	open bool
+	tag  int
 }
 
 // evKind classifies an event of the implementation.
@@ -231,6 +244,11 @@ type evKind struct {
 	// a done thread must have to give it (done with these results).
 	status uint32
 	err    error
+	// open: an invocation whose argument is chosen late (one status per
+	// value in opens); choose: the choice choose.T.A (data: [A]).
+	open   bool
+	opens  []uint32
+	choose bool
 }
 
 // effect is one way a called operation can take effect: the thread's
@@ -313,9 +331,18 @@ func (w *Wrapper) step(s lts.State, e lts.Event, buf []lts.State) ([]lts.State, 
 		return buf, k.err
 	}
 	cur := w.statuses[w.thread(s, k.thread)]
+	if k.choose {
+		return w.chooseStep(s, e, &k, cur, buf)
+	}
 	if k.inv {
 		if cur.kind != idle {
 			return buf, fmt.Errorf("thread %d invokes %s while its %s is pending: the model's history is not well formed", k.thread, w.table.Name(e), w.opNames[cur.op])
+		}
+		if k.open {
+			for _, st := range k.opens {
+				buf = append(buf, w.with(s, k.thread, st))
+			}
+			return buf, nil
 		}
 		return append(buf, w.with(s, k.thread, k.status)), nil
 	}
@@ -413,7 +440,7 @@ func (w *Wrapper) effectsFor(sp lts.State, t uint32) ([]effect, error) {
 			w.effects = w.effects[:start]
 			return nil, err
 		}
-		d := w.statusID(status{kind: done, op: st.op, data: data[len(st.data):]})
+		d := w.statusID(status{kind: done, op: st.op, data: data[len(st.data):], open: st.open && tagMutant != 4, tag: st.tag})
 		for _, n := range next {
 			w.effects = append(w.effects, effect{done: d, spec: n})
 		}
@@ -430,10 +457,16 @@ func (w *Wrapper) Enabled(s lts.State, buf []lts.Event) ([]lts.Event, error) {
 	n := len(buf)
 	for e := lts.Event(1); int(e) < w.table.Len(); e++ {
 		k := w.kind(e)
-		if k.err != nil || !(k.inv || k.res) {
+		if k.err != nil || !(k.inv || k.res || k.choose) {
 			continue
 		}
 		cur := w.statuses[w.thread(s, k.thread)]
+		if k.choose {
+			if cur.open && cur.tag == k.data[0] {
+				buf = append(buf, e)
+			}
+			continue
+		}
 		if k.inv && cur.kind == idle {
 			buf = append(buf, e)
 		}
@@ -461,9 +494,9 @@ func (w *Wrapper) Describe(s lts.State) string {
 	for i, t := range w.threads(s) {
 		switch st := w.statuses[t]; st.kind {
 		case called:
-			parts = append(parts, fmt.Sprintf("t%d called %s", i, eventName(w.opNames[st.op], st.data)))
+			parts = append(parts, fmt.Sprintf("t%d called %s%s", i, eventName(w.opNames[st.op], st.data), openNote(st)))
 		case done:
-			parts = append(parts, fmt.Sprintf("t%d done %s", i, eventName(w.opNames[st.op], st.data)))
+			parts = append(parts, fmt.Sprintf("t%d done %s%s", i, eventName(w.opNames[st.op], st.data), openNote(st)))
 		}
 	}
 	return strings.Join(parts, ", ")
@@ -484,6 +517,14 @@ func (w *Wrapper) kind(e lts.Event) evKind {
 }
 
 func (w *Wrapper) classify(e lts.Event) evKind {
+	if w.choose != "" && w.table.Base(e) == w.choose {
+		d := w.table.Data(e)
+		if len(d) != 2 || d[0] < 0 || d[0] >= maxThreads {
+			return evKind{err: fmt.Errorf("event %s: a choice is %s.THREAD.VALUE", w.table.Name(e), w.choose)}
+		}
+		return evKind{choose: true, thread: d[0], data: d[1:]}
+	}
+	w.lateOps()
 	c, err := w.naming.Read(w.table.Base(e), w.table.Data(e))
 	if err != nil {
 		return evKind{err: err}
@@ -498,6 +539,16 @@ func (w *Wrapper) classify(e lts.Event) evKind {
 		w.opNames = append(w.opNames, c.Op)
 	}
 	k := evKind{inv: c.Role == RoleInv, res: c.Role == RoleRes, op: op, thread: c.Thread, data: c.Data}
+	if vals, ok := w.late[op]; ok && k.inv && len(c.Data) == 0 {
+		k.open = true
+		if tagMutant == 2 {
+			vals = vals[:len(vals)-1] // Mutant: the split forgets a value.
+		}
+		for _, a := range vals {
+			k.opens = append(k.opens, w.statusID(status{kind: called, op: op, data: []int{a}, open: true, tag: a}))
+		}
+		return k
+	}
 	if k.inv {
 		k.status = w.statusID(status{kind: called, op: op, data: c.Data})
 	} else {
@@ -509,6 +560,12 @@ func (w *Wrapper) classify(e lts.Event) evKind {
 // statusID interns a status.
 func (w *Wrapper) statusID(t status) uint32 {
 	k := append(w.key[:0], byte(t.kind))
+	if t.open {
+		k = append(k, 1)
+		k = binary.AppendVarint(k, int64(t.tag))
+	} else {
+		k = append(k, 0)
+	}
 	k = binary.AppendVarint(k, int64(t.op))
 	for _, d := range t.data {
 		k = binary.AppendVarint(k, int64(d))
@@ -594,7 +651,7 @@ func (w *Wrapper) Role(e lts.Event) Role {
 		return RoleOther
 	}
 	switch k := w.kind(e); {
-	case k.err != nil:
+	case k.err != nil, k.choose:
 		return RoleOther
 	case k.inv:
 		return RoleInv
@@ -837,3 +894,119 @@ func (w *Wrapper) reachesSpec(s lts.State, sp lts.State, diff uint64, t lts.Stat
 	}
 	return false
 }
+
+// SetLate makes w read an invocation OP_inv.T without its argument, for
+// an op of values, as one invocation per value a in values[OP] with the
+// argument chosen late: each of its states is "open", tagged with a, until
+// the choice event CHOOSE.T.A keeps the states tagged A (and closes them).
+// A set of states then stands for one set per vector of values of its
+// open threads (the states tagged so), and the search must ask Covered,
+// not whether the set is empty (docs/linearizes.md, "Arguments chosen
+// late"). Call it before the first step.
+func (w *Wrapper) SetLate(values map[string][]int, choose string) {
+	w.lateBy, w.choose = values, choose
+	w.late = map[int32][]int{}
+	w.lateOps()
+}
+
+// lateOps numbers the ops of SetLate's values.
+func (w *Wrapper) lateOps() {
+	for name, vals := range w.lateBy {
+		op, ok := w.ops[name]
+		if !ok {
+			op = int32(len(w.opNames))
+			w.ops[name] = op
+			w.opNames = append(w.opNames, name)
+		}
+		w.late[op] = vals
+	}
+	w.lateBy = nil
+}
+
+// chooseStep is the step of a choice choose.T.A: the states in which T's
+// open argument is A, with T's status closed; the others have none.
+func (w *Wrapper) chooseStep(s lts.State, e lts.Event, k *evKind, cur status, buf []lts.State) ([]lts.State, error) {
+	if !cur.open {
+		if tagMutant == 4 && cur.kind != idle {
+			return append(buf, s), nil
+		}
+		return buf, fmt.Errorf("thread %d chooses %s with no argument open", k.thread, w.table.Name(e))
+	}
+	if cur.tag != k.data[0] {
+		return buf, nil
+	}
+	cl := cur
+	cl.open, cl.tag = false, 0
+	return append(buf, w.with(s, k.thread, w.statusID(cl))), nil
+}
+
+// Covered reports whether the set of states covers every vector of values
+// of its open threads: each vector has a state tagged with it. A set
+// without open threads is covered when it is not empty. Covering is
+// monotone: a superset of a covered set is covered.
+func (w *Wrapper) Covered(states []lts.State) bool {
+	if len(states) == 0 {
+		return false
+	}
+	if tagMutant == 1 {
+		return true // Mutant: only "not empty".
+	}
+	// The open threads (all states of a set have followed one trace, so
+	// they have the same; the union is taken all the same).
+	var open []int
+	want := 1
+	for _, s := range states {
+		for i, t := range w.threads(s) {
+			if st := w.statuses[t]; st.open && !slices.Contains(open, i) {
+				open = append(open, i)
+				want *= len(w.late[st.op])
+			}
+		}
+	}
+	if len(open) == 0 {
+		return true
+	}
+	if len(states) < want {
+		return false
+	}
+	if w.vecs == nil {
+		w.vecs = map[string]struct{}{}
+	}
+	clear(w.vecs)
+	for _, s := range states {
+		k := w.key[:0]
+		for _, i := range open {
+			st := w.statuses[w.thread(s, i)]
+			if !st.open {
+				k = append(k, 0xff)
+				continue
+			}
+			k = binary.AppendVarint(k, int64(st.tag))
+		}
+		w.key = k
+		w.vecs[string(k)] = struct{}{}
+	}
+	n := 0
+	for k := range w.vecs {
+		if !strings.Contains(k, "\xff") {
+			n++
+		}
+	}
+	return n >= want
+}
+
+// Late reports whether SetLate was called.
+func (w *Wrapper) Late() bool { return w.late != nil }
+
+func openNote(st status) string {
+	if !st.open {
+		return ""
+	}
+	return fmt.Sprintf(" (argument open, tagged %d)", st.tag)
+}
+
+// tagMutant, when not 0, breaks the late arguments on purpose (a hand
+// mutant; the tests show the oracle notices each): 1 Covered only asks
+// for a state, 2 an open invocation forgets a value, 4 a linearization
+// step loses the tag.
+var tagMutant int

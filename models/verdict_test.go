@@ -335,14 +335,48 @@ func BenchmarkLinearizesInvokedAtCAS(b *testing.B) {
 	}
 }
 
+// BenchmarkLinearizesLate measures the prototype of arguments chosen late
+// with tagged object states (pipeline.Options.LateArgs; docs/linearizes.md)
+// against the unreduced-argument check and the operation-event check, all
+// without the thread symmetry (the prototype does not combine with it),
+// at 1, 2 and 3 segments.
+//
+//	go test ./models -run '^$' -bench LinearizesLate -count 6
+func BenchmarkLinearizesLate(b *testing.B) {
+	for _, seg := range []int{1, 2, 3} {
+		f, src, err := Generate("segqueue", map[string]int{"seg": seg})
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, c := range []struct {
+			name string
+			sel  string
+			late bool
+		}{
+			{"refines", "Impl() refines<quasi 2 on", false},
+			{"linearizes", "ImplIR() linearizes<quasi 2 on", false},
+			{"linearizes-late", "ImplIR() linearizes<quasi 2 on", true},
+		} {
+			b.Run(fmt.Sprintf("seg=%d/%s", seg, c.name), func(b *testing.B) {
+				benchValidOpt(b, f, src, pipeline.Options{Assert: c.sel, NoSymmetry: true, LateArgs: c.late})
+			})
+		}
+	}
+}
+
 // benchValid checks the assertion of src that sel selects, which must be
 // valid, b.N times, and reports its pairs, states and CPU time per check.
 func benchValid(b *testing.B, f string, src []byte, sel string) {
+	benchValidOpt(b, f, src, pipeline.Options{Assert: sel})
+}
+
+// benchValidOpt is benchValid with options (opt.Assert selects).
+func benchValidOpt(b *testing.B, f string, src []byte, opt pipeline.Options) {
 	// The collector's pace of `quasar check` (budget.TuneGC).
 	defer budget.TuneGC(0)()
 	cpu0 := cpuSeconds()
 	for b.Loop() {
-		rep, err := pipeline.Source(context.Background(), f, src, pipeline.Options{Assert: sel})
+		rep, err := pipeline.Source(context.Background(), f, src, opt)
 		if err != nil || len(rep.Assertions) != 1 || rep.Assertions[0].Verdict != lts.Valid {
 			b.Fatalf("%v %+v", err, rep)
 		}

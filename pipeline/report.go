@@ -48,6 +48,14 @@ type Options struct {
 	// bitstate hashing; csp.Compaction); the assertions it does not apply
 	// to end with an error saying so.
 	Compact csp.Compaction
+	// LateArgs (a prototype, off by default) checks linearizes assertions
+	// with arguments chosen late and object states tagged (late.go,
+	// docs/linearizes.md); a model it does not apply to is checked as
+	// without it.
+	LateArgs bool
+
+	late       *lateCtx // set per assertion when LateArgs applies
+	lateMutant int      // tests: a hand mutant of the rewrite (late.go)
 }
 
 // Progress is a snapshot of a running search.
