@@ -238,6 +238,55 @@ func TestLinearizesReductions(t *testing.T) {
 	}
 }
 
+// TestLinearizesLate: on every library instance with linearizes
+// assertions (up to two segments), the prototype of arguments chosen late
+// (pipeline.Options.LateArgs) gives the verdicts of the check without it,
+// both without the thread symmetry, and applies to every ImplIR; its
+// counterexamples, mapped back to the model, pass the history engine.
+func TestLinearizesLate(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the checks take a while")
+	}
+	applied := 0
+	for _, in := range verdictInstances() {
+		if in.params["seg"] >= 3 {
+			continue
+		}
+		f, src, err := Generate(in.name, in.params)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(src), " linearizes") {
+			continue
+		}
+		t.Run(in.String(), func(t *testing.T) {
+			var reps [2]*pipeline.Report
+			for k, late := range []bool{false, true} {
+				o := pipeline.Options{Assert: " linearizes", NoSymmetry: true, LateArgs: late, Limits: lts.Limits{Timeout: 60 * time.Second}}
+				if reps[k], err = pipeline.Source(context.Background(), f, src, o); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for j, a := range reps[1].Assertions {
+				want := reps[0].Assertions[j]
+				if a.Verdict != want.Verdict || a.Verdict == lts.Unknown || a.Error != "" {
+					t.Errorf("%s: late %v, without %v (%s%s)", a.Text, a.Verdict, want.Verdict, a.Error, want.Error)
+				}
+				if a.Verdict == lts.Invalid && len(a.Counterexample.History) == 0 {
+					t.Errorf("%s: counterexample without its validated history", a.Text)
+				}
+				if a.LateArgs {
+					applied++
+				}
+				t.Logf("%s: %v; pairs %d -> %d, states %d -> %d, late %v", a.Text, a.Verdict, want.Stats.Pairs, a.Stats.Pairs, want.Stats.States, a.Stats.States, a.LateArgs)
+			}
+		})
+	}
+	if applied == 0 {
+		t.Error("the late arguments applied to no assertion")
+	}
+}
+
 // BenchmarkLinearizes compares, side by side, the operation-event quasi
 // check of the segmented queue with the `linearizes` quasi check of its
 // invocation/response model, with 1, 2 and 3 segments (issue: at most 3x;

@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
+	"github.com/quasar-verify/quasar/lang"
 	"github.com/quasar-verify/quasar/linearize"
 	"github.com/quasar-verify/quasar/lts"
 )
@@ -54,10 +56,8 @@ func lateCase(t *testing.T, name, src string, mutant, wmutant int) (bad int, ver
 // gives the verdicts of the unreduced check, and its counterexamples,
 // mapped back to the model, pass the history engine.
 func TestLateArgsRandom(t *testing.T) {
-	r := rand.New(rand.NewPCG(*linSeed, 3))
 	counts := map[string]int{}
-	for i := range *linCases {
-		src := randomIRModel(r, i%2 == 0)
+	for i, src := range lateModels(*linCases) {
 		_, vs := lateCase(t, fmt.Sprintf("case%d.csp", i), src, 0, 0)
 		for _, v := range vs {
 			counts[v.String()]++
@@ -81,17 +81,185 @@ func TestLateArgsMutants(t *testing.T) {
 		{"the split forgets a value", 2, 0},
 		{"a linearization step loses the tag", 0, 4},
 	} {
-		r := rand.New(rand.NewPCG(*linSeed, 3))
-		caught := 0
-		for i := range *linCases {
-			src := randomIRModel(r, i%2 == 0)
+		caught, traced := 0, 0
+		models := lateModels(*linCases)
+		for i, src := range models {
 			if bad, _ := lateCase(t, fmt.Sprintf("case%d.csp", i), src, m.rewrite, m.object); bad > 0 {
 				caught++
 			}
+			if m.rewrite != 0 {
+				orig, mapped := lateTraceSets(t, src, 7, m.rewrite)
+				if len(orig) != len(mapped) {
+					traced++
+				}
+			}
 		}
-		t.Logf("mutant %q: %d of %d cases fail", m.name, caught, *linCases)
+		t.Logf("mutant %q: verdicts differ in %d of %d models; trace sets in %d", m.name, caught, len(models), traced)
+		caught += traced
 		if caught == 0 {
 			t.Errorf("mutant %q not caught", m.name)
+		}
+	}
+}
+
+// lateCrafted are models in which a thread invokes an enqueue and never
+// reaches the step that reads its argument, while another thread's
+// response is linearizable for one value only: the violation is seen
+// before any choice, so only the coverage test finds it. (The thread
+// takes one step after its invocation: an invocation with no next step
+// is never taken by the partial-order reduction.)
+var lateCrafted = []string{
+	lateCraft("deq_inv.t -> deq_res.t.2 -> Stop"),
+	lateCraft("deq_inv.t -> deq_res.t.1 -> Stop"),
+	lateCraft("(deq_inv.t -> deq_res.t.1 -> Stop) [] (deq_inv.t -> deq_res.t.0 -> Stop)"),
+}
+
+// lateCraft is a model in which thread 0 invokes an enqueue, sets x and
+// stops, and thread 1, once x is set, runs p1.
+func lateCraft(p1 string) string {
+	return `#define T 2;
+var sq[2];
+var sn = 0;
+var x = 0;
+Queue() = ([] v:{1..2} @ ([sn < 2] enq.v{sq[sn] = v; sn = sn + 1;} -> Queue()))
+       [] ([] v:{1..2} @ ([sn > 0 && sq[0] == v] deq.v{sq[0] = sq[1]; sq[1] = 0; sn = sn - 1;} -> Queue()))
+       [] ([sn == 0] deq.0 -> Queue());
+P0(t) = [] v:{1..2} @ enq_inv.t.v -> tau{x = 1;} -> Stop;
+P1(t) = [x == 1] (` + p1 + `);
+Impl() = P0(0) ||| P1(1);
+#assert Impl() linearizes Queue();
+#assert Impl() linearizes<quasi 1 on {deq} barrier {deq.0}> Queue();
+`
+}
+
+// lateModels are the random models of TestLinearizesReductionsRandom and,
+// in half of the models whose threads differ, thread 0's enqueue never
+// reaches its write (it stops one step after the invocation), plus
+// lateCrafted.
+func lateModels(n int) []string {
+	r := rand.New(rand.NewPCG(*linSeed, 3))
+	var out []string
+	for i := range n {
+		src := randomIRModel(r, i%2 == 0)
+		if i%4 == 1 {
+			lines := strings.Split(src, "\n")
+			for j, l := range lines {
+				if strings.HasPrefix(l, "P0E(t, v) = ") {
+					lines[j] = "P0E(t, v) = tau -> Stop;"
+				}
+			}
+			src = strings.Join(lines, "\n")
+		}
+		out = append(out, src)
+	}
+	return append(out, lateCrafted...)
+}
+
+// traces returns the traces of sys with at most n events that count
+// (count says which), each as its names joined by spaces.
+func traces(t *testing.T, sys lts.System, n int, count func(string) bool) map[string]bool {
+	t.Helper()
+	type node struct {
+		s     lts.State
+		trace string
+		k     int
+	}
+	seen := map[node]bool{}
+	out := map[string]bool{"": true}
+	stack := []node{{sys.Initial(), "", 0}}
+	var buf []lts.Transition
+	for len(stack) > 0 {
+		x := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		var err error
+		if buf, err = sys.Successors(x.s, buf[:0]); err != nil {
+			t.Fatal(err)
+		}
+		for _, tr := range buf {
+			y := node{tr.Target, x.trace, x.k}
+			if tr.Event != lts.Tau {
+				name := sys.Events().Name(tr.Event)
+				if count(name) {
+					y.k++
+				}
+				if y.k > n {
+					continue
+				}
+				y.trace = strings.TrimSpace(x.trace + " " + name)
+				out[y.trace] = true
+			}
+			if !seen[y] {
+				seen[y] = true
+				stack = append(stack, y)
+			}
+		}
+		if len(seen) > 2_000_000 {
+			t.Fatal("too many traces")
+		}
+	}
+	return out
+}
+
+// lateTraceSets returns the traces (up to n events) of the linearizes
+// assertion's implementation in src, and those of its rewrite mapped back
+// by lateTraces.
+func lateTraceSets(t *testing.T, src string, n, mutant int) (orig, mapped map[string]bool) {
+	m, err := lang.Parse("x.csp", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, prog, err := load(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lc, lprog, vals, err := lateSetup(m, c.Info, mutant)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, la := c.Info.Asserts[0], lc.Info.Asserts[0]
+	impl, err := prog.Process(a.Left)
+	if err != nil {
+		t.Fatal(err)
+	}
+	limpl, err := lprog.Process(la.Left)
+	if err != nil {
+		t.Fatal(err)
+	}
+	orig = traces(t, impl, n, func(string) bool { return true })
+	late := traces(t, limpl, n, func(s string) bool { return !strings.HasPrefix(s, lateChoose+".") })
+	mapped = map[string]bool{}
+	for tr := range late {
+		var names []string
+		if tr != "" {
+			names = strings.Split(tr, " ")
+		}
+		ms, err := lateTraces(names, vals)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, x := range ms {
+			mapped[strings.Join(x, " ")] = true
+		}
+	}
+	return orig, mapped
+}
+
+// TestLateArgsTraces: the rewritten implementation, its traces mapped back
+// (each open invocation given its choice's value, or every value), has
+// exactly the traces of the original, up to 7 events: the rewrite neither
+// loses nor adds behaviour.
+func TestLateArgsTraces(t *testing.T) {
+	for i, src := range lateModels(*linCases / 2) {
+		orig, mapped := lateTraceSets(t, src, 7, 0)
+		for tr := range orig {
+			if !mapped[tr] {
+				t.Fatalf("model %d: the rewrite loses the trace %q\n%s", i, tr, src)
+			}
+		}
+		for tr := range mapped {
+			if !orig[tr] {
+				t.Fatalf("model %d: the rewrite adds the trace %q\n%s", i, tr, src)
+			}
 		}
 	}
 }

@@ -86,6 +86,9 @@ type Assertion struct {
 	Value          *int64          `json:"value,omitempty"`    // reaches ... with min/max
 	Error          string          `json:"error,omitempty"`    // a run-time error of the model, or an internal error
 	Internal       bool            `json:"internal,omitempty"` // Error is a bug of quasar, not of the model
+	// LateArgs says the check ran with arguments chosen late (Options.LateArgs
+	// applied to it).
+	LateArgs bool
 	// Probabilistic: the verdict comes from a compact search (--hash-compact,
 	// --bitstate) and rests on its having visited every reachable state,
 	// which it may not have done; Coverage.Omission estimates the
