@@ -249,6 +249,7 @@ type evKind struct {
 	open   bool
 	opens  []uint32
 	choose bool
+	then   lts.Event // a compressed choice's response (Reduced.SetChoose); 0 none
 }
 
 // effect is one way a called operation can take effect: the thread's
@@ -331,6 +332,22 @@ func (w *Wrapper) step(s lts.State, e lts.Event, buf []lts.State) ([]lts.State, 
 		return buf, k.err
 	}
 	cur := w.statuses[w.thread(s, k.thread)]
+	if k.choose && k.then != 0 {
+		// The choice, then the response.
+		mid, err := w.chooseStep(s, e, &k, cur, nil)
+		if err != nil {
+			return buf, err
+		}
+		n := len(buf)
+		for _, m := range mid {
+			if buf, err = w.Step(m, k.then, buf); err != nil {
+				return buf[:n], err
+			}
+		}
+		tail := buf[n:]
+		slices.Sort(tail)
+		return append(buf[:n], slices.Compact(tail)...), nil
+	}
 	if k.choose {
 		return w.chooseStep(s, e, &k, cur, buf)
 	}
@@ -462,7 +479,7 @@ func (w *Wrapper) Enabled(s lts.State, buf []lts.Event) ([]lts.Event, error) {
 		}
 		cur := w.statuses[w.thread(s, k.thread)]
 		if k.choose {
-			if cur.open && cur.tag == k.data[0] {
+			if k.then == 0 && cur.open && cur.tag == k.data[0] {
 				buf = append(buf, e)
 			}
 			continue
@@ -519,6 +536,10 @@ func (w *Wrapper) kind(e lts.Event) evKind {
 func (w *Wrapper) classify(e lts.Event) evKind {
 	if w.choose != "" && w.table.Base(e) == w.choose {
 		d := w.table.Data(e)
+		if len(d) == 3 && d[2] > 0 && d[2] < w.table.Len() {
+			// A choice compressed with a response (Reduced.SetChoose).
+			return evKind{choose: true, thread: d[0], data: d[1:2], then: lts.Event(d[2])}
+		}
 		if len(d) != 2 || d[0] < 0 || d[0] >= maxThreads {
 			return evKind{err: fmt.Errorf("event %s: a choice is %s.THREAD.VALUE", w.table.Name(e), w.choose)}
 		}
@@ -932,7 +953,7 @@ func (w *Wrapper) chooseStep(s lts.State, e lts.Event, k *evKind, cur status, bu
 		}
 		return buf, fmt.Errorf("thread %d chooses %s with no argument open", k.thread, w.table.Name(e))
 	}
-	if cur.tag != k.data[0] {
+	if cur.tag != k.data[0] && !(tagMutant == 5 && k.then != 0) {
 		return buf, nil
 	}
 	cl := cur
@@ -1008,5 +1029,6 @@ func openNote(st status) string {
 // tagMutant, when not 0, breaks the late arguments on purpose (a hand
 // mutant; the tests show the oracle notices each): 1 Covered only asks
 // for a state, 2 an open invocation forgets a value, 4 a linearization
-// step loses the tag.
+// step loses the tag, 5 a choice compressed with a response keeps every
+// tag.
 var tagMutant int

@@ -97,6 +97,7 @@ func Parsed(ctx context.Context, m *lang.File, src func(string) []byte, opt Opti
 		if lc != nil && a.Kind == lang.KindLinearizes && a.Map == nil {
 			o := opt
 			o.late = &lateCtx{prog: prog, a: a, values: lvals, mutant: opt.lateMutant}
+			o.NoSymmetry = true // the prototype does not combine with the thread symmetry
 			res.LateArgs = true
 			checkOne(ctx, lprog, lc.Info, lc.Info.Asserts[i], res, o)
 			continue
@@ -323,7 +324,11 @@ func checkRefines(ctx context.Context, prog *csp.Program, a *lang.AssertDecl, re
 		// The reduction moves events of different components past each
 		// other: sound when components show distinct threads.
 		if !opt.NoReduction && threadFirst && prog.EventThreads(a.Left) == "" {
-			implSys = linearize.NewReduced(impl, naming)
+			red := linearize.NewReduced(impl, naming)
+			if opt.late != nil && !opt.lateNoCompress {
+				red.SetChoose(lateChoose)
+			}
+			implSys = red
 		}
 	}
 	ropt := refine.Options{Limits: opt.Limits, Workers: opt.Workers, Progress: opt.pairProgress(res)}

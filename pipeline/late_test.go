@@ -13,9 +13,10 @@ import (
 )
 
 // lateCase checks one model with and without LateArgs (symmetry off, as
-// the prototype is); it returns the number of assertions whose verdicts
-// differ or whose counterexample the history engine rejects, and fails t
-// on an error only when mutant is 0.
+// the prototype is), with the choices compressed with the responses
+// after them and without; it returns the number of assertions whose
+// verdicts differ or whose counterexample the history engine rejects, and
+// fails t on an error only when there is no mutant.
 func lateCase(t *testing.T, name, src string, mutant, wmutant int) (bad int, verdicts []lts.Verdict) {
 	t.Helper()
 	base := Options{NoSymmetry: true, Limits: lts.Limits{MaxStates: 1 << 20}}
@@ -23,32 +24,47 @@ func lateCase(t *testing.T, name, src string, mutant, wmutant int) (bad int, ver
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
-	o := base
-	o.LateArgs, o.lateMutant = true, mutant
 	defer linearize.SetTagMutant(wmutant)()
-	got, err := Source(context.Background(), name, []byte(src), o)
-	if err != nil {
-		t.Fatalf("%s: %v", name, err)
+	for _, nc := range []bool{false, true} {
+		o := base
+		o.LateArgs, o.lateMutant, o.lateNoCompress = true, mutant, nc
+		got, err := Source(context.Background(), name, []byte(src), o)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		verdicts = nil
+		bad += lateCompare(t, name, src, got, want, mutant != 0 || wmutant != 0, &verdicts)
 	}
+	return bad, verdicts
+}
+
+// lateCompare counts the assertions of got whose verdict differs from
+// want's or whose counterexample has no validated history (failing t if
+// not mutant), and appends want's verdicts.
+func lateCompare(t *testing.T, name, src string, got, want *Report, mutant bool, verdicts *[]lts.Verdict) (bad int) {
+	t.Helper()
 	for j, a := range got.Assertions {
 		w := want.Assertions[j]
-		verdicts = append(verdicts, w.Verdict)
+		*verdicts = append(*verdicts, w.Verdict)
 		if w.Kind != "linearizes" && w.Kind != "linearizes_quasi" {
 			continue
 		}
+		if !a.LateArgs {
+			t.Fatalf("%s: %s: the late arguments do not apply\n%s", name, a.Text, src)
+		}
 		switch {
-		case a.Error != "" && mutant == 0 && wmutant == 0:
+		case a.Error != "" && !mutant:
 			t.Fatalf("%s: %s: %s\n%s", name, a.Text, a.Error, src)
 		case a.Verdict != w.Verdict || a.Error != "":
 			bad++
-			if mutant == 0 && wmutant == 0 {
+			if !mutant {
 				t.Errorf("%s: %s: late says %v, unreduced %v\n%s", name, a.Text, a.Verdict, w.Verdict, src)
 			}
 		case a.Verdict == lts.Invalid && len(a.Counterexample.History) == 0:
 			t.Fatalf("%s: %s: counterexample without its validated history", name, a.Text)
 		}
 	}
-	return bad, verdicts
+	return bad
 }
 
 // TestLateArgsRandom: on the random models of
@@ -80,6 +96,7 @@ func TestLateArgsMutants(t *testing.T) {
 		{"the object forgets a value", 0, 2},
 		{"the split forgets a value", 2, 0},
 		{"a linearization step loses the tag", 0, 4},
+		{"a choice compressed with a response keeps every tag", 0, 5},
 	} {
 		caught, traced := 0, 0
 		models := lateModels(*linCases)

@@ -56,6 +56,9 @@ type Options struct {
 
 	late       *lateCtx // set per assertion when LateArgs applies
 	lateMutant int      // tests: a hand mutant of the rewrite (late.go)
+	// lateNoCompress: a choice is not compressed with the responses after
+	// it (tests and measurements compare the two).
+	lateNoCompress bool
 }
 
 // Progress is a snapshot of a running search.
