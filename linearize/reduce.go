@@ -671,7 +671,7 @@ func (r *Reduced) UnreduceSteps(events []lts.Event, path []lts.State, ren []lts.
 			for j, tr := range trs {
 				var e1, e2 lts.Event
 				switch {
-				case comb && tr.Event == c1:
+				case comb && r.rename(tr.Event, prevRen) == c1:
 					e1, e2 = c1, c2
 				case comb:
 					continue
@@ -741,8 +741,7 @@ func (r *Reduced) concrete(events []lts.Event, path []lts.State, ren []lts.Perm,
 // then compressed with its responses as an internal step is, into one
 // transition labelled choose.T.A.R, R the response's event id
 // (Wrapper reads it as the choice and then the response; UnreduceSteps
-// puts the two steps back). Not with a thread symmetry. Call it before
-// the first step.
+// puts the two steps back). Call it before the first step.
 func (r *Reduced) SetChoose(base string) { r.choose = base }
 
 // isChoose reports whether e is a choice (choose.T.A).

@@ -691,14 +691,23 @@ const (
 )
 
 // PermuteEvent renames the thread of an invocation or response by p (the
-// thread T of OP_inv.T.ARGS becomes p.At(T)); other events are unchanged.
-// The thread must be the first datum (Naming.ThreadFirst).
+// thread T of OP_inv.T.ARGS becomes p.At(T)), and of a choice (SetLate;
+// a choice compressed with a response renames the response too); other
+// events are unchanged. The thread must be the first datum
+// (Naming.ThreadFirst).
 func (w *Wrapper) PermuteEvent(e lts.Event, p lts.Perm) lts.Event {
-	if p == 0 || w.Role(e) == RoleOther {
+	if p == 0 || e == lts.Tau {
+		return e
+	}
+	k := w.kind(e)
+	if w.Role(e) == RoleOther && !k.choose {
 		return e
 	}
 	data := slices.Clone(w.table.Data(e))
 	data[0] = p.At(data[0])
+	if k.then != 0 {
+		data[2] = int(w.PermuteEvent(k.then, p))
+	}
 	return w.table.Intern(w.table.Base(e), data...)
 }
 

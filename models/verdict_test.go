@@ -240,9 +240,10 @@ func TestLinearizesReductions(t *testing.T) {
 
 // TestLinearizesLate: on every library instance with linearizes
 // assertions (up to two segments), the prototype of arguments chosen late
-// (pipeline.Options.LateArgs) gives the verdicts of the check without it,
-// both without the thread symmetry, and applies to every ImplIR; its
-// counterexamples, mapped back to the model, pass the history engine.
+// (pipeline.Options.LateArgs), with and without the thread symmetry,
+// gives the verdicts of the check without it and without the symmetry,
+// and applies to every ImplIR; its counterexamples, mapped back to the
+// model, pass the history engine.
 func TestLinearizesLate(t *testing.T) {
 	if testing.Short() {
 		t.Skip("the checks take a while")
@@ -260,14 +261,15 @@ func TestLinearizesLate(t *testing.T) {
 			continue
 		}
 		t.Run(in.String(), func(t *testing.T) {
-			var reps [2]*pipeline.Report
-			for k, late := range []bool{false, true} {
-				o := pipeline.Options{Assert: " linearizes", NoSymmetry: true, LateArgs: late, Limits: lts.Limits{Timeout: 60 * time.Second}}
+			var reps [3]*pipeline.Report
+			for k, o := range []pipeline.Options{{NoSymmetry: true}, {NoSymmetry: true, LateArgs: true}, {LateArgs: true}} {
+				o.Assert, o.Limits = " linearizes", lts.Limits{Timeout: 60 * time.Second}
 				if reps[k], err = pipeline.Source(context.Background(), f, src, o); err != nil {
 					t.Fatal(err)
 				}
 			}
-			for j, a := range reps[1].Assertions {
+			for j, a := range append(reps[1].Assertions, reps[2].Assertions...) {
+				j %= len(reps[0].Assertions)
 				want := reps[0].Assertions[j]
 				if a.Verdict != want.Verdict || a.Verdict == lts.Unknown || a.Error != "" {
 					t.Errorf("%s: late %v, without %v (%s%s)", a.Text, a.Verdict, want.Verdict, a.Error, want.Error)
@@ -278,7 +280,7 @@ func TestLinearizesLate(t *testing.T) {
 				if a.LateArgs {
 					applied++
 				}
-				t.Logf("%s: %v; pairs %d -> %d, states %d -> %d, late %v", a.Text, a.Verdict, want.Stats.Pairs, a.Stats.Pairs, want.Stats.States, a.Stats.States, a.LateArgs)
+				t.Logf("%s: %v; pairs %d -> %d, states %d -> %d, late %v, symmetry %d", a.Text, a.Verdict, want.Stats.Pairs, a.Stats.Pairs, want.Stats.States, a.Stats.States, a.LateArgs, a.Stats.Symmetry)
 			}
 		})
 	}
@@ -387,8 +389,7 @@ func BenchmarkLinearizesInvokedAtCAS(b *testing.B) {
 // BenchmarkLinearizesLate measures the prototype of arguments chosen late
 // with tagged object states (pipeline.Options.LateArgs; docs/linearizes.md)
 // against the unreduced-argument check and the operation-event check, all
-// without the thread symmetry (the prototype does not combine with it),
-// at 1, 2 and 3 segments.
+// without the thread symmetry and all with it, at 1, 2 and 3 segments.
 //
 //	go test ./models -run '^$' -bench LinearizesLate -count 6
 func BenchmarkLinearizesLate(b *testing.B) {
@@ -397,18 +398,20 @@ func BenchmarkLinearizesLate(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		for _, c := range []struct {
-			name string
-			sel  string
-			late bool
-		}{
-			{"refines", "Impl() refines<quasi 2 on", false},
-			{"linearizes", "ImplIR() linearizes<quasi 2 on", false},
-			{"linearizes-late", "ImplIR() linearizes<quasi 2 on", true},
-		} {
-			b.Run(fmt.Sprintf("seg=%d/%s", seg, c.name), func(b *testing.B) {
-				benchValidOpt(b, f, src, pipeline.Options{Assert: c.sel, NoSymmetry: true, LateArgs: c.late})
-			})
+		for _, sym := range []bool{false, true} {
+			for _, c := range []struct {
+				name string
+				sel  string
+				late bool
+			}{
+				{"refines", "Impl() refines<quasi 2 on", false},
+				{"linearizes", "ImplIR() linearizes<quasi 2 on", false},
+				{"linearizes-late", "ImplIR() linearizes<quasi 2 on", true},
+			} {
+				b.Run(fmt.Sprintf("seg=%d/sym=%v/%s", seg, sym, c.name), func(b *testing.B) {
+					benchValidOpt(b, f, src, pipeline.Options{Assert: c.sel, NoSymmetry: !sym, LateArgs: c.late})
+				})
+			}
 		}
 	}
 }

@@ -97,7 +97,6 @@ func Parsed(ctx context.Context, m *lang.File, src func(string) []byte, opt Opti
 		if lc != nil && a.Kind == lang.KindLinearizes && a.Map == nil {
 			o := opt
 			o.late = &lateCtx{prog: prog, a: a, values: lvals, mutant: opt.lateMutant}
-			o.NoSymmetry = true // the prototype does not combine with the thread symmetry
 			res.LateArgs = true
 			checkOne(ctx, lprog, lc.Info, lc.Info.Asserts[i], res, o)
 			continue

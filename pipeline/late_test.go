@@ -280,3 +280,46 @@ func TestLateArgsTraces(t *testing.T) {
 		}
 	}
 }
+
+// TestLateArgsSymmetry: with the thread symmetry too, the late arguments
+// give the verdicts of the unreduced check, with counterexamples the
+// history engine confirms, and two workers the pairs and counterexample
+// of one.
+func TestLateArgsSymmetry(t *testing.T) {
+	sym, proved := 0, 0
+	for i, src := range lateModels(*linCases) {
+		name := fmt.Sprintf("case%d.csp", i)
+		want, err := Source(context.Background(), name, []byte(src), Options{NoSymmetry: true, NoReduction: true, Limits: lts.Limits{MaxStates: 1 << 20}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var one *Report
+		for _, w := range []int{1, 2} {
+			got, err := Source(context.Background(), name, []byte(src), Options{LateArgs: true, Workers: w, Limits: lts.Limits{MaxStates: 1 << 20}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var vs []lts.Verdict
+			lateCompare(t, name, src, got, want, false, &vs)
+			if w == 1 {
+				one = got
+				for _, a := range got.Assertions {
+					sym++
+					if a.Stats.Symmetry > 0 {
+						proved++
+					}
+				}
+				continue
+			}
+			for j, a := range got.Assertions {
+				if a.Stats.Pairs != one.Assertions[j].Stats.Pairs || fmt.Sprint(a.Counterexample) != fmt.Sprint(one.Assertions[j].Counterexample) {
+					t.Fatalf("%s: %s: two workers %d pairs, one %d", name, a.Text, a.Stats.Pairs, one.Assertions[j].Stats.Pairs)
+				}
+			}
+		}
+	}
+	if proved < 20 {
+		t.Errorf("the symmetry was proved in only %d of %d assertions", proved, sym)
+	}
+	t.Logf("symmetry proved in %d of %d assertions", proved, sym)
+}
