@@ -889,7 +889,8 @@ func (w *Wrapper) reaches(s, t lts.State) bool {
 			continue
 		}
 		sa, sb := &w.statuses[a], &w.statuses[b]
-		if sa.kind != called || sb.kind != done || sa.op != sb.op || i >= 64 {
+		// (A linearization step keeps the tag of an argument chosen late.)
+		if sa.kind != called || sb.kind != done || sa.op != sb.op || sa.open != sb.open || sa.tag != sb.tag || i >= 64 {
 			return false
 		}
 		diff |= 1 << i
