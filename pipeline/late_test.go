@@ -129,6 +129,21 @@ var lateCrafted = []string{
 	lateCraft("deq_inv.t -> deq_res.t.2 -> Stop"),
 	lateCraft("deq_inv.t -> deq_res.t.1 -> Stop"),
 	lateCraft("(deq_inv.t -> deq_res.t.1 -> Stop) [] (deq_inv.t -> deq_res.t.0 -> Stop)"),
+	// The value read in a process argument (the step before is split) and
+	// in a guard.
+	`var sq[2];
+var sn = 0;
+var x = 0;
+Queue() = ([] v:{1..2} @ ([sn < 2] enq.v{sq[sn] = v; sn = sn + 1;} -> Queue()))
+       [] ([] v:{1..2} @ ([sn > 0 && sq[0] == v] deq.v{sq[0] = sq[1]; sq[1] = 0; sn = sn - 1;} -> Queue()))
+       [] ([sn == 0] deq.0 -> Queue());
+P0(t) = [] v:{1..2} @ enq_inv.t.v -> tau -> W(t, 3 - v);
+W(t, w) = ([w == 1] tau{x = 3 - w;} -> enq_res.t -> Stop) [] ([w == 2] tau{x = 0;} -> tau{x = 1;} -> enq_res.t -> Stop);
+P1(t) = deq_inv.t -> (([x > 0] deq_res.t.x -> P1(t)) [] ([x == 0] deq_res.t.0 -> P1(t)));
+Impl() = P0(0) ||| P1(1);
+#assert Impl() linearizes Queue();
+#assert Impl() linearizes<quasi 1 on {deq} barrier {deq.0}> Queue();
+`,
 }
 
 // lateCraft is a model in which thread 0 invokes an enqueue, sets x and
@@ -322,4 +337,39 @@ func TestLateArgsSymmetry(t *testing.T) {
 		t.Errorf("the symmetry was proved in only %d of %d assertions", proved, sym)
 	}
 	t.Logf("symmetry proved in %d of %d assertions", proved, sym)
+}
+
+// TestLateArgsNotApplied: a model the rewrite does not know (here a
+// guarded visible step with the value open, and an if) is checked as
+// without the option, and says so.
+func TestLateArgsNotApplied(t *testing.T) {
+	for _, body := range []string{
+		"[x == 0] enq_res.t -> P0(t)",
+		"if (v == 1) { tau{x = 1;} -> enq_res.t -> P0(t) } else { tau{x = 2;} -> enq_res.t -> P0(t) }",
+	} {
+		src := `var sq[2];
+var sn = 0;
+var x = 0;
+Queue() = ([] v:{1..2} @ ([sn < 2] enq.v{sq[sn] = v; sn = sn + 1;} -> Queue()))
+       [] ([] v:{1..2} @ ([sn > 0 && sq[0] == v] deq.v{sq[0] = sq[1]; sq[1] = 0; sn = sn - 1;} -> Queue()))
+       [] ([sn == 0] deq.0 -> Queue());
+P0(t) = [] v:{1..2} @ enq_inv.t.v -> ` + body + `;
+W(t, v) = tau{x = v;} -> enq_res.t -> P0(t);
+P1(t) = deq_inv.t -> ((deq_res.t.1 -> P1(t)) [] (deq_res.t.2 -> P1(t)) [] (deq_res.t.0 -> P1(t)));
+Impl() = P0(0) ||| P1(1);
+#assert Impl() linearizes Queue();
+`
+		want, err := Source(context.Background(), "x.csp", []byte(src), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := Source(context.Background(), "x.csp", []byte(src), Options{LateArgs: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		a := got.Assertions[0]
+		if a.LateArgs || a.Verdict != want.Assertions[0].Verdict || a.Stats.Pairs != want.Assertions[0].Stats.Pairs {
+			t.Errorf("%s: late %v, %v in %d pairs; without the option %v in %d", body, a.LateArgs, a.Verdict, a.Stats.Pairs, want.Assertions[0].Verdict, want.Assertions[0].Stats.Pairs)
+		}
+	}
 }
