@@ -75,7 +75,7 @@ func Parsed(ctx context.Context, m *lang.File, src func(string) []byte, opt Opti
 	var lvals map[string][]int
 	if opt.LateArgs {
 		var err error
-		if lc, lprog, lvals, err = lateSetup(m, c.Info, opt.lateMutant); err != nil {
+		if lc, lprog, lvals, err = lateSetup(m, opt.lateMutant); err != nil || !sameAsserts(c.Info.Asserts, lc.Info.Asserts) {
 			lc = nil // not applicable: checked as without the option
 		}
 	}

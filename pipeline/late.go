@@ -67,7 +67,7 @@ const lateSuffix = "__late"
 // assertions rewritten (m itself is not changed: the result is a new
 // parse of the rewritten text) and, by op, the values of the invocation
 // families it rewrote.
-func lateModel(m *lang.File, info *lang.Info, mutant int) (*lang.File, map[string][]int, error) {
+func lateModel(m *lang.File, mutant int) (*lang.File, map[string][]int, error) {
 	// A private copy of the tree: print and parse again.
 	cp, err := lang.Parse(m.Path, lang.Format(m))
 	if err != nil {
@@ -106,7 +106,6 @@ func lateModel(m *lang.File, info *lang.Info, mutant int) (*lang.File, map[strin
 	if err != nil {
 		return nil, nil, fmt.Errorf("late arguments: internal error: the rewritten model does not parse: %v\n%s", err, lang.Format(cp))
 	}
-	_ = info
 	return out, rw.values, nil
 }
 
@@ -546,8 +545,8 @@ type lateCtx struct {
 
 // lateSetup rewrites m for Options.LateArgs: the rewritten model's checked
 // form and program, and its assertions (in the order of m's).
-func lateSetup(m *lang.File, info *lang.Info, mutant int) (*lang.Checked, *csp.Program, map[string][]int, error) {
-	lm, vals, err := lateModel(m, info, mutant)
+func lateSetup(m *lang.File, mutant int) (*lang.Checked, *csp.Program, map[string][]int, error) {
+	lm, vals, err := lateModel(m, mutant)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -556,6 +555,21 @@ func lateSetup(m *lang.File, info *lang.Info, mutant int) (*lang.Checked, *csp.P
 		return nil, nil, nil, fmt.Errorf("late arguments: internal error: the rewritten model: %v", err)
 	}
 	return c, prog, vals, nil
+}
+
+// sameAsserts reports whether the rewritten model's assertions are the
+// original's, one for one (a model whose included files the rewrite does
+// not carry over is checked as without the option).
+func sameAsserts(a, b []*lang.AssertDecl) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].Kind != b[i].Kind || (a[i].Map == nil) != (b[i].Map == nil) {
+			return false
+		}
+	}
+	return true
 }
 
 // lateTraces maps a trace of the rewritten model to traces of the

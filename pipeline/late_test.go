@@ -244,7 +244,7 @@ func lateTraceSets(t *testing.T, src string, n, mutant int) (orig, mapped map[st
 	if err != nil {
 		t.Fatal(err)
 	}
-	lc, lprog, vals, err := lateSetup(m, c.Info, mutant)
+	lc, lprog, vals, err := lateSetup(m, mutant)
 	if err != nil {
 		t.Fatal(err)
 	}
