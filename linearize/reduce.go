@@ -741,7 +741,10 @@ func (r *Reduced) concrete(events []lts.Event, path []lts.State, ren []lts.Perm,
 // then compressed with its responses as an internal step is, into one
 // transition labelled choose.T.A.R, R the response's event id
 // (Wrapper reads it as the choice and then the response; UnreduceSteps
-// puts the two steps back). Call it before the first step.
+// puts the two steps back). The compressed system lacks the traces that
+// end with such a choice, but no counterexample ends with a choice: a
+// covered set of object states (Wrapper.Covered) restricted to one value
+// of a thread is covered. Call it before the first step.
 func (r *Reduced) SetChoose(base string) { r.choose = base }
 
 // isChoose reports whether e is a choice (choose.T.A).

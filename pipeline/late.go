@@ -545,12 +545,18 @@ type lateCtx struct {
 
 // lateSetup rewrites m for Options.LateArgs: the rewritten model's checked
 // form and program, and its assertions (in the order of m's).
-func lateSetup(m *lang.File, mutant int) (*lang.Checked, *csp.Program, map[string][]int, error) {
+func lateSetup(m *lang.File, mutant int) (c *lang.Checked, prog *csp.Program, vals map[string][]int, err error) {
+	defer func() {
+		// The option must not turn a model it does not know into a crash.
+		if r := recover(); r != nil {
+			c, prog, vals, err = nil, nil, nil, fmt.Errorf("late arguments: internal error: %v", r)
+		}
+	}()
 	lm, vals, err := lateModel(m, mutant)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	c, prog, err := load(lm)
+	c, prog, err = load(lm)
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("late arguments: internal error: the rewritten model: %v", err)
 	}
