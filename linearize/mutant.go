@@ -7,3 +7,13 @@ func SetTagMutant(m int) func() {
 	tagMutant = m
 	return func() { tagMutant = old }
 }
+
+// SetEagerTags makes open invocations split into one state per value at
+// once (tests compare that with the default, one state whose argument a
+// linearization step fixes) and returns a function that restores the
+// previous setting.
+func SetEagerTags(on bool) func() {
+	old := eagerTags
+	eagerTags = on
+	return func() { eagerTags = old }
+}

@@ -209,7 +209,10 @@ type Wrapper struct {
 	late   map[int32][]int
 	lateBy map[string][]int
 	choose string
-	vecs   map[string]struct{} // Covered's scratch
+	// Covered's scratch: the open threads, their values, a vector.
+	open     []int
+	openVals [][]int
+	odo      []int
 }
 
 type span struct{ off, n uint32 }
@@ -228,8 +231,11 @@ type status struct {
 	data []int // called: the arguments; done: the results
 	// open: the argument was chosen late and the implementation has not
 	// chosen it yet (SetLate); tag is then the argument this state
-	// stands for (called: data).
+	// stands for (called: data), unless any: a called status whose
+	// argument is not fixed either (data nil), which stands for every
+	// value until a linearization step fixes it.
 	open bool
+	any  bool
 	tag  int
 }
 
@@ -452,6 +458,26 @@ func (w *Wrapper) effectsFor(sp lts.State, t uint32) ([]effect, error) {
 		if len(data) < len(st.data) || !slices.Equal(data[:len(st.data)], st.data) {
 			continue
 		}
+		if st.any {
+			// The argument is fixed by this step: one of the values.
+			vals := w.late[st.op]
+			if tagMutant == 2 {
+				vals = vals[:len(vals)-1] // Mutant: a value is forgotten.
+			}
+			if len(data) < 1 || !slices.Contains(vals, data[0]) {
+				continue
+			}
+			next, err := w.spec.Step(sp, e, nil)
+			if err != nil {
+				w.effects = w.effects[:start]
+				return nil, err
+			}
+			d := w.statusID(status{kind: done, op: st.op, data: data[1:], open: tagMutant != 4, tag: data[0]})
+			for _, n := range next {
+				w.effects = append(w.effects, effect{done: d, spec: n})
+			}
+			continue
+		}
 		next, err := w.spec.Step(sp, e, nil)
 		if err != nil {
 			w.effects = w.effects[:start]
@@ -479,7 +505,7 @@ func (w *Wrapper) Enabled(s lts.State, buf []lts.Event) ([]lts.Event, error) {
 		}
 		cur := w.statuses[w.thread(s, k.thread)]
 		if k.choose {
-			if k.then == 0 && cur.open && cur.tag == k.data[0] {
+			if k.then == 0 && cur.open && (cur.any || cur.tag == k.data[0]) {
 				buf = append(buf, e)
 			}
 			continue
@@ -562,12 +588,16 @@ func (w *Wrapper) classify(e lts.Event) evKind {
 	k := evKind{inv: c.Role == RoleInv, res: c.Role == RoleRes, op: op, thread: c.Thread, data: c.Data}
 	if vals, ok := w.late[op]; ok && k.inv && len(c.Data) == 0 {
 		k.open = true
-		if tagMutant == 2 {
+		if tagMutant == 2 && eagerTags {
 			vals = vals[:len(vals)-1] // Mutant: the split forgets a value.
 		}
-		for _, a := range vals {
-			k.opens = append(k.opens, w.statusID(status{kind: called, op: op, data: []int{a}, open: true, tag: a}))
+		if eagerTags {
+			for _, a := range vals {
+				k.opens = append(k.opens, w.statusID(status{kind: called, op: op, data: []int{a}, open: true, tag: a}))
+			}
+			return k
 		}
+		k.opens = append(k.opens, w.statusID(status{kind: called, op: op, open: true, any: true}))
 		return k
 	}
 	if k.inv {
@@ -581,7 +611,9 @@ func (w *Wrapper) classify(e lts.Event) evKind {
 // statusID interns a status.
 func (w *Wrapper) statusID(t status) uint32 {
 	k := append(w.key[:0], byte(t.kind))
-	if t.open {
+	if t.any {
+		k = append(k, 2)
+	} else if t.open {
 		k = append(k, 1)
 		k = binary.AppendVarint(k, int64(t.tag))
 	} else {
@@ -890,7 +922,7 @@ func (w *Wrapper) reaches(s, t lts.State) bool {
 		}
 		sa, sb := &w.statuses[a], &w.statuses[b]
 		// (A linearization step keeps the tag of an argument chosen late.)
-		if sa.kind != called || sb.kind != done || sa.op != sb.op || sa.open != sb.open || sa.tag != sb.tag || i >= 64 {
+		if sa.kind != called || sb.kind != done || sa.op != sb.op || sa.open != sb.open || !sa.any && sa.tag != sb.tag || i >= 64 {
 			return false
 		}
 		diff |= 1 << i
@@ -963,18 +995,22 @@ func (w *Wrapper) chooseStep(s lts.State, e lts.Event, k *evKind, cur status, bu
 		}
 		return buf, fmt.Errorf("thread %d chooses %s with no argument open", k.thread, w.table.Name(e))
 	}
-	if cur.tag != k.data[0] && !(tagMutant == 5 && k.then != 0) {
+	if !cur.any && cur.tag != k.data[0] && !(tagMutant == 5 && k.then != 0) {
 		return buf, nil
 	}
 	cl := cur
-	cl.open, cl.tag = false, 0
+	if cur.any {
+		cl.data = []int{k.data[0]}
+	}
+	cl.open, cl.any, cl.tag = false, false, 0
 	return append(buf, w.with(s, k.thread, w.statusID(cl))), nil
 }
 
 // Covered reports whether the set of states covers every vector of values
-// of its open threads: each vector has a state tagged with it. A set
-// without open threads is covered when it is not empty. Covering is
-// monotone: a superset of a covered set is covered.
+// of its open threads: each vector has a state tagged with it (a status
+// whose argument is not fixed matches every value). A set without open
+// threads is covered when it is not empty. Covering is monotone: a
+// superset of a covered set is covered.
 func (w *Wrapper) Covered(states []lts.State) bool {
 	if len(states) == 0 {
 		return false
@@ -984,57 +1020,76 @@ func (w *Wrapper) Covered(states []lts.State) bool {
 	}
 	// The open threads (all states of a set have followed one trace, so
 	// they have the same; the union is taken all the same).
-	var open []int
-	want := 1
+	w.open = w.open[:0]
+	w.openVals = w.openVals[:0]
 	for _, s := range states {
 		for i, t := range w.threads(s) {
-			if st := w.statuses[t]; st.open && !slices.Contains(open, i) {
-				open = append(open, i)
-				want *= len(w.late[st.op])
+			if st := w.statuses[t]; st.open && !slices.Contains(w.open, i) {
+				w.open = append(w.open, i)
+				w.openVals = append(w.openVals, w.late[st.op])
 			}
 		}
 	}
-	if len(open) == 0 {
+	if len(w.open) == 0 {
 		return true
 	}
-	if len(states) < want {
-		return false
-	}
-	if w.vecs == nil {
-		w.vecs = map[string]struct{}{}
-	}
-	clear(w.vecs)
-	for _, s := range states {
-		k := w.key[:0]
-		for _, i := range open {
-			st := w.statuses[w.thread(s, i)]
-			if !st.open {
-				k = append(k, 0xff)
-				continue
+	// Every vector, in turn (an odometer over the open threads' values).
+	w.odo = append(w.odo[:0], make([]int, len(w.open))...)
+	for {
+		if !w.matched(states) {
+			return false
+		}
+		j := len(w.odo) - 1
+		for j >= 0 {
+			w.odo[j]++
+			if w.odo[j] < len(w.openVals[j]) {
+				break
 			}
-			k = binary.AppendVarint(k, int64(st.tag))
+			w.odo[j] = 0
+			j--
 		}
-		w.key = k
-		w.vecs[string(k)] = struct{}{}
-	}
-	n := 0
-	for k := range w.vecs {
-		if !strings.Contains(k, "\xff") {
-			n++
+		if j < 0 {
+			return true
 		}
 	}
-	return n >= want
+}
+
+// matched reports whether some state matches the vector w.odo of values
+// of the open threads w.open.
+func (w *Wrapper) matched(states []lts.State) bool {
+	for _, s := range states {
+		ok := true
+		for j, i := range w.open {
+			st := &w.statuses[w.thread(s, i)]
+			if !st.open || !st.any && st.tag != w.openVals[j][w.odo[j]] {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			return true
+		}
+	}
+	return false
 }
 
 // Late reports whether SetLate was called.
 func (w *Wrapper) Late() bool { return w.late != nil }
 
 func openNote(st status) string {
-	if !st.open {
-		return ""
+	switch {
+	case st.any:
+		return " (argument open)"
+	case st.open:
+		return fmt.Sprintf(" (argument open, tagged %d)", st.tag)
 	}
-	return fmt.Sprintf(" (argument open, tagged %d)", st.tag)
+	return ""
 }
+
+// eagerTags makes an open invocation one state per value at once (the
+// design as first written) instead of one state whose argument a
+// linearization step fixes (tests compare the two).
+var eagerTags bool
 
 // tagMutant, when not 0, breaks the late arguments on purpose (a hand
 // mutant; the tests show the oracle notices each): 1 Covered only asks

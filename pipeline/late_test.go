@@ -14,10 +14,12 @@ import (
 
 // lateCase checks one model with and without LateArgs (symmetry off, as
 // the prototype is), with the choices compressed with the responses
-// after them and without; it returns the number of assertions whose
+// after them and without, and with the object's tags eager (one state
+// per value at the invocation) and lazy (the default): modes, if given,
+// picks some (bit 0 not compressed, bit 1 eager); it returns the number of assertions whose
 // verdicts differ or whose counterexample the history engine rejects, and
 // fails t on an error only when there is no mutant.
-func lateCase(t *testing.T, name, src string, mutant, wmutant int) (bad int, verdicts []lts.Verdict) {
+func lateCase(t *testing.T, name, src string, mutant, wmutant int, modes ...int) (bad int, verdicts []lts.Verdict) {
 	t.Helper()
 	base := Options{NoSymmetry: true, Limits: lts.Limits{MaxStates: 1 << 20}}
 	want, err := Source(context.Background(), name, []byte(src), base)
@@ -25,10 +27,16 @@ func lateCase(t *testing.T, name, src string, mutant, wmutant int) (bad int, ver
 		t.Fatalf("%s: %v", name, err)
 	}
 	defer linearize.SetTagMutant(wmutant)()
-	for _, nc := range []bool{false, true} {
+	if modes == nil {
+		modes = []int{0, 1, 2, 3}
+	}
+	for _, k := range modes {
+		nc, eager := k&1 != 0, k&2 != 0
 		o := base
 		o.LateArgs, o.lateMutant, o.lateNoCompress = true, mutant, nc
+		restore := linearize.SetEagerTags(eager)
 		got, err := Source(context.Background(), name, []byte(src), o)
+		restore()
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
@@ -99,9 +107,17 @@ func TestLateArgsMutants(t *testing.T) {
 		{"a choice compressed with a response keeps every tag", 0, 5},
 	} {
 		caught, traced := 0, 0
+		var byMode [2]int
 		models := lateModels(*linCases)
 		for i, src := range models {
-			if bad, _ := lateCase(t, fmt.Sprintf("case%d.csp", i), src, m.rewrite, m.object); bad > 0 {
+			any := false
+			for eager := range 2 {
+				if bad, _ := lateCase(t, fmt.Sprintf("case%d.csp", i), src, m.rewrite, m.object, 2*eager, 2*eager+1); bad > 0 {
+					byMode[eager]++
+					any = true
+				}
+			}
+			if any {
 				caught++
 			}
 			if m.rewrite != 0 {
@@ -111,7 +127,7 @@ func TestLateArgsMutants(t *testing.T) {
 				}
 			}
 		}
-		t.Logf("mutant %q: verdicts differ in %d of %d models; trace sets in %d", m.name, caught, len(models), traced)
+		t.Logf("mutant %q: verdicts differ in %d of %d models (lazy tags %d, eager %d); trace sets in %d", m.name, caught, len(models), byMode[0], byMode[1], traced)
 		caught += traced
 		if caught == 0 {
 			t.Errorf("mutant %q not caught", m.name)
@@ -129,6 +145,25 @@ var lateCrafted = []string{
 	lateCraft("deq_inv.t -> deq_res.t.2 -> Stop"),
 	lateCraft("deq_inv.t -> deq_res.t.1 -> Stop"),
 	lateCraft("(deq_inv.t -> deq_res.t.1 -> Stop) [] (deq_inv.t -> deq_res.t.0 -> Stop)"),
+	// Thread 0's enqueue may take effect before its CAS, for either value,
+	// and a later dequeue tells the value apart. (With lazy tags the states
+	// in which it took effect early are pruned, since the one in which it
+	// has not simulates them, so a compressed choice that kept every tag
+	// still passes here.)
+	`var sq[2];
+var sn = 0;
+var x = 0;
+var y = 0;
+var z = 0;
+var q = 0;
+Queue() = ([] v:{1..2} @ ([sn < 2] enq.v{sq[sn] = v; sn = sn + 1;} -> Queue()))
+       [] ([] v:{1..2} @ ([sn > 0 && sq[0] == v] deq.v{sq[0] = sq[1]; sq[1] = 0; sn = sn - 1;} -> Queue()))
+       [] ([sn == 0] deq.0 -> Queue());
+P0(t) = [] v:{1..2} @ enq_inv.t.v -> tau{x = 1;} -> ([y == 1] tau{q = v; z = 1;} -> enq_res.t -> Stop);
+P1(t) = [x == 1] enq_inv.t.2 -> enq_res.t -> deq_inv.t -> deq_res.t.2 -> tau{y = 1;} -> ([z == 1] deq_inv.t -> deq_res.t.2 -> Stop);
+Impl() = P0(0) ||| P1(1);
+#assert Impl() linearizes Queue();
+`,
 	// The value read in a process argument (the step before is split) and
 	// in a guard.
 	`var sq[2];
