@@ -70,6 +70,15 @@ func Parsed(ctx context.Context, m *lang.File, src func(string) []byte, opt Opti
 	}
 	rep := &Report{File: m.Path}
 	asserts := c.Info.Asserts
+	var lc *lang.Checked
+	var lprog *csp.Program
+	var lvals map[string][]int
+	if opt.LateArgs {
+		var err error
+		if lc, lprog, lvals, err = lateSetup(m, opt.lateMutant); err != nil || !sameAsserts(c.Info.Asserts, lc.Info.Asserts) {
+			lc = nil // not applicable: checked as without the option
+		}
+	}
 	selected, err := selectAsserts(asserts, src, opt.Assert)
 	if err != nil {
 		return nil, err
@@ -84,6 +93,13 @@ func Parsed(ctx context.Context, m *lang.File, src func(string) []byte, opt Opti
 		}
 		if opt.Collect {
 			runtime.GC()
+		}
+		if lc != nil && a.Kind == lang.KindLinearizes && a.Map == nil {
+			o := opt
+			o.late = &lateCtx{prog: prog, a: a, values: lvals, mutant: opt.lateMutant}
+			res.LateArgs = true
+			checkOne(ctx, lprog, lc.Info, lc.Info.Asserts[i], res, o)
+			continue
 		}
 		checkOne(ctx, prog, c.Info, a, res, opt)
 	}
@@ -299,11 +315,19 @@ func checkRefines(ctx context.Context, prog *csp.Program, a *lang.AssertDecl, re
 	}
 	var implSys lts.System = impl
 	if lin {
-		spec = linearize.New(spec, naming)
+		w := linearize.New(spec, naming)
+		if opt.late != nil {
+			w.SetLate(opt.late.values, lateChoose)
+		}
+		spec = w
 		// The reduction moves events of different components past each
 		// other: sound when components show distinct threads.
 		if !opt.NoReduction && threadFirst && prog.EventThreads(a.Left) == "" {
-			implSys = linearize.NewReduced(impl, naming)
+			red := linearize.NewReduced(impl, naming)
+			if opt.late != nil && !opt.lateNoCompress {
+				red.SetChoose(lateChoose)
+			}
+			implSys = red
 		}
 	}
 	ropt := refine.Options{Limits: opt.Limits, Workers: opt.Workers, Progress: opt.pairProgress(res)}
@@ -318,6 +342,9 @@ func checkRefines(ctx context.Context, prog *csp.Program, a *lang.AssertDecl, re
 	}
 	ce := pathSteps(prog, impl, r.Counterexample)
 	res.Counterexample = ce
+	if lin && opt.late != nil {
+		return validateLate(ctx, base, cfg, naming, ce, opt.late)
+	}
 	if lin {
 		lines, why, err := validateLinearizes(ctx, base, cfg, naming, ce.Trace)
 		if err != nil {

@@ -48,6 +48,17 @@ type Options struct {
 	// bitstate hashing; csp.Compaction); the assertions it does not apply
 	// to end with an error saying so.
 	Compact csp.Compaction
+	// LateArgs (a prototype, off by default) checks linearizes assertions
+	// with arguments chosen late and object states tagged (late.go,
+	// docs/linearizes.md); a model it does not apply to is checked as
+	// without it.
+	LateArgs bool
+
+	late       *lateCtx // set per assertion when LateArgs applies
+	lateMutant int      // tests: a hand mutant of the rewrite (late.go)
+	// lateNoCompress: a choice is not compressed with the responses after
+	// it (tests and measurements compare the two).
+	lateNoCompress bool
 }
 
 // Progress is a snapshot of a running search.
@@ -78,6 +89,9 @@ type Assertion struct {
 	Value          *int64          `json:"value,omitempty"`    // reaches ... with min/max
 	Error          string          `json:"error,omitempty"`    // a run-time error of the model, or an internal error
 	Internal       bool            `json:"internal,omitempty"` // Error is a bug of quasar, not of the model
+	// LateArgs says the check ran with arguments chosen late (Options.LateArgs
+	// applied to it).
+	LateArgs bool
 	// Probabilistic: the verdict comes from a compact search (--hash-compact,
 	// --bitstate) and rests on its having visited every reachable state,
 	// which it may not have done; Coverage.Omission estimates the
