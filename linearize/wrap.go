@@ -162,6 +162,7 @@ package linearize
 import (
 	"encoding/binary"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"unsafe"
@@ -985,9 +986,12 @@ func (w *Wrapper) SetLate(values map[string][]int, choose string) {
 	w.lateOps()
 }
 
-// lateOps numbers the ops of SetLate's values.
+// lateOps numbers the ops of SetLate's values (in the order of their
+// names: the numbers, and so the states' ids, do not depend on a map's
+// order).
 func (w *Wrapper) lateOps() {
-	for name, vals := range w.lateBy {
+	for _, name := range slices.Sorted(maps.Keys(w.lateBy)) {
+		vals := w.lateBy[name]
 		op, ok := w.ops[name]
 		if !ok {
 			op = int32(len(w.opNames))

@@ -262,7 +262,7 @@ func TestLinearizesLate(t *testing.T) {
 		}
 		t.Run(in.String(), func(t *testing.T) {
 			var reps [3]*pipeline.Report
-			for k, o := range []pipeline.Options{{NoSymmetry: true}, {NoSymmetry: true, LateArgs: true}, {LateArgs: true}} {
+			for k, o := range []pipeline.Options{{NoSymmetry: true, NoLateArgs: true}, {NoSymmetry: true}, {}} {
 				o.Assert, o.Limits = " linearizes", lts.Limits{Timeout: 60 * time.Second}
 				if reps[k], err = pipeline.Source(context.Background(), f, src, o); err != nil {
 					t.Fatal(err)
@@ -277,10 +277,10 @@ func TestLinearizesLate(t *testing.T) {
 				if a.Verdict == lts.Invalid && len(a.Counterexample.History) == 0 {
 					t.Errorf("%s: counterexample without its validated history", a.Text)
 				}
-				if a.LateArgs {
+				if a.Stats.LateArgs {
 					applied++
 				}
-				t.Logf("%s: %v; pairs %d -> %d, states %d -> %d, late %v, symmetry %d", a.Text, a.Verdict, want.Stats.Pairs, a.Stats.Pairs, want.Stats.States, a.Stats.States, a.LateArgs, a.Stats.Symmetry)
+				t.Logf("%s: %v; pairs %d -> %d, states %d -> %d, late %v, symmetry %d", a.Text, a.Verdict, want.Stats.Pairs, a.Stats.Pairs, want.Stats.States, a.Stats.States, a.Stats.LateArgs, a.Stats.Symmetry)
 			}
 		})
 	}
@@ -409,7 +409,7 @@ func BenchmarkLinearizesLate(b *testing.B) {
 				{"linearizes-late", "ImplIR() linearizes<quasi 2 on", true},
 			} {
 				b.Run(fmt.Sprintf("seg=%d/sym=%v/%s", seg, sym, c.name), func(b *testing.B) {
-					benchValidOpt(b, f, src, pipeline.Options{Assert: c.sel, NoSymmetry: !sym, LateArgs: c.late})
+					benchValidOpt(b, f, src, pipeline.Options{Assert: c.sel, NoSymmetry: !sym, NoLateArgs: !c.late})
 				})
 			}
 		}

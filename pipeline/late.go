@@ -3,18 +3,19 @@ package pipeline
 import (
 	"context"
 	"fmt"
-	"github.com/quasar-verify/quasar/linearize"
-	"github.com/quasar-verify/quasar/relax"
 	"reflect"
 	"slices"
 	"strings"
 
 	"github.com/quasar-verify/quasar/csp"
 	"github.com/quasar-verify/quasar/lang"
+	"github.com/quasar-verify/quasar/linearize"
 	"github.com/quasar-verify/quasar/lts"
+	"github.com/quasar-verify/quasar/refine"
+	"github.com/quasar-verify/quasar/relax"
 )
 
-// Arguments chosen late (Options.LateArgs, a prototype; docs/linearizes.md,
+// Arguments chosen late (on unless Options.NoLateArgs; docs/linearizes.md,
 // "Arguments chosen late, object states tagged").
 //
 // lateModel rewrites the implementations of a model's linearizes
@@ -27,7 +28,7 @@ import (
 // step that reads v (its guard, block or event data, or a process argument
 // other than v passed bare) or the first visible step of the thread. That
 // step is split into one step per value a, which first performs the choice
-// event choose.T.a: a silent step (tau or a bare block) that reads v
+// event choose.T.a (choose: a name the model does not use): a silent step (tau or a bare block) that reads v
 // becomes `[] v:A @ [guard] choose.T.v{block} -> Q`; a visible step, which
 // may only be split where it is the thread's only next step (not under a
 // guard or a choice), is preceded by its own step `[] v:A @ choose.T.v ->`.
@@ -36,7 +37,10 @@ import (
 // copies in which the families are rewritten. A shape the rewrite does not
 // know (if, case, sequences, parallel or atomic parts, channels, a value
 // read in a process argument) while v is open leaves the model as it is
-// (lateModel returns an error saying where).
+// (lateModel returns an error saying where); so does, anywhere on the
+// implementation's side, a part whose events are not the thread's own
+// business (hiding, ||, atomic, interrupt), and a model with included
+// files.
 //
 // The states between the invocation and the choice are then one per
 // thread state, not one per value; the derived object (linearize.Wrapper,
@@ -52,61 +56,138 @@ type lateRewrite struct {
 	open   map[string]string // definition + "#k" -> its open copy (parameter k open)
 	decls  []lang.Decl
 	values map[string][]int // op -> the values of its family
+	// mark is in the name of every definition the rewrite makes and in
+	// no name of the model; choose is the choices' event.
+	mark, choose string
 	// mutant, when not 0, breaks the rewrite on purpose (tests): 2 the
-	// split forgets a value.
+	// split forgets a value; latePanic panics.
 	mutant int
 }
 
-// lateChoose is the base name of the choice events.
-const lateChoose = "choose"
+// latePanic is the mutant number that makes the rewrite panic (tests: a
+// panic of the rewrite must not be a crash).
+const latePanic = 99
 
-// lateSuffix ends the names of the rewritten definitions.
-const lateSuffix = "__late"
+// lateOut is a rewritten model: its file, the values of the families by
+// op, and the choices' event.
+type lateOut struct {
+	file   *lang.File
+	values map[string][]int
+	choose string
+}
 
-// lateModel returns the model m with the implementations of its linearizes
-// assertions rewritten (m itself is not changed: the result is a new
-// parse of the rewritten text) and, by op, the values of the invocation
-// families it rewrote.
-func lateModel(m *lang.File, mutant int) (*lang.File, map[string][]int, error) {
-	// A private copy of the tree: print and parse again.
-	cp, err := lang.Parse(m.Path, lang.Format(m))
-	if err != nil {
-		return nil, nil, fmt.Errorf("late arguments: %v", err)
+// lateModel returns the model m (checked: info) with the implementations
+// of its linearizes assertions rewritten; m itself is not changed: the
+// result is a deep copy, with the positions of m (a run-time error of the
+// rewritten model points at the model's own text).
+func lateModel(m *lang.File, info *lang.Info, mutant int) (*lateOut, error) {
+	if mutant == latePanic {
+		panic("late arguments: a hand mutant")
 	}
-	cp.Comments = nil
-	// The constants of the copy (the set of a family is constant).
-	ch, err := lang.Check(cp)
-	if err != nil {
-		return nil, nil, fmt.Errorf("late arguments: %v", err)
-	}
-	rw := &lateRewrite{info: ch.Info, procs: map[string]*lang.ProcDecl{}, closed: map[string]string{}, open: map[string]string{}, values: map[string][]int{}, mutant: mutant}
-	for _, d := range cp.Decls {
-		if p, ok := d.(*lang.ProcDecl); ok {
-			rw.procs[p.Name.Name] = p
+	names := map[string]bool{}
+	for _, d := range m.Decls {
+		if _, ok := d.(*lang.IncludeDecl); ok {
+			return nil, fmt.Errorf("late arguments: %s: a model with included files", d.Pos())
 		}
+		eachIdent(d, func(id *lang.Ident) { names[id.Name] = true })
 	}
-	any := false
-	for _, d := range cp.Decls {
+	// Names no name of the model can clash with.
+	mark := "__late"
+	for i := 2; containsIn(names, mark); i++ {
+		mark = fmt.Sprintf("__late%d", i)
+	}
+	choose := "choose"
+	if names[choose] {
+		choose += mark
+	}
+	rw := &lateRewrite{info: info, procs: info.Procs, closed: map[string]string{}, open: map[string]string{}, values: map[string][]int{}, mark: mark, choose: choose, mutant: mutant}
+	out := &lang.File{Span: m.Span, Path: m.Path}
+	for _, d := range m.Decls {
 		a, ok := d.(*lang.AssertDecl)
 		if !ok || a.Kind != lang.KindLinearizes || a.Map != nil {
+			out.Decls = append(out.Decls, d)
 			continue
 		}
 		left, err := rw.closedProc(a.Left)
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
-		a.Left = left
-		any = true
+		ca := *a
+		ca.Left = left
+		out.Decls = append(out.Decls, &ca)
 	}
-	if !any || len(rw.values) == 0 {
-		return nil, nil, fmt.Errorf("late arguments: no invocation family to rewrite")
+	if len(rw.values) == 0 {
+		return nil, fmt.Errorf("late arguments: no invocation family to rewrite")
 	}
-	cp.Decls = append(cp.Decls, rw.decls...)
-	out, err := lang.Parse(m.Path, lang.Format(cp))
-	if err != nil {
-		return nil, nil, fmt.Errorf("late arguments: internal error: the rewritten model does not parse: %v\n%s", err, lang.Format(cp))
+	// An invocation of a rewritten op without its argument (or with more)
+	// would be read as an open one: not known.
+	var bad error
+	for _, d := range m.Decls {
+		if c, ok := d.(*lang.ChannelDecl); ok && rw.values[strings.TrimSuffix(c.Name.Name, "_inv")] != nil {
+			bad = fmt.Errorf("late arguments: %s: a channel named like an invocation", c.Pos())
+		}
+		eachNode(d, func(n any) {
+			if e, ok := n.(*lang.EventExpr); ok && bad == nil {
+				if op, ok := strings.CutSuffix(e.Name.Name, "_inv"); ok && rw.values[op] != nil && len(e.Data) != 2 {
+					bad = fmt.Errorf("late arguments: %s: %s invoked with %d data, not the thread and the argument", e.Pos(), op, len(e.Data))
+				}
+			}
+		})
 	}
-	return out, rw.values, nil
+	if bad != nil {
+		return nil, bad
+	}
+	out.Decls = append(out.Decls, rw.decls...)
+	// A tree of its own: the copies share subtrees with the original
+	// definitions, whose names the checker would resolve in two scopes.
+	for i, d := range out.Decls {
+		out.Decls[i] = cloneAST(d)
+	}
+	return &lateOut{file: out, values: rw.values, choose: choose}, nil
+}
+
+// cloneAST returns a deep copy of an AST node (every pointer, slice and
+// interface copied; the AST's types have exported fields only).
+func cloneAST[T any](n T) T {
+	return cloneValue(reflect.ValueOf(&n).Elem()).Interface().(T)
+}
+
+func cloneValue(v reflect.Value) reflect.Value {
+	switch v.Kind() {
+	case reflect.Pointer:
+		if v.IsNil() {
+			return v
+		}
+		c := reflect.New(v.Type().Elem())
+		c.Elem().Set(cloneValue(v.Elem()))
+		return c
+	case reflect.Interface:
+		if v.IsNil() {
+			return v
+		}
+		c := reflect.New(v.Type()).Elem()
+		c.Set(cloneValue(v.Elem()))
+		return c
+	case reflect.Struct:
+		c := reflect.New(v.Type()).Elem()
+		c.Set(v)
+		for i := range v.NumField() {
+			if f := c.Field(i); f.CanSet() {
+				f.Set(cloneValue(v.Field(i)))
+			}
+		}
+		return c
+	case reflect.Slice:
+		if v.IsNil() {
+			return v
+		}
+		c := reflect.MakeSlice(v.Type(), v.Len(), v.Len())
+		for i := range v.Len() {
+			c.Index(i).Set(cloneValue(v.Index(i)))
+		}
+		return c
+	}
+	return v
 }
 
 // closedRef returns the name of the closed copy of definition name.
@@ -118,7 +199,7 @@ func (rw *lateRewrite) closedRef(name string) (string, error) {
 	if p == nil {
 		return "", fmt.Errorf("late arguments: no definition %s", name)
 	}
-	n := name + lateSuffix
+	n := name + rw.mark
 	rw.closed[name] = n
 	body, err := rw.closedProc(p.Body)
 	if err != nil {
@@ -152,6 +233,9 @@ func (rw *lateRewrite) closedProc(p lang.Proc) (lang.Proc, error) {
 		c.Name = &lang.Ident{Span: x.Name.Span, Name: n}
 		return &c, nil
 	case *lang.IndexedProc:
+		if x.IsPar && x.ParOp != lang.Interleave {
+			return nil, fmt.Errorf("late arguments: %s: an alphabetised parallel composition", x.Pos())
+		}
 		if q, ok, e := rw.family(x); e != nil || ok {
 			return q, e
 		}
@@ -204,24 +288,20 @@ func (rw *lateRewrite) closedProc(p lang.Proc) (lang.Proc, error) {
 		}
 		return &c, err
 	case *lang.ParProc:
+		if x.Op != lang.Interleave {
+			return nil, fmt.Errorf("late arguments: %s: an alphabetised parallel composition", x.Pos())
+		}
 		c := *x
 		c.Procs = nil
 		for _, q := range x.Procs {
 			c.Procs = append(c.Procs, sub(q))
 		}
 		return &c, err
-	case *lang.HideProc:
-		c := *x
-		c.Body = sub(x.Body)
-		return &c, err
-	case *lang.AtomicProc:
-		c := *x
-		c.Body = sub(x.Body)
-		return &c, err
-	case *lang.InterruptProc:
-		c := *x
-		c.Left, c.Right = sub(x.Left), sub(x.Right)
-		return &c, err
+	case *lang.HideProc, *lang.AtomicProc, *lang.InterruptProc:
+		// Hiding could hide a choice or change an invocation, an atomic
+		// part or an interrupt could run one with other threads' steps:
+		// not known.
+		return nil, fmt.Errorf("late arguments: %s: %s on the implementation's side", p.Pos(), procWord(p))
 	}
 	return nil, fmt.Errorf("late arguments: %s: unknown process form %T", p.Pos(), p)
 }
@@ -242,6 +322,20 @@ func (rw *lateRewrite) family(x *lang.IndexedProc) (lang.Proc, bool, error) {
 	vals, err := rw.set(x.Index[0].Set)
 	if err != nil {
 		return nil, false, err
+	}
+	if len(vals) == 0 {
+		return nil, false, fmt.Errorf("late arguments: %s: a family over no value", x.Pos())
+	}
+	// The thread names the choices: it must be the same value at the
+	// choice as at the invocation (no variable in it).
+	var unstable *lang.Ident
+	eachIdent(pre.Event.Data[0], func(id *lang.Ident) {
+		if sym := rw.info.Uses[id]; unstable == nil && (sym == nil || sym.Kind != lang.SymParam && sym.Kind != lang.SymIndex && sym.Kind != lang.SymConst && sym.Kind != lang.SymEnum) {
+			unstable = id
+		}
+	})
+	if unstable != nil {
+		return nil, false, fmt.Errorf("late arguments: %s: the thread reads %s, which may change", unstable.Pos(), unstable.Name)
 	}
 	op := strings.TrimSuffix(pre.Event.Name.Name, "_inv")
 	if old, ok := rw.values[op]; ok && !slices.Equal(old, vals) {
@@ -326,10 +420,10 @@ func (rw *lateRewrite) openRef(name string, k int, lt *late, args []lang.Expr) (
 	if p == nil {
 		return "", fmt.Errorf("late arguments: no definition %s", name)
 	}
-	n := fmt.Sprintf("%s__open%d_%d%s", name, k+1, j, lateSuffix)
+	n := fmt.Sprintf("%s%s_open%d_%d", name, rw.mark, k+1, j)
 	rw.open[key] = n
 	params := slices.Clone(p.Params)
-	inner := &late{v: "__none", set: lt.set, thread: &lang.Ident{Span: p.Params[j].Span, Name: p.Params[j].Name}}
+	inner := &late{v: "none" + rw.mark, set: lt.set, thread: &lang.Ident{Span: p.Params[j].Span, Name: p.Params[j].Name}}
 	if k >= 0 {
 		inner.v = p.Params[k].Name
 		params = slices.Delete(params, k, k+1)
@@ -422,7 +516,11 @@ func (rw *lateRewrite) openProc(p lang.Proc, lt *late, top bool) (lang.Proc, err
 		}
 		return &c, nil
 	case *lang.IndexedProc:
-		if x.IsPar || x.ChoiceOp != lang.GeneralChoice || reads(x.Index[0].Set) || slices.ContainsFunc(x.Index, func(iv *lang.IndexVar) bool { return iv.Var != nil && iv.Var.Name == lt.v }) {
+		if x.IsPar || x.ChoiceOp != lang.GeneralChoice || slices.ContainsFunc(x.Index, func(iv *lang.IndexVar) bool {
+			// (An index variable named like the value or a name of the
+			// thread would hide it.)
+			return iv.Var != nil && (iv.Var.Name == lt.v || mentions(lt.thread, iv.Var.Name)) || reads(iv.Set)
+		}) {
 			break
 		}
 		body, err := rw.openProc(x.Body, lt, false)
@@ -481,7 +579,7 @@ func (rw *lateRewrite) chooseFirst(x *lang.PrefixProc, lt *late) (lang.Proc, err
 
 func (rw *lateRewrite) chooseEvent(at *lang.PrefixProc, lt *late) *lang.EventExpr {
 	th := lt.thread
-	return &lang.EventExpr{Span: at.Span, Name: &lang.Ident{Span: at.Span, Name: lateChoose}, Data: []lang.Expr{th, &lang.Ident{Span: at.Span, Name: lt.v}}}
+	return &lang.EventExpr{Span: at.Span, Name: &lang.Ident{Span: at.Span, Name: rw.choose}, Data: []lang.Expr{th, &lang.Ident{Span: at.Span, Name: lt.v}}}
 }
 
 func (rw *lateRewrite) overValues(body lang.Proc, lt *late) lang.Proc {
@@ -496,6 +594,67 @@ func (rw *lateRewrite) overValues(body lang.Proc, lt *late) lang.Proc {
 	}
 	return &lang.IndexedProc{ChoiceOp: lang.GeneralChoice,
 		Index: []*lang.IndexVar{{Var: &lang.Ident{Name: lt.v}, Set: set}}, Body: body}
+}
+
+// containsIn reports whether some name has s in it.
+func containsIn(names map[string]bool, s string) bool {
+	for n := range names {
+		if strings.Contains(n, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// procWord names a process form in messages.
+func procWord(p lang.Proc) string {
+	switch p.(type) {
+	case *lang.HideProc:
+		return "hiding"
+	case *lang.AtomicProc:
+		return "an atomic part"
+	case *lang.InterruptProc:
+		return "an interrupt"
+	}
+	return fmt.Sprintf("%T", p)
+}
+
+// eachNode calls f for every pointer in the AST below n (n's own
+// included), depth first.
+func eachNode(n any, f func(any)) {
+	var walk func(v reflect.Value)
+	walk = func(v reflect.Value) {
+		switch v.Kind() {
+		case reflect.Pointer, reflect.Interface:
+			if v.IsNil() {
+				return
+			}
+			if v.Kind() == reflect.Pointer {
+				f(v.Interface())
+			}
+			walk(v.Elem())
+		case reflect.Struct:
+			for i := range v.NumField() {
+				if v.Type().Field(i).IsExported() {
+					walk(v.Field(i))
+				}
+			}
+		case reflect.Slice:
+			for i := range v.Len() {
+				walk(v.Index(i))
+			}
+		}
+	}
+	walk(reflect.ValueOf(n))
+}
+
+// eachIdent calls f for every identifier in the AST below n.
+func eachIdent(n any, f func(*lang.Ident)) {
+	eachNode(n, func(x any) {
+		if id, ok := x.(*lang.Ident); ok {
+			f(id)
+		}
+	})
 }
 
 // mentions reports whether the name occurs in n (syntactically: a
@@ -534,44 +693,47 @@ func mentions(n any, name string) bool {
 }
 
 // lateCtx is what a check with arguments chosen late needs besides the
-// rewritten model: the original model's program and assertion (a
-// counterexample is replayed there) and the families' values.
+// rewritten model: the original model's program (compiled on demand) and
+// assertion (a counterexample is replayed there), the families' values
+// and the choices' event.
 type lateCtx struct {
-	prog   *csp.Program
+	orig   func() (*csp.Program, error)
 	a      *lang.AssertDecl
 	values map[string][]int
-	mutant int
+	choose string
 }
 
-// lateSetup rewrites m for Options.LateArgs: the rewritten model's checked
-// form and program, and its assertions (in the order of m's).
-func lateSetup(m *lang.File, mutant int) (c *lang.Checked, prog *csp.Program, vals map[string][]int, err error) {
+// lateSetup is the rewritten model of m (checked: c), checked and
+// compiled, with the families' values and the choices' event; an error
+// (a model the rewrite does not know) says why there is none. A panic of
+// the rewrite is an error too.
+func lateSetup(m *lang.File, c *lang.Checked, mutant int) (lc *lang.Checked, prog *csp.Program, out *lateOut, err error) {
 	defer func() {
-		// The option must not turn a model it does not know into a crash.
+		// A model the rewrite does not know must not become a crash.
 		if r := recover(); r != nil {
-			c, prog, vals, err = nil, nil, nil, fmt.Errorf("late arguments: internal error: %v", r)
+			lc, prog, out, err = nil, nil, nil, fmt.Errorf("late arguments: internal error: %v", r)
 		}
 	}()
-	lm, vals, err := lateModel(m, mutant)
-	if err != nil {
+	if out, err = lateModel(m, c.Info, mutant); err != nil {
 		return nil, nil, nil, err
 	}
-	c, prog, err = load(lm)
-	if err != nil {
+	if lc, prog, err = load(out.file); err != nil {
 		return nil, nil, nil, fmt.Errorf("late arguments: internal error: the rewritten model: %v", err)
 	}
-	return c, prog, vals, nil
+	if !sameAsserts(c.Info.Asserts, lc.Info.Asserts) {
+		return nil, nil, nil, fmt.Errorf("late arguments: internal error: the rewritten model's assertions are not the model's")
+	}
+	return lc, prog, out, nil
 }
 
 // sameAsserts reports whether the rewritten model's assertions are the
-// original's, one for one (a model whose included files the rewrite does
-// not carry over is checked as without the option).
+// original's, one for one.
 func sameAsserts(a, b []*lang.AssertDecl) bool {
 	if len(a) != len(b) {
 		return false
 	}
 	for i := range a {
-		if a[i].Kind != b[i].Kind || (a[i].Map == nil) != (b[i].Map == nil) {
+		if a[i].Kind != b[i].Kind || (a[i].Map == nil) != (b[i].Map == nil) || a[i].Pos() != b[i].Pos() {
 			return false
 		}
 	}
@@ -584,7 +746,7 @@ func sameAsserts(a, b []*lang.AssertDecl) bool {
 // thread never chose may stand for any value: the traces for every
 // vector of values of those invocations are returned, in lexicographic
 // order.
-func lateTraces(trace []string, values map[string][]int) ([][]string, error) {
+func lateTraces(trace []string, values map[string][]int, choose string) ([][]string, error) {
 	type slot struct {
 		at   int
 		vals []int
@@ -593,7 +755,7 @@ func lateTraces(trace []string, values map[string][]int) ([][]string, error) {
 	var free []slot
 	for i, name := range trace {
 		base, data := lts.SplitName(name)
-		if base == lateChoose {
+		if base == choose {
 			continue
 		}
 		op, ok := strings.CutSuffix(base, "_inv")
@@ -606,7 +768,7 @@ func lateTraces(trace []string, values map[string][]int) ([][]string, error) {
 		chosen := false
 		for _, later := range trace[i+1:] {
 			b, d := lts.SplitName(later)
-			if b == lateChoose && len(d) == 2 && d[0] == t {
+			if b == choose && len(d) == 2 && d[0] == t {
 				out = append(out, fmt.Sprintf("%s.%d.%d", base, t, d[1]))
 				chosen = true
 				break
@@ -640,71 +802,113 @@ func lateTraces(trace []string, values map[string][]int) ([][]string, error) {
 	}
 }
 
-// hasTrace reports whether sys has the trace of visible events (by name).
-func hasTrace(sys lts.System, trace []string) error {
+// replayLate returns a shortest path of sys (tau steps included) that
+// performs the trace of visible events (by name) and ends with its last
+// event, as a refinement counterexample's path; an error if there is none.
+func replayLate(ctx context.Context, sys *csp.Proc, trace []string) (*refine.Counterexample, error) {
+	type node struct {
+		s lts.State
+		k int // events of the trace done
+	}
+	type visit struct {
+		parent int // index in order; -1 for the start
+		ev     lts.Event
+	}
 	tab := sys.Events()
-	cur := []lts.State{sys.Initial()}
+	start := node{sys.Initial(), 0}
+	seen := map[node]bool{start: true}
+	order, from := []node{start}, []visit{{-1, lts.Tau}}
 	var buf []lts.Transition
-	closure := func(set []lts.State) ([]lts.State, error) {
-		seen := map[lts.State]bool{}
-		for _, s := range set {
-			seen[s] = true
+	for i := 0; i < len(order); i++ {
+		if i%1024 == 0 && ctx.Err() != nil {
+			return nil, ctx.Err()
 		}
-		for i := 0; i < len(set); i++ {
-			var err error
-			if buf, err = sys.Successors(set[i], buf[:0]); err != nil {
-				return nil, err
-			}
-			for _, tr := range buf {
-				if tr.Event == lts.Tau && !seen[tr.Target] {
-					seen[tr.Target] = true
-					set = append(set, tr.Target)
+		x := order[i]
+		var err error
+		if buf, err = sys.Successors(x.s, buf[:0]); err != nil {
+			return nil, err
+		}
+		for _, tr := range buf {
+			y := node{tr.Target, x.k}
+			if tr.Event != lts.Tau {
+				if x.k == len(trace) || tab.Name(tr.Event) != trace[x.k] {
+					continue
 				}
+				y.k++
 			}
-		}
-		return set, nil
-	}
-	var err error
-	for i, name := range trace {
-		if cur, err = closure(cur); err != nil {
-			return err
-		}
-		var next []lts.State
-		for _, s := range cur {
-			if buf, err = sys.Successors(s, buf[:0]); err != nil {
-				return err
+			if seen[y] {
+				continue
 			}
-			for _, tr := range buf {
-				if tr.Event != lts.Tau && tab.Name(tr.Event) == name && !slices.Contains(next, tr.Target) {
-					next = append(next, tr.Target)
+			seen[y] = true
+			order, from = append(order, y), append(from, visit{i, tr.Event})
+			if y.k == len(trace) && tr.Event != lts.Tau {
+				// The path back to the start.
+				rc := &refine.Counterexample{Trace: trace, Event: trace[len(trace)-1], Initial: sys.Describe(start.s)}
+				for j := len(order) - 1; j > 0; j = from[j].parent {
+					st := refine.Step{Event: "tau", State: order[j].s, Vars: sys.Describe(order[j].s)}
+					if e := from[j].ev; e != lts.Tau {
+						st.Event, st.Visible = tab.Name(e), true
+					}
+					rc.Path = append(rc.Path, st)
 				}
+				slices.Reverse(rc.Path)
+				return rc, nil
 			}
 		}
-		if len(next) == 0 {
-			return fmt.Errorf("event %d (%s) is not possible", i+1, name)
-		}
-		cur = next
 	}
-	return nil
+	done := 0
+	for _, x := range order {
+		done = max(done, x.k)
+	}
+	return nil, fmt.Errorf("event %d (%s) is not possible", done+1, trace[min(done, len(trace)-1)])
+}
+
+// lateOffered maps the events the specification offered after a
+// counterexample's prefix back to the model's names: an open invocation
+// OP_inv.T stands for OP_inv.T.A for each value A; choices go.
+func lateOffered(offered []string, values map[string][]int, choose string) []string {
+	var out []string
+	for _, name := range offered {
+		base, data := lts.SplitName(name)
+		if base == choose {
+			continue
+		}
+		if op, ok := strings.CutSuffix(base, "_inv"); ok && values[op] != nil && len(data) == 1 {
+			for _, a := range values[op] {
+				out = append(out, fmt.Sprintf("%s.%d.%d", base, data[0], a))
+			}
+			continue
+		}
+		out = append(out, name)
+	}
+	return out
 }
 
 // validateLate maps a counterexample of the rewritten model back
-// (lateTraces), replays it on the original implementation and re-checks
-// it with the history engine, as every linearizes counterexample is. Of
-// the traces an unchosen argument leaves, the first the history engine
-// confirms is reported.
+// (lateTraces), replays it on the original implementation (its steps are
+// that path's) and re-checks it with the history engine, as every
+// linearizes counterexample is. Of the traces an unchosen argument
+// leaves, the first the history engine confirms is reported.
 func validateLate(ctx context.Context, spec lts.Automaton, cfg *relax.Config, naming linearize.Naming, ce *Counterexample, lt *lateCtx) error {
-	traces, err := lateTraces(ce.Trace, lt.values)
+	traces, err := lateTraces(ce.Trace, lt.values, lt.choose)
 	if err != nil {
 		return err
 	}
-	impl, err := lt.prog.Process(lt.a.Left)
+	prog, err := lt.orig()
+	if err != nil {
+		return err
+	}
+	impl, err := prog.Process(lt.a.Left)
 	if err != nil {
 		return err
 	}
 	var why error
 	for _, tr := range traces {
-		if err := hasTrace(impl, tr); err != nil {
+		rc, err := replayLate(ctx, impl, tr)
+		if err != nil {
+			if ctx.Err() != nil {
+				return err
+			}
 			why = fmt.Errorf("internal error: a counterexample of the late arguments is no trace of the implementation: %v", err)
 			continue
 		}
@@ -713,9 +917,10 @@ func validateLate(ctx context.Context, spec lts.Automaton, cfg *relax.Config, na
 			why = err
 			continue
 		}
-		ce.Trace, ce.Steps, ce.History, ce.Explanation = tr, nil, lines, expl
+		rc.Offered = lateOffered(ce.Offered, lt.values, lt.choose)
+		*ce = *pathSteps(prog, impl, rc)
+		ce.History, ce.Explanation = lines, expl
 		return nil
 	}
-	ce.History = nil
 	return why
 }

@@ -21,7 +21,7 @@ import (
 // fails t on an error only when there is no mutant.
 func lateCase(t *testing.T, name, src string, mutant, wmutant int, modes ...int) (bad int, verdicts []lts.Verdict) {
 	t.Helper()
-	base := Options{NoSymmetry: true, Limits: lts.Limits{MaxStates: 1 << 20}}
+	base := Options{NoSymmetry: true, NoLateArgs: true, Limits: lts.Limits{MaxStates: 1 << 20}}
 	want, err := Source(context.Background(), name, []byte(src), base)
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
@@ -33,7 +33,7 @@ func lateCase(t *testing.T, name, src string, mutant, wmutant int, modes ...int)
 	for _, k := range modes {
 		nc, eager := k&1 != 0, k&2 != 0
 		o := base
-		o.LateArgs, o.lateMutant, o.lateNoCompress = true, mutant, nc
+		o.NoLateArgs, o.lateMutant, o.lateNoCompress = false, mutant, nc
 		restore := linearize.SetEagerTags(eager)
 		got, err := Source(context.Background(), name, []byte(src), o)
 		restore()
@@ -57,7 +57,7 @@ func lateCompare(t *testing.T, name, src string, got, want *Report, mutant bool,
 		if w.Kind != "linearizes" && w.Kind != "linearizes_quasi" {
 			continue
 		}
-		if !a.LateArgs {
+		if !a.Stats.LateArgs {
 			t.Fatalf("%s: %s: the late arguments do not apply\n%s", name, a.Text, src)
 		}
 		switch {
@@ -279,7 +279,7 @@ func lateTraceSets(t *testing.T, src string, n, mutant int) (orig, mapped map[st
 	if err != nil {
 		t.Fatal(err)
 	}
-	lc, lprog, vals, err := lateSetup(m, mutant)
+	lc, lprog, lout, err := lateSetup(m, c, mutant)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -293,14 +293,14 @@ func lateTraceSets(t *testing.T, src string, n, mutant int) (orig, mapped map[st
 		t.Fatal(err)
 	}
 	orig = traces(t, impl, n, func(string) bool { return true })
-	late := traces(t, limpl, n, func(s string) bool { return !strings.HasPrefix(s, lateChoose+".") })
+	late := traces(t, limpl, n, func(s string) bool { return !strings.HasPrefix(s, lout.choose+".") })
 	mapped = map[string]bool{}
 	for tr := range late {
 		var names []string
 		if tr != "" {
 			names = strings.Split(tr, " ")
 		}
-		ms, err := lateTraces(names, vals)
+		ms, err := lateTraces(names, lout.values, lout.choose)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -339,13 +339,13 @@ func TestLateArgsSymmetry(t *testing.T) {
 	sym, proved := 0, 0
 	for i, src := range lateModels(*linCases) {
 		name := fmt.Sprintf("case%d.csp", i)
-		want, err := Source(context.Background(), name, []byte(src), Options{NoSymmetry: true, NoReduction: true, Limits: lts.Limits{MaxStates: 1 << 20}})
+		want, err := Source(context.Background(), name, []byte(src), Options{NoSymmetry: true, NoReduction: true, NoLateArgs: true, Limits: lts.Limits{MaxStates: 1 << 20}})
 		if err != nil {
 			t.Fatal(err)
 		}
 		var one *Report
 		for _, w := range []int{1, 2} {
-			got, err := Source(context.Background(), name, []byte(src), Options{LateArgs: true, Workers: w, Limits: lts.Limits{MaxStates: 1 << 20}})
+			got, err := Source(context.Background(), name, []byte(src), Options{Workers: w, Limits: lts.Limits{MaxStates: 1 << 20}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -394,17 +394,17 @@ P1(t) = deq_inv.t -> ((deq_res.t.1 -> P1(t)) [] (deq_res.t.2 -> P1(t)) [] (deq_r
 Impl() = P0(0) ||| P1(1);
 #assert Impl() linearizes Queue();
 `
-		want, err := Source(context.Background(), "x.csp", []byte(src), Options{})
+		want, err := Source(context.Background(), "x.csp", []byte(src), Options{NoLateArgs: true})
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := Source(context.Background(), "x.csp", []byte(src), Options{LateArgs: true})
+		got, err := Source(context.Background(), "x.csp", []byte(src), Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
 		a := got.Assertions[0]
-		if a.LateArgs || a.Verdict != want.Assertions[0].Verdict || a.Stats.Pairs != want.Assertions[0].Stats.Pairs {
-			t.Errorf("%s: late %v, %v in %d pairs; without the option %v in %d", body, a.LateArgs, a.Verdict, a.Stats.Pairs, want.Assertions[0].Verdict, want.Assertions[0].Stats.Pairs)
+		if a.Stats.LateArgs || a.LateArgsOff == "" || a.Verdict != want.Assertions[0].Verdict || a.Stats.Pairs != want.Assertions[0].Stats.Pairs {
+			t.Errorf("%s: late %v (%q), %v in %d pairs; without the option %v in %d", body, a.Stats.LateArgs, a.LateArgsOff, a.Verdict, a.Stats.Pairs, want.Assertions[0].Verdict, want.Assertions[0].Stats.Pairs)
 		}
 	}
 }
