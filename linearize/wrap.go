@@ -136,12 +136,13 @@
 // offers them all, whatever the variables), which is what the expansion
 // would tell.
 //
-// # Arguments chosen late (a prototype)
+// # Arguments chosen late
 //
 // With SetLate, an invocation OP_inv.T without its argument stands for
 // OP_inv.T.a for every value a of a family: the implementation (rewritten
-// by package pipeline, Options.LateArgs) chooses a later, by the event
-// choose.T.a, where it first reads it. T's status is then "open": called
+// by package pipeline, on unless Options.NoLateArgs) chooses a later, by
+// the event choose.T.a (choose: a name the model does not use), where it
+// first reads it. T's status is then "open": called
 // with the argument not fixed, or, after a linearization step, done and
 // tagged with the value that step fixed. A set of states stands for one
 // set per vector of values of its open threads, and the search fails when

@@ -3,9 +3,11 @@ package pipeline
 import (
 	"context"
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
 	"strings"
+	"sync/atomic"
 
 	"github.com/quasar-verify/quasar/csp"
 	"github.com/quasar-verify/quasar/lang"
@@ -77,8 +79,8 @@ type lateOut struct {
 }
 
 // lateModel returns the model m (checked: info) with the implementations
-// of its linearizes assertions rewritten; m itself is not changed: the
-// result is a deep copy, with the positions of m (a run-time error of the
+// of its linearizes assertions rewritten; m itself is not changed. The
+// new declarations keep the positions of m's (a run-time error of the
 // rewritten model points at the model's own text).
 func lateModel(m *lang.File, info *lang.Info, mutant int) (*lateOut, error) {
 	if mutant == latePanic {
@@ -126,22 +128,30 @@ func lateModel(m *lang.File, info *lang.Info, mutant int) (*lateOut, error) {
 		if c, ok := d.(*lang.ChannelDecl); ok && rw.values[strings.TrimSuffix(c.Name.Name, "_inv")] != nil {
 			bad = fmt.Errorf("late arguments: %s: a channel named like an invocation", c.Pos())
 		}
-		eachNode(d, func(n any) {
+		eachNode(d, func(n any) bool {
 			if e, ok := n.(*lang.EventExpr); ok && bad == nil {
 				if op, ok := strings.CutSuffix(e.Name.Name, "_inv"); ok && rw.values[op] != nil && len(e.Data) != 2 {
 					bad = fmt.Errorf("late arguments: %s: %s invoked with %d data, not the thread and the argument", e.Pos(), op, len(e.Data))
 				}
 			}
+			return bad == nil
 		})
 	}
 	if bad != nil {
 		return nil, bad
 	}
-	out.Decls = append(out.Decls, rw.decls...)
-	// A tree of its own: the copies share subtrees with the original
-	// definitions, whose names the checker would resolve in two scopes.
+	// The new declarations get trees of their own: they share subtrees
+	// with the model's definitions and with each other, whose names the
+	// checker would resolve in two scopes (an open copy's value is no
+	// longer a parameter). The model's own declarations are shared with m
+	// (checking and compiling a model does not change its tree).
 	for i, d := range out.Decls {
-		out.Decls[i] = cloneAST(d)
+		if a, ok := d.(*lang.AssertDecl); ok && a != m.Decls[i] {
+			out.Decls[i] = cloneAST(d)
+		}
+	}
+	for _, d := range rw.decls {
+		out.Decls = append(out.Decls, cloneAST(d))
 	}
 	return &lateOut{file: out, values: rw.values, choose: choose}, nil
 }
@@ -171,10 +181,8 @@ func cloneValue(v reflect.Value) reflect.Value {
 	case reflect.Struct:
 		c := reflect.New(v.Type()).Elem()
 		c.Set(v)
-		for i := range v.NumField() {
-			if f := c.Field(i); f.CanSet() {
-				f.Set(cloneValue(v.Field(i)))
-			}
+		for _, i := range astFields(v.Type()) {
+			c.Field(i).Set(cloneValue(v.Field(i)))
 		}
 		return c
 	case reflect.Slice:
@@ -620,40 +628,90 @@ func procWord(p lang.Proc) string {
 }
 
 // eachNode calls f for every pointer in the AST below n (n's own
-// included), depth first.
-func eachNode(n any, f func(any)) {
-	var walk func(v reflect.Value)
-	walk = func(v reflect.Value) {
-		switch v.Kind() {
-		case reflect.Pointer, reflect.Interface:
-			if v.IsNil() {
-				return
+// included), depth first, while f returns true.
+func eachNode(n any, f func(any) bool) {
+	walkAST(reflect.ValueOf(n), f)
+}
+
+func walkAST(v reflect.Value, f func(any) bool) bool {
+	switch v.Kind() {
+	case reflect.Pointer:
+		if v.IsNil() {
+			return true
+		}
+		if !f(v.Interface()) {
+			return false
+		}
+		return walkAST(v.Elem(), f)
+	case reflect.Interface:
+		if v.IsNil() {
+			return true
+		}
+		return walkAST(v.Elem(), f)
+	case reflect.Struct:
+		for _, i := range astFields(v.Type()) {
+			if !walkAST(v.Field(i), f) {
+				return false
 			}
-			if v.Kind() == reflect.Pointer {
-				f(v.Interface())
-			}
-			walk(v.Elem())
-		case reflect.Struct:
-			for i := range v.NumField() {
-				if v.Type().Field(i).IsExported() {
-					walk(v.Field(i))
-				}
-			}
-		case reflect.Slice:
-			for i := range v.Len() {
-				walk(v.Index(i))
+		}
+	case reflect.Slice:
+		for i := range v.Len() {
+			if !walkAST(v.Index(i), f) {
+				return false
 			}
 		}
 	}
-	walk(reflect.ValueOf(n))
+	return true
+}
+
+// astFieldsOf memoises astFields (a map replaced, never changed).
+var astFieldsOf atomic.Pointer[map[reflect.Type][]int]
+
+// astFields returns the fields of a struct type of the AST that may hold
+// pointers (the others, positions and names, are neither walked nor
+// cloned: they are values). The AST's types have exported fields only.
+func astFields(t reflect.Type) []int {
+	m := astFieldsOf.Load()
+	if m != nil {
+		if f, ok := (*m)[t]; ok {
+			return f
+		}
+	}
+	var out []int
+	for i := range t.NumField() {
+		if t.Field(i).IsExported() && holdsPointers(t.Field(i).Type) {
+			out = append(out, i)
+		}
+	}
+	n := map[reflect.Type][]int{t: out}
+	if m != nil {
+		maps.Copy(n, *m)
+	}
+	astFieldsOf.Store(&n) // (a racing store loses an entry, found again later)
+	return out
+}
+
+func holdsPointers(t reflect.Type) bool {
+	switch t.Kind() {
+	case reflect.Pointer, reflect.Interface, reflect.Slice:
+		return true
+	case reflect.Struct:
+		for i := range t.NumField() {
+			if holdsPointers(t.Field(i).Type) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // eachIdent calls f for every identifier in the AST below n.
 func eachIdent(n any, f func(*lang.Ident)) {
-	eachNode(n, func(x any) {
+	eachNode(n, func(x any) bool {
 		if id, ok := x.(*lang.Ident); ok {
 			f(id)
 		}
+		return true
 	})
 }
 
@@ -661,34 +719,12 @@ func eachIdent(n any, f func(*lang.Ident)) {
 // conservative "reads").
 func mentions(n any, name string) bool {
 	found := false
-	var walk func(v reflect.Value)
-	walk = func(v reflect.Value) {
-		if found || !v.IsValid() {
-			return
+	eachNode(n, func(x any) bool {
+		if id, ok := x.(*lang.Ident); ok && id.Name == name {
+			found = true
 		}
-		switch v.Kind() {
-		case reflect.Pointer, reflect.Interface:
-			if v.IsNil() {
-				return
-			}
-			if id, ok := v.Interface().(*lang.Ident); ok {
-				found = found || id.Name == name
-				return
-			}
-			walk(v.Elem())
-		case reflect.Struct:
-			for i := range v.NumField() {
-				if v.Type().Field(i).IsExported() {
-					walk(v.Field(i))
-				}
-			}
-		case reflect.Slice:
-			for i := range v.Len() {
-				walk(v.Index(i))
-			}
-		}
-	}
-	walk(reflect.ValueOf(n))
+		return !found
+	})
 	return found
 }
 

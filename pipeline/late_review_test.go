@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/quasar-verify/quasar/lang"
 	"github.com/quasar-verify/quasar/linearize"
 	"github.com/quasar-verify/quasar/lts"
 )
@@ -256,5 +257,45 @@ func TestLateArgsMutantCompressed(t *testing.T) {
 	t.Logf("the mutant changes %d of %d verdicts", caught, total)
 	if caught == 0 {
 		t.Error("the mutant is not caught")
+	}
+}
+
+// TestLateArgsModelUnchanged: the rewritten model shares the model's own
+// declarations (checking and compiling it must not change them), and its
+// new ones are trees of their own: the model's tree and its printed form
+// are the same after the rewrite as before, and so is the model's own
+// program (the same traces as a fresh compile, TestLateArgsTraces).
+func TestLateArgsModelUnchanged(t *testing.T) {
+	for i, src := range lateModels(*linCases / 4) {
+		m, err := lang.Parse("x.csp", []byte(src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		dump, text := lang.Dump(m), string(lang.Format(m))
+		c, err := lang.Check(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lc, _, out, err := lateSetup(m, c, 0)
+		if err != nil {
+			t.Fatalf("model %d: %v", i, err)
+		}
+		if lang.Dump(m) != dump || string(lang.Format(m)) != text {
+			t.Fatalf("model %d: the rewrite changed the model", i)
+		}
+		// No node of a new declaration is a node of another declaration.
+		owner := map[any]int{}
+		for j, d := range out.file.Decls {
+			eachNode(d, func(n any) bool {
+				if k, ok := owner[n]; ok && k != j {
+					t.Fatalf("model %d: declarations %d and %d share %T %v", i, k, j, n, n)
+				}
+				owner[n] = j
+				return true
+			})
+		}
+		if len(lc.Info.Asserts) != len(c.Info.Asserts) {
+			t.Fatalf("model %d: assertions %d, want %d", i, len(lc.Info.Asserts), len(c.Info.Asserts))
+		}
 	}
 }

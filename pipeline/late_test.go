@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/quasar-verify/quasar/csp"
 	"github.com/quasar-verify/quasar/lang"
 	"github.com/quasar-verify/quasar/linearize"
 	"github.com/quasar-verify/quasar/lts"
@@ -275,11 +276,17 @@ func lateTraceSets(t *testing.T, src string, n, mutant int) (orig, mapped map[st
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, prog, err := load(m)
+	c, err := lang.Check(m)
 	if err != nil {
 		t.Fatal(err)
 	}
 	lc, lprog, lout, err := lateSetup(m, c, mutant)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The model's own program compiled after the rewritten one, as
+	// Parsed does.
+	prog, err := csp.Compile(c)
 	if err != nil {
 		t.Fatal(err)
 	}
