@@ -117,7 +117,7 @@ func Parsed(ctx context.Context, m *lang.File, src func(string) []byte, opt Opti
 		if opt.Collect {
 			runtime.GC()
 		}
-		if late(a) && lprog != nil {
+		if late(a) && lprog != nil && lout.applies[a] {
 			o := opt
 			o.late = &lateCtx{orig: orig, a: a, values: lout.values, choose: lout.choose}
 			checkOne(ctx, lprog, lc.Info, lc.Info.Asserts[i], res, o)
@@ -126,6 +126,9 @@ func Parsed(ctx context.Context, m *lang.File, src func(string) []byte, opt Opti
 		}
 		if late(a) {
 			res.LateArgsOff = lateWhy
+			if lateWhy == "" {
+				res.LateArgsOff = "late arguments: the implementation has no invocation family"
+			}
 		}
 		p, err := orig()
 		if err != nil {

@@ -71,11 +71,13 @@ type lateRewrite struct {
 const latePanic = 99
 
 // lateOut is a rewritten model: its file, the values of the families by
-// op, and the choices' event.
+// op, the choices' event, and by linearizes assertion of the model
+// whether its implementation was rewritten (reaches an open invocation).
 type lateOut struct {
-	file   *lang.File
-	values map[string][]int
-	choose string
+	file    *lang.File
+	values  map[string][]int
+	choose  string
+	applies map[*lang.AssertDecl]bool
 }
 
 // lateModel returns the model m (checked: info) with the implementations
@@ -121,11 +123,17 @@ func lateModel(m *lang.File, info *lang.Info, mutant int) (*lateOut, error) {
 	if len(rw.values) == 0 {
 		return nil, fmt.Errorf("late arguments: no invocation family to rewrite")
 	}
+	res := &lateOut{values: rw.values, choose: choose, applies: map[*lang.AssertDecl]bool{}}
+	for i, d := range m.Decls {
+		if a, ok := d.(*lang.AssertDecl); ok && out.Decls[i] != d {
+			res.applies[a] = rw.reachesOpen(out.Decls[i].(*lang.AssertDecl).Left)
+		}
+	}
 	// An invocation of a rewritten op without its argument (or with more)
 	// would be read as an open one: not known.
 	var bad error
 	for _, d := range m.Decls {
-		if c, ok := d.(*lang.ChannelDecl); ok && rw.values[strings.TrimSuffix(c.Name.Name, "_inv")] != nil {
+		if c, ok := d.(*lang.ChannelDecl); ok && strings.HasSuffix(c.Name.Name, "_inv") && rw.values[strings.TrimSuffix(c.Name.Name, "_inv")] != nil {
 			bad = fmt.Errorf("late arguments: %s: a channel named like an invocation", c.Pos())
 		}
 		eachNode(d, func(n any) bool {
@@ -153,7 +161,41 @@ func lateModel(m *lang.File, info *lang.Info, mutant int) (*lateOut, error) {
 	for _, d := range rw.decls {
 		out.Decls = append(out.Decls, cloneAST(d))
 	}
-	return &lateOut{file: out, values: rw.values, choose: choose}, nil
+	res.file = out
+	return res, nil
+}
+
+// reachesOpen reports whether a rewritten process reaches an invocation
+// without its argument (if not, its assertion is checked as without the
+// option).
+func (rw *lateRewrite) reachesOpen(p lang.Proc) bool {
+	decls := map[string]*lang.ProcDecl{}
+	for _, d := range rw.decls {
+		if pd, ok := d.(*lang.ProcDecl); ok {
+			decls[pd.Name.Name] = pd
+		}
+	}
+	seen := map[string]bool{}
+	found := false
+	var walk func(n any)
+	walk = func(n any) {
+		eachNode(n, func(x any) bool {
+			switch x := x.(type) {
+			case *lang.EventExpr:
+				if op, ok := strings.CutSuffix(x.Name.Name, "_inv"); ok && rw.values[op] != nil && len(x.Data) == 1 {
+					found = true
+				}
+			case *lang.RefProc:
+				if pd := decls[x.Name.Name]; pd != nil && !seen[pd.Name.Name] {
+					seen[pd.Name.Name] = true
+					walk(pd.Body)
+				}
+			}
+			return !found
+		})
+	}
+	walk(p)
+	return found
 }
 
 // cloneAST returns a deep copy of an AST node (every pointer, slice and
