@@ -58,6 +58,11 @@ type Reduced struct {
 	// renamed memoises events with their thread renamed (rename).
 	renMu   sync.Mutex
 	renamed map[renKey]lts.Event
+	// choose is the base name of the choices of arguments chosen late
+	// (SetChoose; "" none): a choice into a responding state is
+	// compressed with the responses as an internal step is, labelled
+	// with both (combined).
+	choose string
 }
 
 type forcedState struct {
@@ -165,7 +170,7 @@ func (r *Reduced) successors(id lts.State, buf []lts.Transition, mv []lts.Move, 
 			continue
 		}
 		switch {
-		case tr.Event == lts.Tau && !r.uncompressed:
+		case (tr.Event == lts.Tau || r.isChoose(tr.Event)) && !r.uncompressed:
 			buf, mv = r.tauStep(tr, m, buf, mv, x)
 		case forced < 0 && only < 0 && m.Local && m.Comp >= 0 && r.role(tr.Event) == RoleInv:
 			buf, mv = r.invStep(tr, m, buf, mv, x)
@@ -222,8 +227,8 @@ func (r *Reduced) successorsPending(pd pender, id lts.State, buf []lts.Transitio
 			continue
 		}
 		switch ev := p.Event(i); {
-		case ev == lts.Tau && !r.uncompressed:
-			r.tauPending(pd, p, i, m, out, x)
+		case (ev == lts.Tau || r.isChoose(ev)) && !r.uncompressed:
+			r.tauPending(pd, p, i, ev, m, out, x)
 		case forced < 0 && only < 0 && m.Local && m.Comp >= 0 && r.role(ev) == RoleInv:
 			r.invPending(pd, p, i, m, out, x)
 		default:
@@ -271,13 +276,13 @@ func (r *Reduced) pendingResponder(p *csp.Pending) int32 {
 // tauPending adds to out the targets of the pending internal step i of p
 // (tauStep): the responses from its target when that is a responding
 // state, else the target.
-func (r *Reduced) tauPending(pd pender, p *csp.Pending, i int, m lts.Move, out *csp.Pending, x *reduceScratch) {
+func (r *Reduced) tauPending(pd pender, p *csp.Pending, i int, first lts.Event, m lts.Move, out *csp.Pending, x *reduceScratch) {
 	evs, ends, known := pd.PendingLocalSteps(p, i, x.evs[:0], x.ends[:0])
 	x.evs, x.ends = evs, ends
 	if !known {
 		// Its controls are new: stored, it is asked as tauStep does.
 		x.late = append(x.late, out.Len())
-		out.Add(p, i, lts.Tau, m)
+		out.Add(p, i, first, m)
 		return
 	}
 	c := r.responderOf(evs, ends)
@@ -285,7 +290,7 @@ func (r *Reduced) tauPending(pd pender, p *csp.Pending, i int, m lts.Move, out *
 	if c < 0 || pd.ExpandPending(p, i, c, q) != nil {
 		// Not responding; or an error, left to the state in between,
 		// stored, to report with its trace.
-		out.Add(p, i, lts.Tau, m)
+		out.Add(p, i, first, m)
 		return
 	}
 	comp := int32(-1)
@@ -295,7 +300,7 @@ func (r *Reduced) tauPending(pd pender, p *csp.Pending, i int, m lts.Move, out *
 	for k := range q.Len() {
 		m2 := q.Move(k)
 		m2.Comp = comp
-		out.Add(q, k, q.Event(k), m2)
+		out.Add(q, k, r.combine(first, q.Event(k)), m2)
 	}
 }
 
@@ -494,11 +499,11 @@ func (r *Reduced) invStep(tr lts.Transition, m lts.Move, buf []lts.Transition, m
 // responses), that thread's responses from there (compressed), else tr.
 func (r *Reduced) tauStep(tr lts.Transition, m lts.Move, buf []lts.Transition, mv []lts.Move, x *reduceScratch) ([]lts.Transition, []lts.Move) {
 	if only, known := r.staticResponder(tr.Target, x); known && only < 0 {
-		return append(buf, lts.Transition{Event: lts.Tau, Target: 2 * tr.Target}), append(mv, m)
+		return append(buf, lts.Transition{Event: tr.Event, Target: 2 * tr.Target}), append(mv, m)
 	}
 	trs, moves, only, err := r.responding(tr.Target, x)
 	if err != nil || only < 0 {
-		return append(buf, lts.Transition{Event: lts.Tau, Target: 2 * tr.Target}), append(mv, m)
+		return append(buf, lts.Transition{Event: tr.Event, Target: 2 * tr.Target}), append(mv, m)
 	}
 	// The responses name threads as the state in between does; the
 	// transition names them as this state does.
@@ -512,7 +517,7 @@ func (r *Reduced) tauStep(tr lts.Transition, m lts.Move, buf []lts.Transition, m
 		if m.Comp >= 0 && int(m.Comp) == back.At(int(only)) {
 			comp = m.Comp
 		}
-		buf = append(buf, lts.Transition{Event: r.rename(t.Event, back), Target: 2 * t.Target})
+		buf = append(buf, lts.Transition{Event: r.combine(tr.Event, r.rename(t.Event, back)), Target: 2 * t.Target})
 		mv = append(mv, lts.Move{Comp: comp, Perm: m.Perm.Then(m2.Perm), Ties: m2.Ties})
 	}
 	return buf, mv
@@ -662,9 +667,14 @@ func (r *Reduced) UnreduceSteps(events []lts.Event, path []lts.State, ren []lts.
 				return nil, nil, nil, err
 			}
 			found := false
+			c1, c2, comb := r.split(events[i])
 			for j, tr := range trs {
 				var e1, e2 lts.Event
 				switch {
+				case comb && r.rename(tr.Event, prevRen) == c1:
+					e1, e2 = c1, c2
+				case comb:
+					continue
 				case tr.Event == lts.Tau:
 					e1, e2 = lts.Tau, events[i]
 				case r.rename(tr.Event, prevRen) == events[i]:
@@ -724,4 +734,43 @@ func (r *Reduced) concrete(events []lts.Event, path []lts.State, ren []lts.Perm,
 		cur = s
 	}
 	return sys, concrete, nil
+}
+
+// SetChoose names the choice events of arguments chosen late (base
+// choose, data thread and value): a choice into a responding state is
+// then compressed with its responses as an internal step is, into one
+// transition labelled choose.T.A.R, R the response's event id
+// (Wrapper reads it as the choice and then the response; UnreduceSteps
+// puts the two steps back). The compressed system lacks the traces that
+// end with such a choice, but no counterexample ends with a choice: a
+// covered set of object states (Wrapper.Covered) restricted to one value
+// of a thread is covered. Call it before the first step.
+func (r *Reduced) SetChoose(base string) { r.choose = base }
+
+// isChoose reports whether e is a choice (choose.T.A).
+func (r *Reduced) isChoose(e lts.Event) bool {
+	return r.choose != "" && e != lts.Tau && r.tab.Base(e) == r.choose && len(r.tab.Data(e)) == 2
+}
+
+// combine is the label of a compressed step: the response e after an
+// internal step (first tau), or choose.T.A.R after the choice first.
+func (r *Reduced) combine(first, e lts.Event) lts.Event {
+	if first == lts.Tau {
+		return e
+	}
+	d := r.tab.Data(first)
+	return r.tab.Intern(r.choose, d[0], d[1], int(e))
+}
+
+// split returns the choice and the response of a combined label, ok
+// false if e is none.
+func (r *Reduced) split(e lts.Event) (choice, res lts.Event, ok bool) {
+	if r.choose == "" || e == lts.Tau || r.tab.Base(e) != r.choose {
+		return 0, 0, false
+	}
+	d := r.tab.Data(e)
+	if len(d) != 3 {
+		return 0, 0, false
+	}
+	return r.tab.Intern(r.choose, d[0], d[1]), lts.Event(d[2]), true
 }

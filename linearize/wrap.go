@@ -136,6 +136,20 @@
 // offers them all, whatever the variables), which is what the expansion
 // would tell.
 //
+// # Arguments chosen late
+//
+// With SetLate, an invocation OP_inv.T without its argument stands for
+// OP_inv.T.a for every value a of a family: the implementation (rewritten
+// by package pipeline, on unless Options.NoLateArgs) chooses a later, by
+// the event choose.T.a (choose: a name the model does not use), where it
+// first reads it. T's status is then "open": called
+// with the argument not fixed, or, after a linearization step, done and
+// tagged with the value that step fixed. A set of states stands for one
+// set per vector of values of its open threads, and the search fails when
+// one of those is empty (Covered, refine.Tagged); choose.T.a keeps the
+// states that agree with a. Reduced.SetChoose compresses a choice with the
+// responses after it. docs/linearizes.md has the design and the figures.
+//
 // # Sets of states
 //
 // The refinement search follows sets of the automaton's states (one per
@@ -149,6 +163,7 @@ package linearize
 import (
 	"encoding/binary"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"unsafe"
@@ -202,6 +217,17 @@ type Wrapper struct {
 	vec []uint32 // scratch: a state's vector being built
 	key []byte
 	en  []lts.Event
+
+	// Arguments chosen late (SetLate): by op number, the values an open
+	// invocation (OP_inv.T without its argument) stands for; choose is
+	// the base name of the choice events (choose.T.A).
+	late   map[int32][]int
+	lateBy map[string][]int
+	choose string
+	// Covered's scratch: the open threads, their values, a vector.
+	open     []int
+	openVals [][]int
+	odo      []int
 }
 
 type span struct{ off, n uint32 }
@@ -218,6 +244,14 @@ type status struct {
 	kind int8
 	op   int32 // -1 for idle
 	data []int // called: the arguments; done: the results
+	// open: the argument was chosen late and the implementation has not
+	// chosen it yet (SetLate); tag is then the argument this state
+	// stands for (called: data), unless any: a called status whose
+	// argument is not fixed either (data nil), which stands for every
+	// value until a linearization step fixes it.
+	open bool
+	any  bool
+	tag  int
 }
 
 // evKind classifies an event of the implementation.
@@ -231,6 +265,12 @@ type evKind struct {
 	// a done thread must have to give it (done with these results).
 	status uint32
 	err    error
+	// open: an invocation whose argument is chosen late (one status per
+	// value in opens); choose: the choice choose.T.A (data: [A]).
+	open   bool
+	opens  []uint32
+	choose bool
+	then   lts.Event // a compressed choice's response (Reduced.SetChoose); 0 none
 }
 
 // effect is one way a called operation can take effect: the thread's
@@ -313,9 +353,34 @@ func (w *Wrapper) step(s lts.State, e lts.Event, buf []lts.State) ([]lts.State, 
 		return buf, k.err
 	}
 	cur := w.statuses[w.thread(s, k.thread)]
+	if k.choose && k.then != 0 {
+		// The choice, then the response.
+		mid, err := w.chooseStep(s, e, &k, cur, nil)
+		if err != nil {
+			return buf, err
+		}
+		n := len(buf)
+		for _, m := range mid {
+			if buf, err = w.Step(m, k.then, buf); err != nil {
+				return buf[:n], err
+			}
+		}
+		tail := buf[n:]
+		slices.Sort(tail)
+		return append(buf[:n], slices.Compact(tail)...), nil
+	}
+	if k.choose {
+		return w.chooseStep(s, e, &k, cur, buf)
+	}
 	if k.inv {
 		if cur.kind != idle {
 			return buf, fmt.Errorf("thread %d invokes %s while its %s is pending: the model's history is not well formed", k.thread, w.table.Name(e), w.opNames[cur.op])
+		}
+		if k.open {
+			for _, st := range k.opens {
+				buf = append(buf, w.with(s, k.thread, st))
+			}
+			return buf, nil
 		}
 		return append(buf, w.with(s, k.thread, k.status)), nil
 	}
@@ -408,12 +473,32 @@ func (w *Wrapper) effectsFor(sp lts.State, t uint32) ([]effect, error) {
 		if len(data) < len(st.data) || !slices.Equal(data[:len(st.data)], st.data) {
 			continue
 		}
+		if st.any {
+			// The argument is fixed by this step: one of the values.
+			vals := w.late[st.op]
+			if tagMutant == 2 {
+				vals = vals[:len(vals)-1] // Mutant: a value is forgotten.
+			}
+			if len(data) < 1 || !slices.Contains(vals, data[0]) {
+				continue
+			}
+			next, err := w.spec.Step(sp, e, nil)
+			if err != nil {
+				w.effects = w.effects[:start]
+				return nil, err
+			}
+			d := w.statusID(status{kind: done, op: st.op, data: data[1:], open: tagMutant != 4, tag: data[0]})
+			for _, n := range next {
+				w.effects = append(w.effects, effect{done: d, spec: n})
+			}
+			continue
+		}
 		next, err := w.spec.Step(sp, e, nil)
 		if err != nil {
 			w.effects = w.effects[:start]
 			return nil, err
 		}
-		d := w.statusID(status{kind: done, op: st.op, data: data[len(st.data):]})
+		d := w.statusID(status{kind: done, op: st.op, data: data[len(st.data):], open: st.open && tagMutant != 4, tag: st.tag})
 		for _, n := range next {
 			w.effects = append(w.effects, effect{done: d, spec: n})
 		}
@@ -430,10 +515,16 @@ func (w *Wrapper) Enabled(s lts.State, buf []lts.Event) ([]lts.Event, error) {
 	n := len(buf)
 	for e := lts.Event(1); int(e) < w.table.Len(); e++ {
 		k := w.kind(e)
-		if k.err != nil || !(k.inv || k.res) {
+		if k.err != nil || !(k.inv || k.res || k.choose) {
 			continue
 		}
 		cur := w.statuses[w.thread(s, k.thread)]
+		if k.choose {
+			if k.then == 0 && cur.open && (cur.any || cur.tag == k.data[0]) {
+				buf = append(buf, e)
+			}
+			continue
+		}
 		if k.inv && cur.kind == idle {
 			buf = append(buf, e)
 		}
@@ -461,9 +552,9 @@ func (w *Wrapper) Describe(s lts.State) string {
 	for i, t := range w.threads(s) {
 		switch st := w.statuses[t]; st.kind {
 		case called:
-			parts = append(parts, fmt.Sprintf("t%d called %s", i, eventName(w.opNames[st.op], st.data)))
+			parts = append(parts, fmt.Sprintf("t%d called %s%s", i, eventName(w.opNames[st.op], st.data), openNote(st)))
 		case done:
-			parts = append(parts, fmt.Sprintf("t%d done %s", i, eventName(w.opNames[st.op], st.data)))
+			parts = append(parts, fmt.Sprintf("t%d done %s%s", i, eventName(w.opNames[st.op], st.data), openNote(st)))
 		}
 	}
 	return strings.Join(parts, ", ")
@@ -484,6 +575,18 @@ func (w *Wrapper) kind(e lts.Event) evKind {
 }
 
 func (w *Wrapper) classify(e lts.Event) evKind {
+	if w.choose != "" && w.table.Base(e) == w.choose {
+		d := w.table.Data(e)
+		if len(d) == 3 && d[2] > 0 && d[2] < w.table.Len() {
+			// A choice compressed with a response (Reduced.SetChoose).
+			return evKind{choose: true, thread: d[0], data: d[1:2], then: lts.Event(d[2])}
+		}
+		if len(d) != 2 || d[0] < 0 || d[0] >= maxThreads {
+			return evKind{err: fmt.Errorf("event %s: a choice is %s.THREAD.VALUE", w.table.Name(e), w.choose)}
+		}
+		return evKind{choose: true, thread: d[0], data: d[1:]}
+	}
+	w.lateOps()
 	c, err := w.naming.Read(w.table.Base(e), w.table.Data(e))
 	if err != nil {
 		return evKind{err: err}
@@ -498,6 +601,20 @@ func (w *Wrapper) classify(e lts.Event) evKind {
 		w.opNames = append(w.opNames, c.Op)
 	}
 	k := evKind{inv: c.Role == RoleInv, res: c.Role == RoleRes, op: op, thread: c.Thread, data: c.Data}
+	if vals, ok := w.late[op]; ok && k.inv && len(c.Data) == 0 {
+		k.open = true
+		if tagMutant == 2 && eagerTags {
+			vals = vals[:len(vals)-1] // Mutant: the split forgets a value.
+		}
+		if eagerTags {
+			for _, a := range vals {
+				k.opens = append(k.opens, w.statusID(status{kind: called, op: op, data: []int{a}, open: true, tag: a}))
+			}
+			return k
+		}
+		k.opens = append(k.opens, w.statusID(status{kind: called, op: op, open: true, any: true}))
+		return k
+	}
 	if k.inv {
 		k.status = w.statusID(status{kind: called, op: op, data: c.Data})
 	} else {
@@ -509,6 +626,14 @@ func (w *Wrapper) classify(e lts.Event) evKind {
 // statusID interns a status.
 func (w *Wrapper) statusID(t status) uint32 {
 	k := append(w.key[:0], byte(t.kind))
+	if t.any {
+		k = append(k, 2)
+	} else if t.open {
+		k = append(k, 1)
+		k = binary.AppendVarint(k, int64(t.tag))
+	} else {
+		k = append(k, 0)
+	}
 	k = binary.AppendVarint(k, int64(t.op))
 	for _, d := range t.data {
 		k = binary.AppendVarint(k, int64(d))
@@ -594,7 +719,7 @@ func (w *Wrapper) Role(e lts.Event) Role {
 		return RoleOther
 	}
 	switch k := w.kind(e); {
-	case k.err != nil:
+	case k.err != nil, k.choose:
 		return RoleOther
 	case k.inv:
 		return RoleInv
@@ -613,14 +738,23 @@ const (
 )
 
 // PermuteEvent renames the thread of an invocation or response by p (the
-// thread T of OP_inv.T.ARGS becomes p.At(T)); other events are unchanged.
-// The thread must be the first datum (Naming.ThreadFirst).
+// thread T of OP_inv.T.ARGS becomes p.At(T)), and of a choice (SetLate;
+// a choice compressed with a response renames the response too); other
+// events are unchanged. The thread must be the first datum
+// (Naming.ThreadFirst).
 func (w *Wrapper) PermuteEvent(e lts.Event, p lts.Perm) lts.Event {
-	if p == 0 || w.Role(e) == RoleOther {
+	if p == 0 || e == lts.Tau {
+		return e
+	}
+	k := w.kind(e)
+	if w.Role(e) == RoleOther && !k.choose {
 		return e
 	}
 	data := slices.Clone(w.table.Data(e))
 	data[0] = p.At(data[0])
+	if k.then != 0 {
+		data[2] = int(w.PermuteEvent(k.then, p))
+	}
 	return w.table.Intern(w.table.Base(e), data...)
 }
 
@@ -802,7 +936,8 @@ func (w *Wrapper) reaches(s, t lts.State) bool {
 			continue
 		}
 		sa, sb := &w.statuses[a], &w.statuses[b]
-		if sa.kind != called || sb.kind != done || sa.op != sb.op || i >= 64 {
+		// (A linearization step keeps the tag of an argument chosen late.)
+		if sa.kind != called || sb.kind != done || sa.op != sb.op || sa.open != sb.open || !sa.any && sa.tag != sb.tag || i >= 64 {
 			return false
 		}
 		diff |= 1 << i
@@ -837,3 +972,146 @@ func (w *Wrapper) reachesSpec(s lts.State, sp lts.State, diff uint64, t lts.Stat
 	}
 	return false
 }
+
+// SetLate makes w read an invocation OP_inv.T without its argument, for
+// an op of values, as one invocation per value a in values[OP] with the
+// argument chosen late: each of its states is "open", tagged with a, until
+// the choice event CHOOSE.T.A keeps the states tagged A (and closes them).
+// A set of states then stands for one set per vector of values of its
+// open threads (the states tagged so), and the search must ask Covered,
+// not whether the set is empty (docs/linearizes.md, "Arguments chosen
+// late"). Call it before the first step.
+func (w *Wrapper) SetLate(values map[string][]int, choose string) {
+	w.lateBy, w.choose = values, choose
+	w.late = map[int32][]int{}
+	w.lateOps()
+}
+
+// lateOps numbers the ops of SetLate's values (in the order of their
+// names: the numbers, and so the states' ids, do not depend on a map's
+// order).
+func (w *Wrapper) lateOps() {
+	for _, name := range slices.Sorted(maps.Keys(w.lateBy)) {
+		vals := w.lateBy[name]
+		op, ok := w.ops[name]
+		if !ok {
+			op = int32(len(w.opNames))
+			w.ops[name] = op
+			w.opNames = append(w.opNames, name)
+		}
+		w.late[op] = vals
+	}
+	w.lateBy = nil
+}
+
+// chooseStep is the step of a choice choose.T.A: the states in which T's
+// open argument is A, with T's status closed; the others have none.
+func (w *Wrapper) chooseStep(s lts.State, e lts.Event, k *evKind, cur status, buf []lts.State) ([]lts.State, error) {
+	if !cur.open {
+		if tagMutant == 4 && cur.kind != idle {
+			return append(buf, s), nil
+		}
+		return buf, fmt.Errorf("thread %d chooses %s with no argument open", k.thread, w.table.Name(e))
+	}
+	if !cur.any && cur.tag != k.data[0] && !(tagMutant == 5 && k.then != 0) {
+		return buf, nil
+	}
+	cl := cur
+	if cur.any {
+		cl.data = []int{k.data[0]}
+	}
+	cl.open, cl.any, cl.tag = false, false, 0
+	return append(buf, w.with(s, k.thread, w.statusID(cl))), nil
+}
+
+// Covered reports whether the set of states covers every vector of values
+// of its open threads: each vector has a state tagged with it (a status
+// whose argument is not fixed matches every value). A set without open
+// threads is covered when it is not empty. Covering is monotone: a
+// superset of a covered set is covered.
+func (w *Wrapper) Covered(states []lts.State) bool {
+	if len(states) == 0 {
+		return false
+	}
+	if tagMutant == 1 {
+		return true // Mutant: only "not empty".
+	}
+	// The open threads (all states of a set have followed one trace, so
+	// they have the same; the union is taken all the same).
+	w.open = w.open[:0]
+	w.openVals = w.openVals[:0]
+	for _, s := range states {
+		for i, t := range w.threads(s) {
+			if st := w.statuses[t]; st.open && !slices.Contains(w.open, i) {
+				w.open = append(w.open, i)
+				w.openVals = append(w.openVals, w.late[st.op])
+			}
+		}
+	}
+	if len(w.open) == 0 {
+		return true
+	}
+	// Every vector, in turn (an odometer over the open threads' values).
+	w.odo = append(w.odo[:0], make([]int, len(w.open))...)
+	for {
+		if !w.matched(states) {
+			return false
+		}
+		j := len(w.odo) - 1
+		for j >= 0 {
+			w.odo[j]++
+			if w.odo[j] < len(w.openVals[j]) {
+				break
+			}
+			w.odo[j] = 0
+			j--
+		}
+		if j < 0 {
+			return true
+		}
+	}
+}
+
+// matched reports whether some state matches the vector w.odo of values
+// of the open threads w.open.
+func (w *Wrapper) matched(states []lts.State) bool {
+	for _, s := range states {
+		ok := true
+		for j, i := range w.open {
+			st := &w.statuses[w.thread(s, i)]
+			if !st.open || !st.any && st.tag != w.openVals[j][w.odo[j]] {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			return true
+		}
+	}
+	return false
+}
+
+// Late reports whether SetLate was called.
+func (w *Wrapper) Late() bool { return w.late != nil }
+
+func openNote(st status) string {
+	switch {
+	case st.any:
+		return " (argument open)"
+	case st.open:
+		return fmt.Sprintf(" (argument open, tagged %d)", st.tag)
+	}
+	return ""
+}
+
+// eagerTags makes an open invocation one state per value at once (the
+// design as first written) instead of one state whose argument a
+// linearization step fixes (tests compare the two).
+var eagerTags bool
+
+// tagMutant, when not 0, breaks the late arguments on purpose (a hand
+// mutant; the tests show the oracle notices each): 1 Covered only asks
+// for a state, 2 an open invocation forgets a value, 4 a linearization
+// step loses the tag, 5 a choice compressed with a response keeps every
+// tag.
+var tagMutant int

@@ -238,9 +238,62 @@ func TestLinearizesReductions(t *testing.T) {
 	}
 }
 
+// TestLinearizesLate: on every library instance with linearizes
+// assertions (up to two segments), the arguments chosen late (on unless
+// pipeline.Options.NoLateArgs), with and without the thread symmetry,
+// gives the verdicts of the check without it and without the symmetry,
+// and applies to every ImplIR; its counterexamples, mapped back to the
+// model, pass the history engine.
+func TestLinearizesLate(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the checks take a while")
+	}
+	applied := 0
+	for _, in := range verdictInstances() {
+		if in.params["seg"] >= 3 {
+			continue
+		}
+		f, src, err := Generate(in.name, in.params)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(src), " linearizes") {
+			continue
+		}
+		t.Run(in.String(), func(t *testing.T) {
+			var reps [3]*pipeline.Report
+			for k, o := range []pipeline.Options{{NoSymmetry: true, NoLateArgs: true}, {NoSymmetry: true}, {}} {
+				o.Assert, o.Limits = " linearizes", lts.Limits{Timeout: 60 * time.Second}
+				if reps[k], err = pipeline.Source(context.Background(), f, src, o); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for j, a := range append(reps[1].Assertions, reps[2].Assertions...) {
+				j %= len(reps[0].Assertions)
+				want := reps[0].Assertions[j]
+				if a.Verdict != want.Verdict || a.Verdict == lts.Unknown || a.Error != "" {
+					t.Errorf("%s: late %v, without %v (%s%s)", a.Text, a.Verdict, want.Verdict, a.Error, want.Error)
+				}
+				if a.Verdict == lts.Invalid && len(a.Counterexample.History) == 0 {
+					t.Errorf("%s: counterexample without its validated history", a.Text)
+				}
+				if !a.Stats.LateArgs {
+					t.Errorf("%s: the late arguments do not apply (%s)", a.Text, a.LateArgsOff)
+				}
+				applied++
+				t.Logf("%s: %v; pairs %d -> %d, states %d -> %d, late %v, symmetry %d", a.Text, a.Verdict, want.Stats.Pairs, a.Stats.Pairs, want.Stats.States, a.Stats.States, a.Stats.LateArgs, a.Stats.Symmetry)
+			}
+		})
+	}
+	if applied == 0 {
+		t.Error("the late arguments applied to no assertion")
+	}
+}
+
 // BenchmarkLinearizes compares, side by side, the operation-event quasi
 // check of the segmented queue with the `linearizes` quasi check of its
-// invocation/response model, with 1, 2 and 3 segments (issue: at most 3x;
+// invocation/response model (default options: arguments chosen late),
+// with 1, 2 and 3 segments (issue: at most 3x;
 // docs/linearizes.md gives today's figures; three segments take a few
 // seconds a run).
 //
@@ -335,14 +388,49 @@ func BenchmarkLinearizesInvokedAtCAS(b *testing.B) {
 	}
 }
 
+// BenchmarkLinearizesLate measures the arguments chosen late with tagged
+// object states (docs/linearizes.md) against the check without them
+// (pipeline.Options.NoLateArgs) and the operation-event check, all
+// without the thread symmetry and all with it, at 1, 2 and 3 segments.
+//
+//	go test ./models -run '^$' -bench LinearizesLate -count 6
+func BenchmarkLinearizesLate(b *testing.B) {
+	for _, seg := range []int{1, 2, 3} {
+		f, src, err := Generate("segqueue", map[string]int{"seg": seg})
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, sym := range []bool{false, true} {
+			for _, c := range []struct {
+				name string
+				sel  string
+				late bool
+			}{
+				{"refines", "Impl() refines<quasi 2 on", false},
+				{"linearizes", "ImplIR() linearizes<quasi 2 on", false},
+				{"linearizes-late", "ImplIR() linearizes<quasi 2 on", true},
+			} {
+				b.Run(fmt.Sprintf("seg=%d/sym=%v/%s", seg, sym, c.name), func(b *testing.B) {
+					benchValidOpt(b, f, src, pipeline.Options{Assert: c.sel, NoSymmetry: !sym, NoLateArgs: !c.late})
+				})
+			}
+		}
+	}
+}
+
 // benchValid checks the assertion of src that sel selects, which must be
 // valid, b.N times, and reports its pairs, states and CPU time per check.
 func benchValid(b *testing.B, f string, src []byte, sel string) {
+	benchValidOpt(b, f, src, pipeline.Options{Assert: sel})
+}
+
+// benchValidOpt is benchValid with options (opt.Assert selects).
+func benchValidOpt(b *testing.B, f string, src []byte, opt pipeline.Options) {
 	// The collector's pace of `quasar check` (budget.TuneGC).
 	defer budget.TuneGC(0)()
 	cpu0 := cpuSeconds()
 	for b.Loop() {
-		rep, err := pipeline.Source(context.Background(), f, src, pipeline.Options{Assert: sel})
+		rep, err := pipeline.Source(context.Background(), f, src, opt)
 		if err != nil || len(rep.Assertions) != 1 || rep.Assertions[0].Verdict != lts.Valid {
 			b.Fatalf("%v %+v", err, rep)
 		}

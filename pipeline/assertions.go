@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -64,7 +65,7 @@ func fileSource(known map[string][]byte) func(string) []byte {
 // Parsed checks the assertions of a parsed model file. src returns the text of a
 // file of the model (used for the assertions' text).
 func Parsed(ctx context.Context, m *lang.File, src func(string) []byte, opt Options) (*Report, error) {
-	c, prog, err := load(m)
+	c, err := lang.Check(m)
 	if err != nil {
 		return nil, err
 	}
@@ -73,6 +74,37 @@ func Parsed(ctx context.Context, m *lang.File, src func(string) []byte, opt Opti
 	selected, err := selectAsserts(asserts, src, opt.Assert)
 	if err != nil {
 		return nil, err
+	}
+	// The linearizes assertions checked with arguments chosen late use the
+	// rewritten model's program, which holds every definition of the
+	// model; the model's own program is compiled only if another check,
+	// or the replay of a counterexample, needs it.
+	late := func(a *lang.AssertDecl) bool { return !opt.NoLateArgs && a.Kind == lang.KindLinearizes && a.Map == nil }
+	var lc *lang.Checked
+	var lprog *csp.Program
+	var lout *lateOut
+	var lateWhy string
+	if slices.ContainsFunc(selected, func(i int) bool { return late(asserts[i]) }) {
+		if lc, lprog, lout, err = lateSetup(m, c, opt.lateMutant); err != nil {
+			lateWhy = err.Error()
+		}
+	}
+	var prog *csp.Program
+	var progErr error
+	compiled := false
+	orig := func() (*csp.Program, error) {
+		if !compiled {
+			compiled = true
+			prog, progErr = csp.Compile(c)
+		}
+		return prog, progErr
+	}
+	if lprog == nil {
+		// Errors of the model are the model's (with the option, the
+		// rewritten model compiled, and it holds the model's definitions).
+		if _, err := orig(); err != nil {
+			return nil, err
+		}
 	}
 	for _, i := range selected {
 		a := asserts[i]
@@ -85,7 +117,25 @@ func Parsed(ctx context.Context, m *lang.File, src func(string) []byte, opt Opti
 		if opt.Collect {
 			runtime.GC()
 		}
-		checkOne(ctx, prog, c.Info, a, res, opt)
+		if late(a) && lprog != nil && lout.applies[a] {
+			o := opt
+			o.late = &lateCtx{orig: orig, a: a, values: lout.values, choose: lout.choose}
+			checkOne(ctx, lprog, lc.Info, lc.Info.Asserts[i], res, o)
+			res.Stats.LateArgs = true
+			continue
+		}
+		if late(a) {
+			res.LateArgsOff = lateWhy
+			if lateWhy == "" {
+				res.LateArgsOff = "late arguments: the implementation has no invocation family"
+			}
+		}
+		p, err := orig()
+		if err != nil {
+			res.Verdict, res.Error = lts.Unknown, err.Error()
+			continue
+		}
+		checkOne(ctx, p, c.Info, a, res, opt)
 	}
 	return rep, nil
 }
@@ -299,11 +349,19 @@ func checkRefines(ctx context.Context, prog *csp.Program, a *lang.AssertDecl, re
 	}
 	var implSys lts.System = impl
 	if lin {
-		spec = linearize.New(spec, naming)
+		w := linearize.New(spec, naming)
+		if opt.late != nil {
+			w.SetLate(opt.late.values, opt.late.choose)
+		}
+		spec = w
 		// The reduction moves events of different components past each
 		// other: sound when components show distinct threads.
 		if !opt.NoReduction && threadFirst && prog.EventThreads(a.Left) == "" {
-			implSys = linearize.NewReduced(impl, naming)
+			red := linearize.NewReduced(impl, naming)
+			if opt.late != nil && !opt.lateNoCompress {
+				red.SetChoose(opt.late.choose)
+			}
+			implSys = red
 		}
 	}
 	ropt := refine.Options{Limits: opt.Limits, Workers: opt.Workers, Progress: opt.pairProgress(res)}
@@ -318,6 +376,13 @@ func checkRefines(ctx context.Context, prog *csp.Program, a *lang.AssertDecl, re
 	}
 	ce := pathSteps(prog, impl, r.Counterexample)
 	res.Counterexample = ce
+	if lin && opt.late != nil {
+		if err := validateLate(ctx, base, cfg, naming, ce, opt.late); err != nil {
+			res.Counterexample = nil
+			return err
+		}
+		return nil
+	}
 	if lin {
 		lines, why, err := validateLinearizes(ctx, base, cfg, naming, ce.Trace)
 		if err != nil {

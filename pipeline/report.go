@@ -48,6 +48,20 @@ type Options struct {
 	// bitstate hashing; csp.Compaction); the assertions it does not apply
 	// to end with an error saying so.
 	Compact csp.Compaction
+	// NoLateArgs turns off the arguments chosen late of linearizes
+	// checks (late.go, docs/linearizes.md, "Arguments chosen late"): by
+	// default an invocation family `[] v:A @ OP_inv.T.v -> P` of the
+	// implementation is checked as one invocation whose argument the
+	// thread chooses where it first reads it, against object states
+	// tagged with it. A model the rewrite does not know is checked as
+	// without it (Assertion.LateArgsOff says why).
+	NoLateArgs bool
+
+	late       *lateCtx // set per assertion when the late arguments apply
+	lateMutant int      // tests: a hand mutant of the rewrite (late.go)
+	// lateNoCompress: a choice is not compressed with the responses after
+	// it (tests and measurements compare the two).
+	lateNoCompress bool
 }
 
 // Progress is a snapshot of a running search.
@@ -78,6 +92,11 @@ type Assertion struct {
 	Value          *int64          `json:"value,omitempty"`    // reaches ... with min/max
 	Error          string          `json:"error,omitempty"`    // a run-time error of the model, or an internal error
 	Internal       bool            `json:"internal,omitempty"` // Error is a bug of quasar, not of the model
+	// LateArgsOff says why a linearizes check ran without the arguments
+	// chosen late (Stats.LateArgs false; "" when they were used or turned
+	// off by Options.NoLateArgs): the model's shape the rewrite does not
+	// know.
+	LateArgsOff string `json:"late_args_off,omitempty"`
 	// Probabilistic: the verdict comes from a compact search (--hash-compact,
 	// --bitstate) and rests on its having visited every reachable state,
 	// which it may not have done; Coverage.Omission estimates the
@@ -98,6 +117,9 @@ type Stats struct {
 	// Symmetry is the number of threads whose renamings the refinement
 	// search factored out (states then count orbits), or 0.
 	Symmetry int `json:"symmetry,omitempty"`
+	// LateArgs: a linearizes check ran with arguments chosen late (its
+	// states and pairs are those of the rewritten implementation).
+	LateArgs bool `json:"late_args,omitempty"`
 }
 
 // RefinementStats are the figures of a refinement search: States counts the

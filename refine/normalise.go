@@ -22,6 +22,7 @@ type normaliser struct {
 	spec       lts.Automaton
 	red        Reducer // nil: the spec has none
 	cov        Coverer // nil: the spec has none
+	tag        Tagged  // nil: the spec is not tagged
 	covMemo    map[uint64]bool
 	bufA, bufB []lts.State
 	macros     *intern.Set
@@ -37,6 +38,9 @@ func newNormaliser(spec lts.Automaton) *normaliser {
 	n.red, _ = spec.(Reducer)
 	if c, ok := spec.(Coverer); ok && c.Covering() {
 		n.cov = c
+	}
+	if t, ok := spec.(Tagged); ok && t.Late() {
+		n.tag = t
 	}
 	n.covMemo = map[uint64]bool{}
 	n.intern(nil) // id 0: the empty set
@@ -69,8 +73,28 @@ func (n *normaliser) step(m uint32, e lts.Event) (uint32, error) {
 		}
 	}
 	t := n.intern(n.buf)
+	if n.tag != nil && t != empty {
+		// A set of tagged states fails when some vector of tags has no
+		// state left, not only when it is empty.
+		n.bufA = n.states(t, n.bufA[:0])
+		if !n.tag.Covered(n.bufA) {
+			t = empty
+		}
+	}
 	n.memo.Put(k, t)
 	return t, nil
+}
+
+// Tagged is implemented by specifications whose states may carry tags
+// (linearize.Wrapper with arguments chosen late): a set of states stands
+// for one set per vector of tags, and the search fails when one of those
+// is empty. Covered reports whether none is; it must be monotone (a
+// superset of a covered set is covered), so that the antichains stay
+// sound. Late reports whether tags are in use (if not, the search asks
+// only whether a set is empty).
+type Tagged interface {
+	Covered(states []lts.State) bool
+	Late() bool
 }
 
 // Reducer is implemented by specifications that can tell, in a set of

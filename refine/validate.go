@@ -227,12 +227,16 @@ func specStep(spec lts.Automaton, set []lts.State, e lts.Event) ([]lts.State, er
 func replaySpec(spec lts.Automaton, trace []lts.Event) ([]lts.Event, error) {
 	set := spec.Start(nil)
 	t, e := trace[:len(trace)-1], trace[len(trace)-1]
+	tag, _ := spec.(Tagged)
+	if tag != nil && !tag.Late() {
+		tag = nil
+	}
 	for i, ev := range t {
 		var err error
 		if set, err = specStep(spec, set, ev); err != nil {
 			return nil, err
 		}
-		if len(set) == 0 {
+		if len(set) == 0 || tag != nil && !tag.Covered(set) {
 			return nil, fmt.Errorf("the specification rejects event %d (%s) of the prefix", i+1, spec.Events().Name(ev))
 		}
 	}
@@ -248,6 +252,13 @@ func replaySpec(spec lts.Automaton, trace []lts.Event) ([]lts.Event, error) {
 	after, err := specStep(spec, set, e)
 	if err != nil {
 		return nil, err
+	}
+	if tag != nil {
+		// Some vector of tags has no state left (the others may have).
+		if tag.Covered(after) {
+			return nil, fmt.Errorf("the specification accepts the final event %s", spec.Events().Name(e))
+		}
+		return offered, nil
 	}
 	if len(after) != 0 {
 		return nil, fmt.Errorf("the specification accepts the final event %s", spec.Events().Name(e))

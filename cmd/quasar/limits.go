@@ -21,6 +21,7 @@ type modelFlags struct {
 	json     bool
 	mode     modeFlag
 	symmetry bool
+	lateArgs bool
 	fair     string
 	limits   limitFlags
 }
@@ -31,6 +32,7 @@ func (f *modelFlags) register(fs *pflag.FlagSet) {
 	fs.Var(&f.mode, "mode", "relaxation of quasi assertions: exact or window (default: as written)")
 	fs.StringVar(&f.fair, "fair", "", "fairness of LTL assertions: none, weak, strong (strong local) or global (strong global); docs/ltl.md")
 	fs.BoolVar(&f.symmetry, "symmetry", true, "factor out thread renamings in refinement checks when the model is proved symmetric (docs/cli.md)")
+	fs.BoolVar(&f.lateArgs, "late-args", true, "check linearizes with each invocation's argument chosen where the thread first reads it (docs/linearizes.md)")
 	f.limits.register(fs)
 }
 
@@ -42,7 +44,7 @@ func (f *modelFlags) options() (pipeline.Options, error) {
 		err = fmt.Errorf("--fair: %v", ferr)
 	}
 	// Collect: each assertion's memory (limit and figure) is its own.
-	return pipeline.Options{Limits: limits, Workers: f.limits.workers, Mode: f.mode.mode, Assert: f.assert, NoSymmetry: !f.symmetry, Collect: true, Fair: f.fair}, err
+	return pipeline.Options{Limits: limits, Workers: f.limits.workers, Mode: f.mode.mode, Assert: f.assert, NoSymmetry: !f.symmetry, NoLateArgs: !f.lateArgs, Collect: true, Fair: f.fair}, err
 }
 
 // limitFlags are the flags shared by the commands that search: a time

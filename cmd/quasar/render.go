@@ -153,6 +153,9 @@ func formatStats(s pipeline.Stats) string {
 	if s.Pairs > 0 {
 		fmt.Fprintf(&b, ", %d pairs", s.Pairs)
 	}
+	if s.LateArgs {
+		b.WriteString(", late arguments")
+	}
 	fmt.Fprintf(&b, ", %s", formatSeconds(s.Seconds))
 	if s.PeakBytes > 0 {
 		fmt.Fprintf(&b, ", %s", budget.FormatBytes(s.PeakBytes))
@@ -229,7 +232,7 @@ func writeJSON(w io.Writer, rep *pipeline.Report) error {
 	for _, a := range rep.Assertions {
 		ja := jsonAssertion{
 			Line: a.Line, Text: a.Text, Kind: a.Kind, Verdict: a.Verdict, Reason: a.Reason, Error: a.Error,
-			Internal: a.Internal, Stats: a.Stats, Value: a.Value, Probabilistic: a.Probabilistic, Coverage: a.Coverage,
+			Internal: a.Internal, Stats: a.Stats, Value: a.Value, Probabilistic: a.Probabilistic, Coverage: a.Coverage, LateArgsOff: a.LateArgsOff,
 		}
 		ja.Counterexample, ja.Witness = jsonTrace(a.Counterexample), jsonTrace(a.Witness)
 		doc.Assertions = append(doc.Assertions, ja)
@@ -276,6 +279,7 @@ type jsonAssertion struct {
 	Error          string              `json:"error,omitempty"`
 	Internal       bool                `json:"internal,omitempty"` // the error is a bug of quasar (exit code 4)
 	Stats          pipeline.Stats      `json:"stats"`
+	LateArgsOff    string              `json:"late_args_off,omitempty"` // why a linearizes check ran without the late arguments
 	Counterexample *jsonCounterexample `json:"counterexample,omitempty"`
 	Witness        *jsonCounterexample `json:"witness,omitempty"` // reaches: a shortest trace to the goal
 	Value          *int64              `json:"value,omitempty"`
