@@ -154,13 +154,13 @@ func TestLateArgsObjects(t *testing.T) {
 		src, shape := randomObjectModel(r, i%2 == 0)
 		name := fmt.Sprintf("obj%d.csp", i)
 		lim := lts.Limits{MaxStates: 1 << 20}
-		want, err := Source(context.Background(), name, []byte(src), Options{NoSymmetry: true, NoReduction: true, Limits: lim})
+		want, err := Source(context.Background(), name, []byte(src), Options{NoSymmetry: true, NoReduction: true, NoLateArgs: true, Limits: lim})
 		if err != nil {
 			t.Fatalf("%s: %v\n%s", name, err, src)
 		}
 		var one *Report // symmetry on, one worker
 		for _, o := range []Options{{NoSymmetry: true}, {}, {Workers: 2}} {
-			o.LateArgs, o.Limits = true, lim
+			o.Limits = lim
 			got, err := Source(context.Background(), name, []byte(src), o)
 			if err != nil {
 				t.Fatalf("%s: %v\n%s", name, err, src)
@@ -173,7 +173,7 @@ func TestLateArgsObjects(t *testing.T) {
 				if o.Workers == 2 && (a.Stats.Pairs != one.Assertions[j].Stats.Pairs || fmt.Sprint(a.Counterexample) != fmt.Sprint(one.Assertions[j].Counterexample)) {
 					t.Errorf("%s: %s: two workers: %d pairs, %v; one: %d, %v", name, a.Text, a.Stats.Pairs, a.Counterexample, one.Assertions[j].Stats.Pairs, one.Assertions[j].Counterexample)
 				}
-				if !a.LateArgs {
+				if !a.Stats.LateArgs {
 					counts["not applied"]++
 				}
 				switch {
@@ -215,12 +215,12 @@ func TestLateArgsObjectsMutants(t *testing.T) {
 		for i := range n {
 			src, _ := randomObjectModel(r, i%2 == 0)
 			lim := lts.Limits{MaxStates: 1 << 20}
-			want, err := Source(context.Background(), "m.csp", []byte(src), Options{NoSymmetry: true, NoReduction: true, Limits: lim})
+			want, err := Source(context.Background(), "m.csp", []byte(src), Options{NoSymmetry: true, NoReduction: true, NoLateArgs: true, Limits: lim})
 			if err != nil {
 				t.Fatal(err)
 			}
 			restore := linearize.SetTagMutant(m.object)
-			got, err := Source(context.Background(), "m.csp", []byte(src), Options{NoSymmetry: true, LateArgs: true, lateMutant: m.rewrite, Limits: lim})
+			got, err := Source(context.Background(), "m.csp", []byte(src), Options{NoSymmetry: true, lateMutant: m.rewrite, Limits: lim})
 			restore()
 			if err != nil {
 				t.Fatal(err)
