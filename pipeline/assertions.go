@@ -117,15 +117,18 @@ func Parsed(ctx context.Context, m *lang.File, src func(string) []byte, opt Opti
 		if opt.Collect {
 			runtime.GC()
 		}
-		if late(a) && lprog != nil {
+		if late(a) && lprog != nil && lout.asserts[a].off == "" {
 			o := opt
-			o.late = &lateCtx{orig: orig, a: a, values: lout.values, choose: lout.choose}
+			o.late = &lateCtx{orig: orig, a: a, values: lout.asserts[a].values, choose: lout.choose}
 			checkOne(ctx, lprog, lc.Info, lc.Info.Asserts[i], res, o)
 			res.Stats.LateArgs = true
 			continue
 		}
 		if late(a) {
 			res.LateArgsOff = lateWhy
+			if lout != nil && lout.asserts[a] != nil {
+				res.LateArgsOff = lout.asserts[a].off
+			}
 		}
 		p, err := orig()
 		if err != nil {

@@ -30,19 +30,25 @@ import (
 // step that reads v (its guard, block or event data, or a process argument
 // other than v passed bare) or the first visible step of the thread. That
 // step is split into one step per value a, which first performs the choice
-// event choose.T.a (choose: a name the model does not use): a silent step (tau or a bare block) that reads v
-// becomes `[] v:A @ [guard] choose.T.v{block} -> Q`; a visible step, which
+// event choose$.T.a (lateChoose: no event of a model): a silent step (tau
+// or a bare block) that reads v becomes `[] v:{a1, ..} @ [guard]
+// choose$.T.v{block} -> Q` (the values as literals); a visible step, which
 // may only be split where it is the thread's only next step (not under a
-// guard or a choice), is preceded by its own step `[] v:A @ choose.T.v ->`.
-// A process P(.., v, ..) reached with v bare gets an open copy without
-// that parameter; the definitions reachable from the assertion get closed
-// copies in which the families are rewritten. A shape the rewrite does not
-// know (if, case, sequences, parallel or atomic parts, channels, a value
-// read in a process argument) while v is open leaves the model as it is
-// (lateModel returns an error saying where); so does, anywhere on the
-// implementation's side, a part whose events are not the thread's own
-// business (hiding, ||, atomic, interrupt), and a model with included
-// files.
+// guard or a choice, also of a caller), is preceded by its own step
+// `[] v:{a1, ..} @ choose$.T.v ->`. A process P(.., v, ..) reached with v
+// bare gets an open copy without that parameter; the definitions
+// reachable from the assertion get closed copies in which the families
+// are rewritten (the copies of each assertion its own, named with a '$':
+// no name of a model). A shape the rewrite does not know (if, case,
+// sequences, parallel or atomic parts, channels, a value read in a
+// process argument or an index set, an index variable named like the
+// value or hiding the thread) while v is open leaves the assertion as it
+// is (checked without the option; Assertion.LateArgsOff says where); so
+// does, anywhere on the implementation's side, a part whose events are
+// not the thread's own business (hiding, ||, atomic, interrupt), an
+// #alphabet of a definition it reaches, a family over no value, an
+// invocation of a rewritten op with other data than the thread and the
+// argument, and, for the whole model, included files.
 //
 // The states between the invocation and the choice are then one per
 // thread state, not one per value; the derived object (linearize.Wrapper,
@@ -56,8 +62,10 @@ type lateRewrite struct {
 	procs  map[string]*lang.ProcDecl
 	closed map[string]string // definition -> its closed copy's name
 	open   map[string]string // definition + "#k" -> its open copy (parameter k open)
-	decls  []lang.Decl
-	values map[string][]int // op -> the values of its family
+	// reached: the model's definitions the implementation reaches.
+	reached map[string]bool
+	decls   []lang.Decl
+	values  map[string][]int // op -> the values of its family
 	// mark is in the name of every definition the rewrite makes and in
 	// no name of the model; choose is the choices' event.
 	mark, choose string
@@ -70,90 +78,137 @@ type lateRewrite struct {
 // panic of the rewrite must not be a crash).
 const latePanic = 99
 
-// lateOut is a rewritten model: its file, the values of the families by
-// op, and the choices' event.
+// lateOut is a rewritten model: its file, the choices' event, and for
+// each linearizes assertion of the model (by its declaration in the
+// model) the values of its families or why it is not rewritten.
 type lateOut struct {
-	file   *lang.File
-	values map[string][]int
-	choose string
+	file    *lang.File
+	choose  string
+	asserts map[*lang.AssertDecl]*lateAssert
 }
 
+// lateAssert is one linearizes assertion's part of a rewritten model:
+// values (op -> the values of its family) when its implementation is
+// rewritten, else off says why not (it is checked without the option).
+type lateAssert struct {
+	values map[string][]int
+	off    string
+}
+
+// Invented names carry a character a model cannot write (an identifier
+// is letters, digits and '_': lang/scanner.go): the choices' event, the
+// copies of definitions and the placeholder of a dead value never clash
+// with a name of the model.
+const (
+	lateChoose = "choose$"
+	lateMark   = "$late"
+)
+
 // lateModel returns the model m (checked: info) with the implementations
-// of its linearizes assertions rewritten; m itself is not changed. The
-// new declarations keep the positions of m's (a run-time error of the
-// rewritten model points at the model's own text).
+// of its linearizes assertions rewritten, each on its own (an assertion
+// the rewrite does not know is left as it is, and says why); m itself is
+// not changed. The new declarations keep the positions of m's (a run-time
+// error of the rewritten model points at the model's own text). An error
+// says why no assertion can be rewritten.
 func lateModel(m *lang.File, info *lang.Info, mutant int) (*lateOut, error) {
 	if mutant == latePanic {
 		panic("late arguments: a hand mutant")
 	}
-	names := map[string]bool{}
 	for _, d := range m.Decls {
 		if _, ok := d.(*lang.IncludeDecl); ok {
 			return nil, fmt.Errorf("late arguments: %s: a model with included files", d.Pos())
 		}
-		eachIdent(d, func(id *lang.Ident) { names[id.Name] = true })
 	}
-	// Names no name of the model can clash with.
-	mark := "__late"
-	for i := 2; containsIn(names, mark); i++ {
-		mark = fmt.Sprintf("__late%d", i)
-	}
-	choose := "choose"
-	if names[choose] {
-		choose += mark
-	}
-	rw := &lateRewrite{info: info, procs: info.Procs, closed: map[string]string{}, open: map[string]string{}, values: map[string][]int{}, mark: mark, choose: choose, mutant: mutant}
-	out := &lang.File{Span: m.Span, Path: m.Path}
+	out := &lateOut{file: &lang.File{Span: m.Span, Path: m.Path}, choose: lateChoose, asserts: map[*lang.AssertDecl]*lateAssert{}}
+	var decls []lang.Decl
+	var why error
 	for _, d := range m.Decls {
 		a, ok := d.(*lang.AssertDecl)
 		if !ok || a.Kind != lang.KindLinearizes || a.Map != nil {
-			out.Decls = append(out.Decls, d)
+			out.file.Decls = append(out.file.Decls, d)
 			continue
 		}
+		// Each assertion's copies are its own (their names carry its
+		// number): its values and its shapes are its own business.
+		mark := fmt.Sprintf("%s%d", lateMark, len(out.asserts)+1)
+		rw := &lateRewrite{info: info, procs: info.Procs, closed: map[string]string{}, open: map[string]string{}, reached: map[string]bool{}, values: map[string][]int{}, mark: mark, choose: lateChoose, mutant: mutant}
 		left, err := rw.closedProc(a.Left)
-		if err != nil {
-			return nil, err
+		if err == nil {
+			err = rw.applies(m, a)
 		}
+		if err != nil {
+			out.asserts[a] = &lateAssert{off: err.Error()}
+			if why == nil {
+				why = err
+			}
+			out.file.Decls = append(out.file.Decls, d)
+			continue
+		}
+		out.asserts[a] = &lateAssert{values: rw.values}
+		// The new declarations get trees of their own: they share
+		// subtrees with the model's definitions and with each other,
+		// whose names the checker would resolve in two scopes (an open
+		// copy's value is no longer a parameter). The model's own
+		// declarations are shared with m (checking and compiling a model
+		// does not change its tree).
 		ca := *a
 		ca.Left = left
-		out.Decls = append(out.Decls, &ca)
-	}
-	if len(rw.values) == 0 {
-		return nil, fmt.Errorf("late arguments: no invocation family to rewrite")
-	}
-	// An invocation of a rewritten op without its argument (or with more)
-	// would be read as an open one: not known.
-	var bad error
-	for _, d := range m.Decls {
-		if c, ok := d.(*lang.ChannelDecl); ok && rw.values[strings.TrimSuffix(c.Name.Name, "_inv")] != nil {
-			bad = fmt.Errorf("late arguments: %s: a channel named like an invocation", c.Pos())
+		out.file.Decls = append(out.file.Decls, cloneAST(lang.Decl(&ca)))
+		for _, d := range rw.decls {
+			decls = append(decls, cloneAST(d))
 		}
-		eachNode(d, func(n any) bool {
-			if e, ok := n.(*lang.EventExpr); ok && bad == nil {
+	}
+	if len(decls) == 0 {
+		if why == nil {
+			why = fmt.Errorf("late arguments: no linearizes assertion")
+		}
+		return nil, why
+	}
+	out.file.Decls = append(out.file.Decls, decls...)
+	return out, nil
+}
+
+// applies checks, once an assertion's implementation is rewritten, what
+// the rewrite needs of the rest of the model: a family to rewrite; no
+// invocation of a rewritten op without its argument (or with more) on
+// the implementation's side (it would be read as an open one); no
+// channel named like an invocation; no #alphabet of a definition the
+// implementation reaches (its copies would have none).
+func (rw *lateRewrite) applies(m *lang.File, a *lang.AssertDecl) error {
+	if len(rw.values) == 0 {
+		return fmt.Errorf("late arguments: no invocation family to rewrite")
+	}
+	nodes := []any{a.Left}
+	for _, name := range slices.Sorted(maps.Keys(rw.reached)) {
+		nodes = append(nodes, rw.procs[name])
+	}
+	for _, d := range m.Decls {
+		switch d := d.(type) {
+		case *lang.ChannelDecl:
+			if rw.values[strings.TrimSuffix(d.Name.Name, "_inv")] != nil {
+				return fmt.Errorf("late arguments: %s: a channel named like an invocation", d.Pos())
+			}
+		case *lang.AlphabetDecl:
+			if rw.reached[d.Proc.Name] {
+				return fmt.Errorf("late arguments: %s: an #alphabet of %s, which the implementation reaches", d.Pos(), d.Proc.Name)
+			}
+		}
+	}
+	var bad error
+	for _, n := range nodes {
+		eachNode(n, func(n any) bool {
+			if e, ok := n.(*lang.EventExpr); ok {
 				if op, ok := strings.CutSuffix(e.Name.Name, "_inv"); ok && rw.values[op] != nil && len(e.Data) != 2 {
 					bad = fmt.Errorf("late arguments: %s: %s invoked with %d data, not the thread and the argument", e.Pos(), op, len(e.Data))
 				}
 			}
 			return bad == nil
 		})
-	}
-	if bad != nil {
-		return nil, bad
-	}
-	// The new declarations get trees of their own: they share subtrees
-	// with the model's definitions and with each other, whose names the
-	// checker would resolve in two scopes (an open copy's value is no
-	// longer a parameter). The model's own declarations are shared with m
-	// (checking and compiling a model does not change its tree).
-	for i, d := range out.Decls {
-		if a, ok := d.(*lang.AssertDecl); ok && a != m.Decls[i] {
-			out.Decls[i] = cloneAST(d)
+		if bad != nil {
+			return bad
 		}
 	}
-	for _, d := range rw.decls {
-		out.Decls = append(out.Decls, cloneAST(d))
-	}
-	return &lateOut{file: out, values: rw.values, choose: choose}, nil
+	return nil
 }
 
 // cloneAST returns a deep copy of an AST node (every pointer, slice and
@@ -209,6 +264,7 @@ func (rw *lateRewrite) closedRef(name string) (string, error) {
 	}
 	n := name + rw.mark
 	rw.closed[name] = n
+	rw.reached[name] = true
 	body, err := rw.closedProc(p.Body)
 	if err != nil {
 		return "", err
@@ -350,7 +406,7 @@ func (rw *lateRewrite) family(x *lang.IndexedProc) (lang.Proc, bool, error) {
 		return nil, false, fmt.Errorf("late arguments: %s: two families of %s over different values", x.Pos(), op)
 	}
 	rw.values[op] = vals
-	lt := &late{v: v, set: x.Index[0].Set, thread: pre.Event.Data[0]}
+	lt := &late{v: v, vals: vals, thread: pre.Event.Data[0]}
 	next, err := rw.openProc(pre.Next, lt, true)
 	if err != nil {
 		return nil, false, err
@@ -401,16 +457,18 @@ func (rw *lateRewrite) set(s *lang.IndexSet) ([]int, error) {
 }
 
 // late is an open argument: its name (v; a name used nowhere when the
-// value is dead), its set and the thread's expression.
+// value is dead), its values and the thread's expression.
 type late struct {
 	v      string
-	set    *lang.IndexSet
+	vals   []int
 	thread lang.Expr
 }
 
 // openRef returns the name of the open copy of definition name with
-// parameter k open (k < 0: no parameter holds the value).
-func (rw *lateRewrite) openRef(name string, k int, lt *late, args []lang.Expr) (string, error) {
+// parameter k open (k < 0: no parameter holds the value); top says the
+// copy's first step is the thread's only next step (not under a guard
+// or a choice of the caller).
+func (rw *lateRewrite) openRef(name string, k int, lt *late, args []lang.Expr, top bool) (string, error) {
 	// The thread, in the callee's names: it must be passed bare.
 	tid, ok := lt.thread.(*lang.Ident)
 	j := -1
@@ -420,7 +478,7 @@ func (rw *lateRewrite) openRef(name string, k int, lt *late, args []lang.Expr) (
 	if j < 0 || j == k {
 		return "", fmt.Errorf("late arguments: %s: the thread must be passed bare to %s", lt.thread.Pos(), name)
 	}
-	key := fmt.Sprintf("%s#%d#%d", name, k, j)
+	key := fmt.Sprintf("%s#%d#%d#%v", name, k, j, top)
 	if n, ok := rw.open[key]; ok {
 		return n, nil
 	}
@@ -429,16 +487,20 @@ func (rw *lateRewrite) openRef(name string, k int, lt *late, args []lang.Expr) (
 		return "", fmt.Errorf("late arguments: no definition %s", name)
 	}
 	n := fmt.Sprintf("%s%s_open%d_%d", name, rw.mark, k+1, j)
+	if !top {
+		n += "_guarded"
+	}
 	rw.open[key] = n
+	rw.reached[name] = true
 	params := slices.Clone(p.Params)
-	inner := &late{v: "none" + rw.mark, set: lt.set, thread: &lang.Ident{Span: p.Params[j].Span, Name: p.Params[j].Name}}
+	inner := &late{v: "none" + rw.mark, vals: lt.vals, thread: &lang.Ident{Span: p.Params[j].Span, Name: p.Params[j].Name}}
 	if k >= 0 {
 		inner.v = p.Params[k].Name
 		params = slices.Delete(params, k, k+1)
 	}
 	rw.decls = append(rw.decls, nil) // reserve the place (definitions print in order)
 	at := len(rw.decls) - 1
-	body, err := rw.openProc(p.Body, inner, true)
+	body, err := rw.openProc(p.Body, inner, top)
 	if err != nil {
 		return "", err
 	}
@@ -464,7 +526,7 @@ func (rw *lateRewrite) openProc(p lang.Proc, lt *late, top bool) (lang.Proc, err
 				return nil, fmt.Errorf("late arguments: %s: a process argument reads the open value", a.Pos())
 			}
 		}
-		n, err := rw.openRef(x.Name.Name, k, lt, x.Args)
+		n, err := rw.openRef(x.Name.Name, k, lt, x.Args, top)
 		if err != nil {
 			return nil, err
 		}
@@ -590,28 +652,20 @@ func (rw *lateRewrite) chooseEvent(at *lang.PrefixProc, lt *late) *lang.EventExp
 	return &lang.EventExpr{Span: at.Span, Name: &lang.Ident{Span: at.Span, Name: rw.choose}, Data: []lang.Expr{th, &lang.Ident{Span: at.Span, Name: lt.v}}}
 }
 
+// overValues is `[] v:{a1, a2, ..} @ body` over the family's values,
+// written as literals: the family's own set, an expression, could read
+// another name where the split is (a parameter of an open copy).
 func (rw *lateRewrite) overValues(body lang.Proc, lt *late) lang.Proc {
-	set := lt.set
-	if rw.mutant == 2 && set.Range != nil {
-		// Mutant: the split forgets the last value.
-		s := *set
-		r := *set.Range
-		r.Hi = &lang.BinaryExpr{Span: r.Span, Op: "-", X: r.Hi, Y: &lang.IntLit{Span: r.Span, Value: 1}}
-		s.Range = &r
-		set = &s
+	vals := lt.vals
+	if rw.mutant == 2 && len(vals) > 1 {
+		vals = vals[:len(vals)-1] // Mutant: the split forgets the last value.
+	}
+	set := &lang.IndexSet{}
+	for _, a := range vals {
+		set.Elems = append(set.Elems, &lang.IntLit{Value: int64(a)})
 	}
 	return &lang.IndexedProc{ChoiceOp: lang.GeneralChoice,
 		Index: []*lang.IndexVar{{Var: &lang.Ident{Name: lt.v}, Set: set}}, Body: body}
-}
-
-// containsIn reports whether some name has s in it.
-func containsIn(names map[string]bool, s string) bool {
-	for n := range names {
-		if strings.Contains(n, s) {
-			return true
-		}
-	}
-	return false
 }
 
 // procWord names a process form in messages.

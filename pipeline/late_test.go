@@ -307,7 +307,7 @@ func lateTraceSets(t *testing.T, src string, n, mutant int) (orig, mapped map[st
 		if tr != "" {
 			names = strings.Split(tr, " ")
 		}
-		ms, err := lateTraces(names, lout.values, lout.choose)
+		ms, err := lateTraces(names, lout.asserts[a].values, lout.choose)
 		if err != nil {
 			t.Fatal(err)
 		}
