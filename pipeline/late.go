@@ -74,6 +74,11 @@ type lateRewrite struct {
 	mutant int
 }
 
+// lateRetried starts Assertion.LateArgsOff when the check with the
+// option found that its assumptions fail on the model and the assertion
+// was checked again without it.
+const lateRetried = "checked again without the late arguments: "
+
 // latePanic is the mutant number that makes the rewrite panic (tests: a
 // panic of the rewrite must not be a crash).
 const latePanic = 99

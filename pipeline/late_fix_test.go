@@ -84,7 +84,8 @@ Impl() = W(0) ||| R(1);
 #assert Impl() linearizes Reg();
 `, []bool{false}},
 		// Finding 2: a hide set or a partner naming an invocation with
-		// its argument.
+		// its argument; another component invoking for the thread (an
+		// error of the model, reported as without the option).
 		{"hide value", lateReg + `W(t) = [] v:{1..2} @ write_inv.t.v -> tau{x = v;} -> Stop;
 Impl() = (W(0) ||| R(1)) \ {write_inv.0.1};
 #assert Impl() linearizes Reg();
@@ -168,8 +169,35 @@ Impl3() = W3(0) ||| R(1);
 #assert Impl() linearizes Reg();
 #assert Impl3() linearizes Reg3();
 `, []bool{true, true}},
-		// Finding 7: an interrupt; a family over no value; a user event
+		// Finding 7: another component answers for the thread before it
+		// chose (found during the search: checked again without the
+		// option); an interrupt; a family over no value; a user event
 		// choose, hidden.
+		{"helper responds", lateReg + `var d = 0;
+W(t) = [] v:{1..2} @ write_inv.t.v -> tau{d = 1;} -> tau{x = v;} -> Stop;
+H(t) = [d == 1] write_res.t -> Stop;
+Impl() = W(0) ||| H(0);
+#assert Impl() linearizes Reg();
+`, []bool{false}},
+		{"helper responds, invalid", lateReg + `var d = 0;
+W(t) = [] v:{1..2} @ write_inv.t.v -> tau{d = 1;} -> tau{x = 3 - v;} -> Stop;
+H(t) = [d == 1] write_res.t -> Stop;
+Impl() = W(0) ||| H(0) ||| R(1);
+#assert Impl() linearizes Reg();
+`, []bool{false}},
+		// (The same in every thread of a symmetric model: the thread
+		// symmetry and the partial-order reduction apply.)
+		{"helper responds in each thread", lateReg + `var d[2];
+W(t) = [] v:{1..2} @ write_inv.t.v -> tau{d[t] = 1;} -> tau{x = v;} -> Stop;
+H(t) = [d[t] == 1] write_res.t -> Stop;
+P(t) = W(t) ||| H(t);
+Impl() = ||| t:{0..1} @ P(t);
+#assert Impl() linearizes Reg();
+`, []bool{false}},
+		{"other component invokes", lateReg + w + `Mon() = write_inv.0.1 -> tau{x = 2;} -> Stop;
+Impl() = W(0) ||| R(1) ||| Mon();
+#assert Impl() linearizes Reg();
+`, []bool{false}},
 		{"interrupt", lateReg + `var s = 0;
 W(t) = ([] v:{1..2} @ write_inv.t.v -> tau{s = 1;} -> tau{x = v;} -> write_res.t -> Stop) interrupt ([s == 1] write_res.t -> Stop);
 Impl() = W(0) ||| R(1);
