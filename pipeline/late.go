@@ -958,9 +958,8 @@ func replayLate(ctx context.Context, sys *csp.Proc, trace []string) (*refine.Cou
 	return nil, fmt.Errorf("event %d (%s) is not possible", done+1, trace[min(done, len(trace)-1)])
 }
 
-// lateOffered maps the events the specification offered after a
-// counterexample's prefix back to the model's names: an open invocation
-// OP_inv.T stands for OP_inv.T.A for each value A; choices go.
+// lateOffered maps events of the rewritten model to the model's: an open
+// invocation OP_inv.T stands for OP_inv.T.A for each value A; choices go.
 func lateOffered(offered []string, values map[string][]int, choose string) []string {
 	var out []string
 	for _, name := range offered {
@@ -983,7 +982,9 @@ func lateOffered(offered []string, values map[string][]int, choose string) []str
 // (lateTraces), replays it on the original implementation (its steps are
 // that path's) and re-checks it with the history engine, as every
 // linearizes counterexample is. Of the traces an unchosen argument
-// leaves, the first the history engine confirms is reported.
+// leaves, the first the history engine confirms is reported, with the
+// events the specification offers after it on the model
+// (offeredOnModel).
 func validateLate(ctx context.Context, spec lts.Automaton, cfg *relax.Config, naming linearize.Naming, ce *Counterexample, lt *lateCtx) error {
 	traces, err := lateTraces(ce.Trace, lt.values, lt.choose)
 	if err != nil {
@@ -1012,10 +1013,72 @@ func validateLate(ctx context.Context, spec lts.Automaton, cfg *relax.Config, na
 			why = err
 			continue
 		}
-		rc.Offered = lateOffered(ce.Offered, lt.values, lt.choose)
+		// What the specification offers after the prefix, as the check
+		// without the option says it: on the model, not the rewritten
+		// one (whose object offers an open invocation's every value).
+		rc.Offered, err = offeredOnModel(prog, lt.a, cfg, naming, spec.Events(), lt, tr)
+		if err != nil {
+			rc.Offered = nil
+			expl += fmt.Sprintf(" (the events the specification offers are not known: %v)", err)
+		}
 		*ce = *pathSteps(prog, impl, rc)
 		ce.History, ce.Explanation = lines, expl
 		return nil
 	}
 	return why
+}
+
+// offeredOnModel returns the events the specification of assertion lt.a,
+// made an object of the model's program (linearize.Wrapper, no argument
+// chosen late), offers after trace without its last event, by name,
+// sorted: a counterexample's Offered as the check without the option
+// gives it. The object offers invocations among the events interned;
+// seen, the rewritten model's events (every one its search met), are
+// interned first as the model's (an open invocation as one per value).
+func offeredOnModel(prog *csp.Program, a *lang.AssertDecl, cfg *relax.Config, naming linearize.Naming, seen *lts.EventTable, lt *lateCtx, trace []string) ([]string, error) {
+	specSys, err := prog.Process(a.Right)
+	if err != nil {
+		return nil, err
+	}
+	var spec lts.Automaton = lts.NewTauClosed(specSys)
+	if cfg != nil {
+		r, err := relax.New(spec, *cfg)
+		if err != nil {
+			return nil, err
+		}
+		defer r.Close()
+		spec = r
+	}
+	tab := prog.Events()
+	for e := 1; e < seen.Len(); e++ {
+		for _, n := range lateOffered([]string{seen.Name(lts.Event(e))}, lt.values, lt.choose) {
+			tab.InternName(n)
+		}
+	}
+	w := linearize.New(spec, naming)
+	set := w.Start(nil)
+	for _, name := range trace[:len(trace)-1] {
+		e := tab.InternName(name)
+		var next []lts.State
+		for _, s := range set {
+			if next, err = w.Step(s, e, next); err != nil {
+				return nil, err
+			}
+		}
+		slices.Sort(next)
+		set = slices.Compact(next)
+	}
+	var offered []lts.Event
+	for _, s := range set {
+		if offered, err = w.Enabled(s, offered); err != nil {
+			return nil, err
+		}
+	}
+	slices.Sort(offered)
+	out := make([]string, 0, len(offered))
+	for _, e := range slices.Compact(offered) {
+		out = append(out, tab.Name(e))
+	}
+	slices.Sort(out)
+	return out, nil
 }

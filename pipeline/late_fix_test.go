@@ -219,6 +219,49 @@ Impl() = (W(0) ||| R(1)) \ {choose};
 	}
 }
 
+// TestLateArgsOffered: a counterexample's Offered are events of the
+// model, what the check without the option offers after the same trace
+// (the rewritten model's object offered an open call's every value, and
+// for another thread responses no linearization of the model allows).
+func TestLateArgsOffered(t *testing.T) {
+	for _, src := range []string{
+		lateReg + `var __none = 0;
+W(t) = [] v:{1..2} @ write_inv.t.v -> B(t);
+B(t) = [__none == 0] tau{x = 3;} -> write_res.t -> Stop;
+Impl() = W(0) ||| R(1);
+#assert Impl() linearizes Reg();
+`,
+		lateQueue + `var x = 0;
+P0(t) = [] v:{1..2} @ enq_inv.t.v -> tau{x = 1;} -> Stop;
+P1(t) = [x == 1] (deq_inv.t -> deq_res.t.2 -> Stop);
+Impl() = P0(0) ||| P1(1);
+#assert Impl() linearizes Queue();
+`,
+	} {
+		want, err := Source(context.Background(), "o.csp", []byte(src), Options{NoLateArgs: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := Source(context.Background(), "o.csp", []byte(src), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, w := got.Assertions[0], want.Assertions[0]
+		if !a.Stats.LateArgs || a.Verdict != lts.Invalid || w.Verdict != lts.Invalid {
+			t.Fatalf("late %v: %v, without %v\n%s", a.Stats.LateArgs, a.Verdict, w.Verdict, src)
+		}
+		if !slices.Equal(a.Counterexample.Trace, w.Counterexample.Trace) {
+			t.Fatalf("traces %v and %v: not the same counterexample\n%s", a.Counterexample.Trace, w.Counterexample.Trace, src)
+		}
+		if !slices.Equal(a.Counterexample.Offered, w.Counterexample.Offered) {
+			t.Errorf("after %v the specification offers %v, without the option %v\n%s", a.Counterexample.Trace, a.Counterexample.Offered, w.Counterexample.Offered, src)
+		}
+		if len(a.Counterexample.Steps) != len(w.Counterexample.Steps) {
+			t.Errorf("%d steps, without the option %d", len(a.Counterexample.Steps), len(w.Counterexample.Steps))
+		}
+	}
+}
+
 // TestLateArgsNamesUnwritable: the names the rewrite invents (its copies'
 // definitions, the choices' event) are no identifier a model can write.
 func TestLateArgsNamesUnwritable(t *testing.T) {
