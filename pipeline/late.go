@@ -190,7 +190,7 @@ func (rw *lateRewrite) applies(m *lang.File, a *lang.AssertDecl) error {
 	for _, d := range m.Decls {
 		switch d := d.(type) {
 		case *lang.ChannelDecl:
-			if rw.values[strings.TrimSuffix(d.Name.Name, "_inv")] != nil {
+			if op, ok := strings.CutSuffix(d.Name.Name, "_inv"); ok && rw.values[op] != nil {
 				return fmt.Errorf("late arguments: %s: a channel named like an invocation", d.Pos())
 			}
 		case *lang.AlphabetDecl:

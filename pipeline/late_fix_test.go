@@ -128,6 +128,13 @@ W_open1_0(t, v) = [none == 0] tau{x = 3 - v;} -> write_res.t -> W(t);
 Impl() = W(0) ||| R(1);
 #assert Impl() linearizes Reg();
 `, []bool{true}},
+		// A channel named like the op (not like its invocation).
+		{"channel", "channel write 1;\n" + lateReg + w + `Impl() = W(0) ||| R(1);
+#assert Impl() linearizes Reg();
+`, []bool{true}},
+		{"channel inv", "channel write_inv 1;\n" + lateReg + w + `Impl() = W(0) ||| R(1);
+#assert Impl() linearizes Reg();
+`, []bool{false}},
 		// Finding 4: a guard on a reference whose callee starts with a
 		// visible step: the guard was moved onto the choice only.
 		{"guarded reference", lateReg + `var y = 0;
