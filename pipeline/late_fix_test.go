@@ -205,6 +205,16 @@ Impl() = ||| t:{0..1} @ P(t);
 Impl() = W(0) ||| R(1) ||| Mon();
 #assert Impl() linearizes Reg();
 `, []bool{false}},
+		// A broken model (thread 1 may respond to no call): the check
+		// without the option finds a violation first, the rewritten
+		// model's search the error; reported as without the option.
+		{"error of the model", "#define T 3;\nvar y = 0;\nvar h[T];\n" + lateReg + `P0(t) = [] v:{1, 2} @ write_inv.t.v -> tau{if (v == 1) { x = 2; } else { x = 1; }} -> write_res.t -> Stop;
+P1(t) = read_inv.t -> tau{h[t] = x;} -> tau -> read_res.t.h[t] -> P1_1(t);
+P1_1(t) = [] v:{1, 2} @ write_inv.t.v -> ([v == 1] tau{x = 1;} -> write_res.t -> Stop) [] ([v != 1] tau{x = v;} -> write_res.t -> Stop);
+P2(t) = read_inv.t -> read_res.t.x -> Stop;
+Impl() = P0(0) ||| P1(1) ||| P2(2);
+#assert Impl() linearizes Reg();
+`, []bool{false}},
 		{"interrupt", lateReg + `var s = 0;
 W(t) = ([] v:{1..2} @ write_inv.t.v -> tau{s = 1;} -> tau{x = v;} -> write_res.t -> Stop) interrupt ([s == 1] write_res.t -> Stop);
 Impl() = W(0) ||| R(1);
