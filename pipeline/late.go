@@ -38,8 +38,8 @@ import (
 // `[] v:{a1, ..} @ choose$.T.v ->`. A process P(.., v, ..) reached with v
 // bare gets an open copy without that parameter; the definitions
 // reachable from the assertion get closed copies in which the families
-// are rewritten (the copies of each assertion its own, named with a '$':
-// no name of a model). A shape the rewrite does not know (if, case,
+// are rewritten (the copies of each assertion its own, named with a mark
+// no name of the model contains). A shape the rewrite does not know (if, case,
 // sequences, parallel or atomic parts, channels, a value read in a
 // process argument or an index set, an index variable named like the
 // value or hiding the thread) while v is open leaves the assertion as it
@@ -100,14 +100,19 @@ type lateAssert struct {
 	off    string
 }
 
-// Invented names carry a character a model cannot write (an identifier
-// is letters, digits and '_': lang/scanner.go): the choices' event, the
-// copies of definitions and the placeholder of a dead value never clash
-// with a name of the model.
-const (
-	lateChoose = "choose$"
-	lateMark   = "$late"
-)
+// lateChoose is the choices' event: it has a character no name of a
+// model can have (an identifier is letters, digits and '_':
+// lang/scanner.go), so no event, variable or hiding of the model can
+// meet it.
+const lateChoose = "choose$"
+
+// lateMark is the mark in the names of the copies the rewrite makes and of
+// the placeholder of a dead value, unless a name of the model contains
+// it (then __late2, ...): none of them is a name of the model. (A '$'
+// would do as well, but the names of definitions decide which of two
+// symmetric counterexamples the search meets first, and these keep the
+// ones the rewrite has shown since it was built.)
+const lateMark = "__late"
 
 // lateModel returns the model m (checked: info) with the implementations
 // of its linearizes assertions rewritten, each on its own (an assertion
@@ -119,10 +124,17 @@ func lateModel(m *lang.File, info *lang.Info, mutant int) (*lateOut, error) {
 	if mutant == latePanic {
 		panic("late arguments: a hand mutant")
 	}
+	names := map[string]bool{}
 	for _, d := range m.Decls {
 		if _, ok := d.(*lang.IncludeDecl); ok {
 			return nil, fmt.Errorf("late arguments: %s: a model with included files", d.Pos())
 		}
+		eachIdent(d, func(id *lang.Ident) { names[id.Name] = true })
+	}
+	// A mark no name of the model contains.
+	base := lateMark
+	for i := 2; containsIn(names, base); i++ {
+		base = fmt.Sprintf("%s%d", lateMark, i)
 	}
 	out := &lateOut{file: &lang.File{Span: m.Span, Path: m.Path}, choose: lateChoose, asserts: map[*lang.AssertDecl]*lateAssert{}}
 	var decls []lang.Decl
@@ -134,8 +146,12 @@ func lateModel(m *lang.File, info *lang.Info, mutant int) (*lateOut, error) {
 			continue
 		}
 		// Each assertion's copies are its own (their names carry its
-		// number): its values and its shapes are its own business.
-		mark := fmt.Sprintf("%s%d", lateMark, len(out.asserts)+1)
+		// number after the mark, from the second on): its values and its
+		// shapes are its own business.
+		mark := base
+		if n := len(out.asserts); n > 0 {
+			mark = fmt.Sprintf("%s_%d", base, n+1)
+		}
 		rw := &lateRewrite{info: info, procs: info.Procs, closed: map[string]string{}, open: map[string]string{}, reached: map[string]bool{}, values: map[string][]int{}, mark: mark, choose: lateChoose, mutant: mutant}
 		left, err := rw.closedProc(a.Left)
 		if err == nil {
@@ -671,6 +687,16 @@ func (rw *lateRewrite) overValues(body lang.Proc, lt *late) lang.Proc {
 	}
 	return &lang.IndexedProc{ChoiceOp: lang.GeneralChoice,
 		Index: []*lang.IndexVar{{Var: &lang.Ident{Name: lt.v}, Set: set}}, Body: body}
+}
+
+// containsIn reports whether some name has s in it.
+func containsIn(names map[string]bool, s string) bool {
+	for n := range names {
+		if strings.Contains(n, s) {
+			return true
+		}
+	}
+	return false
 }
 
 // procWord names a process form in messages.

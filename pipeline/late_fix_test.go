@@ -279,12 +279,18 @@ Impl() = P0(0) ||| P1(1);
 	}
 }
 
-// TestLateArgsNamesUnwritable: the names the rewrite invents (its copies'
-// definitions, the choices' event) are no identifier a model can write.
-func TestLateArgsNamesUnwritable(t *testing.T) {
-	src := lateReg + `W(t) = [] v:{1..2} @ write_inv.t.v -> Q(t, v);
+// TestLateArgsNamesFresh: the choices' event is no name a model can
+// write, and the definitions the rewrite makes (each assertion its own)
+// have names the model does not use, also when it uses the rewrite's
+// mark.
+func TestLateArgsNamesFresh(t *testing.T) {
+	src := lateReg + `var none__late = 0;
+W(t) = [] v:{1..2} @ write_inv.t.v -> Q(t, v);
 Q(t, w) = tau -> write_res.t -> tau{x = w;} -> W(t);
+W__late(t) = Stop;
+W__late_2(t) = Stop;
 Impl() = W(0) ||| R(1);
+#assert Impl() linearizes Reg();
 #assert Impl() linearizes Reg();
 `
 	m, err := lang.Parse("n.csp", []byte(src))
@@ -299,21 +305,25 @@ Impl() = W(0) ||| R(1);
 	if err != nil {
 		t.Fatal(err)
 	}
-	names := []string{out.choose}
+	if _, err := lang.Parse("x.csp", []byte("P() = "+out.choose+".0 -> Stop;\n")); err == nil {
+		t.Errorf("a model can name an event %s", out.choose)
+	}
+	used := map[string]bool{}
+	for _, d := range m.Decls {
+		eachIdent(d, func(id *lang.Ident) { used[id.Name] = true })
+	}
+	made := map[string]bool{}
 	for _, d := range out.file.Decls[len(m.Decls):] {
-		names = append(names, d.(*lang.ProcDecl).Name.Name)
-	}
-	if len(names) < 4 {
-		t.Fatalf("names %v: fewer copies than expected", names)
-	}
-	for _, n := range names {
-		if _, err := lang.Parse("x.csp", []byte(n+"() = Stop;\n")); err == nil {
-			t.Errorf("a model can name a definition %s", n)
+		n := d.(*lang.ProcDecl).Name.Name
+		if used[n] || made[n] {
+			t.Errorf("the rewrite makes a definition %s, a name already used", n)
 		}
-		if _, err := lang.Parse("x.csp", []byte("P() = "+n+".0 -> Stop;\n")); err == nil {
-			t.Errorf("a model can name an event %s", n)
-		}
+		made[n] = true
 	}
+	if len(made) < 8 {
+		t.Errorf("definitions %v: fewer copies than two assertions make", made)
+	}
+	lateAgreesEach(t, "n.csp", src, true, true)
 }
 
 // TestLateArgsTracesHand: on the review's models, where the rewrite
