@@ -141,10 +141,13 @@
 // With SetLate, an invocation OP_inv.T without its argument stands for
 // OP_inv.T.a for every value a of a family: the implementation (rewritten
 // by package pipeline, on unless Options.NoLateArgs) chooses a later, by
-// the event choose.T.a (choose: a name the model does not use), where it
-// first reads it. T's status is then "open": called
-// with the argument not fixed, or, after a linearization step, done and
-// tagged with the value that step fixed. A set of states stands for one
+// the event choose.T.a (choose: a name no model can write), where it
+// first reads it, and before T's next visible step. T's status is then
+// "open": called with the argument not fixed, or, after a linearization
+// step, done and tagged with the value that step fixed. A response of an
+// open thread, or a choice of a thread with none open, is ErrLateOrder
+// (another component answers for the thread): pipeline checks the model
+// again without the option. A set of states stands for one
 // set per vector of values of its open threads, and the search fails when
 // one of those is empty (Covered, refine.Tagged); choose.T.a keeps the
 // states that agree with a. Reduced.SetChoose compresses a choice with the
@@ -162,6 +165,7 @@ package linearize
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -385,6 +389,10 @@ func (w *Wrapper) step(s lts.State, e lts.Event, buf []lts.State) ([]lts.State, 
 		return append(buf, w.with(s, k.thread, k.status)), nil
 	}
 	switch {
+	case cur.open:
+		// (A thread chooses before its next visible step: another
+		// component answers for it.)
+		return buf, fmt.Errorf("%w: thread %d responds %s before it chose its argument", ErrLateOrder, k.thread, w.table.Name(e))
 	case cur.kind == idle:
 		return buf, fmt.Errorf("thread %d responds %s without a pending call", k.thread, w.table.Name(e))
 	case cur.op != k.op:
@@ -528,7 +536,8 @@ func (w *Wrapper) Enabled(s lts.State, buf []lts.Event) ([]lts.Event, error) {
 		if k.inv && cur.kind == idle {
 			buf = append(buf, e)
 		}
-		if k.res && cur.kind != idle && cur.op == k.op {
+		if k.res && cur.kind != idle && cur.op == k.op && !cur.open {
+			// (An open thread chooses before it responds.)
 			next, err := w.respond(s, &k, nil)
 			if err != nil {
 				return buf, err
@@ -973,6 +982,14 @@ func (w *Wrapper) reachesSpec(s lts.State, sp lts.State, diff uint64, t lts.Stat
 	return false
 }
 
+// ErrLateOrder: with arguments chosen late, a thread responded before it
+// chose its open argument, or chose with none open. The rewrite of the
+// implementation (package pipeline) makes a thread choose before its
+// next visible step; another component that answers for the thread (or
+// shows its choice) breaks that, and the check must be made without the
+// option.
+var ErrLateOrder = errors.New("arguments chosen late: a thread's choice is not before its next visible step")
+
 // SetLate makes w read an invocation OP_inv.T without its argument, for
 // an op of values, as one invocation per value a in values[OP] with the
 // argument chosen late: each of its states is "open", tagged with a, until
@@ -1011,7 +1028,7 @@ func (w *Wrapper) chooseStep(s lts.State, e lts.Event, k *evKind, cur status, bu
 		if tagMutant == 4 && cur.kind != idle {
 			return append(buf, s), nil
 		}
-		return buf, fmt.Errorf("thread %d chooses %s with no argument open", k.thread, w.table.Name(e))
+		return buf, fmt.Errorf("%w: thread %d chooses %s with no argument open", ErrLateOrder, k.thread, w.table.Name(e))
 	}
 	if !cur.any && cur.tag != k.data[0] && !(tagMutant == 5 && k.then != 0) {
 		return buf, nil

@@ -117,17 +117,37 @@ func Parsed(ctx context.Context, m *lang.File, src func(string) []byte, opt Opti
 		if opt.Collect {
 			runtime.GC()
 		}
-		if late(a) && lprog != nil && lout.applies[a] {
+		if late(a) && lprog != nil && lout.asserts[a].off == "" {
 			o := opt
-			o.late = &lateCtx{orig: orig, a: a, values: lout.values, choose: lout.choose}
+			o.late = &lateCtx{orig: orig, a: a, values: lout.asserts[a].values, choose: lout.choose}
 			checkOne(ctx, lprog, lc.Info, lc.Info.Asserts[i], res, o)
-			res.Stats.LateArgs = true
+			if res.lateRetry == "" && res.Error != "" && ctx.Err() == nil {
+				// An error of the model is reported as the check
+				// without the option finds it (in the model's events,
+				// not the rewritten model's).
+				res.lateRetry = "the check ended in an error: " + res.Error
+			}
+			if res.lateRetry == "" {
+				res.Stats.LateArgs = true
+				continue
+			}
+			// The rewrite's assumptions do not hold on this model (seen
+			// during the search): checked again without the option.
+			why, spent := res.lateRetry, res.Stats.Seconds
+			*res = Assertion{Line: res.Line, Text: res.Text, Kind: res.Kind}
+			res.LateArgsOff = lateRetried + why
+			if p, err := orig(); err != nil {
+				res.Verdict, res.Error = lts.Unknown, err.Error()
+			} else {
+				checkOne(ctx, p, c.Info, a, res, opt)
+			}
+			res.Stats.Seconds += spent // (both checks' time)
 			continue
 		}
 		if late(a) {
 			res.LateArgsOff = lateWhy
-			if lateWhy == "" {
-				res.LateArgsOff = "late arguments: the implementation has no invocation family"
+			if lout != nil && lout.asserts[a] != nil {
+				res.LateArgsOff = lout.asserts[a].off
 			}
 		}
 		p, err := orig()
@@ -367,6 +387,9 @@ func checkRefines(ctx context.Context, prog *csp.Program, a *lang.AssertDecl, re
 	ropt := refine.Options{Limits: opt.Limits, Workers: opt.Workers, Progress: opt.pairProgress(res)}
 	r, err := refine.Check(ctx, implSys, spec, ropt)
 	if err != nil {
+		if opt.late != nil && errors.Is(err, linearize.ErrLateOrder) {
+			res.lateRetry = err.Error()
+		}
 		return err
 	}
 	res.Verdict, res.Reason = r.Verdict, r.Reason
@@ -379,6 +402,11 @@ func checkRefines(ctx context.Context, prog *csp.Program, a *lang.AssertDecl, re
 	if lin && opt.late != nil {
 		if err := validateLate(ctx, base, cfg, naming, ce, opt.late); err != nil {
 			res.Counterexample = nil
+			if ctx.Err() == nil {
+				// No trace of the model violates it: what the search
+				// found is the rewrite's, not the model's.
+				res.lateRetry = "arguments chosen late: a counterexample that is none of the model: " + err.Error()
+			}
 			return err
 		}
 		return nil

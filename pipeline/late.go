@@ -30,19 +30,25 @@ import (
 // step that reads v (its guard, block or event data, or a process argument
 // other than v passed bare) or the first visible step of the thread. That
 // step is split into one step per value a, which first performs the choice
-// event choose.T.a (choose: a name the model does not use): a silent step (tau or a bare block) that reads v
-// becomes `[] v:A @ [guard] choose.T.v{block} -> Q`; a visible step, which
+// event choose$.T.a (lateChoose: no event of a model): a silent step (tau
+// or a bare block) that reads v becomes `[] v:{a1, ..} @ [guard]
+// choose$.T.v{block} -> Q` (the values as literals); a visible step, which
 // may only be split where it is the thread's only next step (not under a
-// guard or a choice), is preceded by its own step `[] v:A @ choose.T.v ->`.
-// A process P(.., v, ..) reached with v bare gets an open copy without
-// that parameter; the definitions reachable from the assertion get closed
-// copies in which the families are rewritten. A shape the rewrite does not
-// know (if, case, sequences, parallel or atomic parts, channels, a value
-// read in a process argument) while v is open leaves the model as it is
-// (lateModel returns an error saying where); so does, anywhere on the
-// implementation's side, a part whose events are not the thread's own
-// business (hiding, ||, atomic, interrupt), and a model with included
-// files.
+// guard or a choice, also of a caller), is preceded by its own step
+// `[] v:{a1, ..} @ choose$.T.v ->`. A process P(.., v, ..) reached with v
+// bare gets an open copy without that parameter; the definitions
+// reachable from the assertion get closed copies in which the families
+// are rewritten (the copies of each assertion its own, named with a mark
+// no name of the model contains). A shape the rewrite does not know (if, case,
+// sequences, parallel or atomic parts, channels, a value read in a
+// process argument or an index set, an index variable named like the
+// value or hiding the thread) while v is open leaves the assertion as it
+// is (checked without the option; Assertion.LateArgsOff says where); so
+// does, anywhere on the implementation's side, a part whose events are
+// not the thread's own business (hiding, ||, atomic, interrupt), an
+// #alphabet of a definition it reaches, a family over no value, an
+// invocation of a rewritten op with other data than the thread and the
+// argument, and, for the whole model, included files.
 //
 // The states between the invocation and the choice are then one per
 // thread state, not one per value; the derived object (linearize.Wrapper,
@@ -56,8 +62,10 @@ type lateRewrite struct {
 	procs  map[string]*lang.ProcDecl
 	closed map[string]string // definition -> its closed copy's name
 	open   map[string]string // definition + "#k" -> its open copy (parameter k open)
-	decls  []lang.Decl
-	values map[string][]int // op -> the values of its family
+	// reached: the model's definitions the implementation reaches.
+	reached map[string]bool
+	decls   []lang.Decl
+	values  map[string][]int // op -> the values of its family
 	// mark is in the name of every definition the rewrite makes and in
 	// no name of the model; choose is the choices' event.
 	mark, choose string
@@ -66,24 +74,52 @@ type lateRewrite struct {
 	mutant int
 }
 
+// lateRetried starts Assertion.LateArgsOff when the check with the
+// option found that its assumptions fail on the model and the assertion
+// was checked again without it.
+const lateRetried = "checked again without the late arguments: "
+
 // latePanic is the mutant number that makes the rewrite panic (tests: a
 // panic of the rewrite must not be a crash).
 const latePanic = 99
 
-// lateOut is a rewritten model: its file, the values of the families by
-// op, the choices' event, and by linearizes assertion of the model
-// whether its implementation was rewritten (reaches an open invocation).
+// lateOut is a rewritten model: its file, the choices' event, and for
+// each linearizes assertion of the model (by its declaration in the
+// model) the values of its families or why it is not rewritten.
 type lateOut struct {
 	file    *lang.File
-	values  map[string][]int
 	choose  string
-	applies map[*lang.AssertDecl]bool
+	asserts map[*lang.AssertDecl]*lateAssert
 }
 
+// lateAssert is one linearizes assertion's part of a rewritten model:
+// values (op -> the values of its family) when its implementation is
+// rewritten, else off says why not (it is checked without the option).
+type lateAssert struct {
+	values map[string][]int
+	off    string
+}
+
+// lateChoose is the choices' event: it has a character no name of a
+// model can have (an identifier is letters, digits and '_':
+// lang/scanner.go), so no event, variable or hiding of the model can
+// meet it.
+const lateChoose = "choose$"
+
+// lateMark is the mark in the names of the copies the rewrite makes and of
+// the placeholder of a dead value, unless a name of the model contains
+// it (then __late2, ...): none of them is a name of the model. (A '$'
+// would do as well, but the names of definitions decide which of two
+// symmetric counterexamples the search meets first, and these keep the
+// ones the rewrite has shown since it was built.)
+const lateMark = "__late"
+
 // lateModel returns the model m (checked: info) with the implementations
-// of its linearizes assertions rewritten; m itself is not changed. The
-// new declarations keep the positions of m's (a run-time error of the
-// rewritten model points at the model's own text).
+// of its linearizes assertions rewritten, each on its own (an assertion
+// the rewrite does not know is left as it is, and says why); m itself is
+// not changed. The new declarations keep the positions of m's (a run-time
+// error of the rewritten model points at the model's own text). An error
+// says why no assertion can be rewritten.
 func lateModel(m *lang.File, info *lang.Info, mutant int) (*lateOut, error) {
 	if mutant == latePanic {
 		panic("late arguments: a hand mutant")
@@ -95,107 +131,105 @@ func lateModel(m *lang.File, info *lang.Info, mutant int) (*lateOut, error) {
 		}
 		eachIdent(d, func(id *lang.Ident) { names[id.Name] = true })
 	}
-	// Names no name of the model can clash with.
-	mark := "__late"
-	for i := 2; containsIn(names, mark); i++ {
-		mark = fmt.Sprintf("__late%d", i)
+	// A mark no name of the model contains.
+	base := lateMark
+	for i := 2; containsIn(names, base); i++ {
+		base = fmt.Sprintf("%s%d", lateMark, i)
 	}
-	choose := "choose"
-	if names[choose] {
-		choose += mark
-	}
-	rw := &lateRewrite{info: info, procs: info.Procs, closed: map[string]string{}, open: map[string]string{}, values: map[string][]int{}, mark: mark, choose: choose, mutant: mutant}
-	out := &lang.File{Span: m.Span, Path: m.Path}
+	out := &lateOut{file: &lang.File{Span: m.Span, Path: m.Path}, choose: lateChoose, asserts: map[*lang.AssertDecl]*lateAssert{}}
+	var decls []lang.Decl
+	var why error
 	for _, d := range m.Decls {
 		a, ok := d.(*lang.AssertDecl)
 		if !ok || a.Kind != lang.KindLinearizes || a.Map != nil {
-			out.Decls = append(out.Decls, d)
+			out.file.Decls = append(out.file.Decls, d)
 			continue
 		}
-		left, err := rw.closedProc(a.Left)
-		if err != nil {
-			return nil, err
+		// Each assertion's copies are its own (their names carry its
+		// number after the mark, from the second on): its values and its
+		// shapes are its own business.
+		mark := base
+		if n := len(out.asserts); n > 0 {
+			mark = fmt.Sprintf("%s_%d", base, n+1)
 		}
+		rw := &lateRewrite{info: info, procs: info.Procs, closed: map[string]string{}, open: map[string]string{}, reached: map[string]bool{}, values: map[string][]int{}, mark: mark, choose: lateChoose, mutant: mutant}
+		left, err := rw.closedProc(a.Left)
+		if err == nil {
+			err = rw.applies(m, a)
+		}
+		if err != nil {
+			out.asserts[a] = &lateAssert{off: err.Error()}
+			if why == nil {
+				why = err
+			}
+			out.file.Decls = append(out.file.Decls, d)
+			continue
+		}
+		out.asserts[a] = &lateAssert{values: rw.values}
+		// The new declarations get trees of their own: they share
+		// subtrees with the model's definitions and with each other,
+		// whose names the checker would resolve in two scopes (an open
+		// copy's value is no longer a parameter). The model's own
+		// declarations are shared with m (checking and compiling a model
+		// does not change its tree).
 		ca := *a
 		ca.Left = left
-		out.Decls = append(out.Decls, &ca)
+		out.file.Decls = append(out.file.Decls, cloneAST(lang.Decl(&ca)))
+		for _, d := range rw.decls {
+			decls = append(decls, cloneAST(d))
+		}
 	}
+	if len(decls) == 0 {
+		if why == nil {
+			why = fmt.Errorf("late arguments: no linearizes assertion")
+		}
+		return nil, why
+	}
+	out.file.Decls = append(out.file.Decls, decls...)
+	return out, nil
+}
+
+// applies checks, once an assertion's implementation is rewritten, what
+// the rewrite needs of the rest of the model: a family to rewrite; no
+// invocation of a rewritten op without its argument (or with more) on
+// the implementation's side (it would be read as an open one); no
+// channel named like an invocation; no #alphabet of a definition the
+// implementation reaches (its copies would have none).
+func (rw *lateRewrite) applies(m *lang.File, a *lang.AssertDecl) error {
 	if len(rw.values) == 0 {
-		return nil, fmt.Errorf("late arguments: no invocation family to rewrite")
+		return fmt.Errorf("late arguments: no invocation family to rewrite")
 	}
-	res := &lateOut{values: rw.values, choose: choose, applies: map[*lang.AssertDecl]bool{}}
-	for i, d := range m.Decls {
-		if a, ok := d.(*lang.AssertDecl); ok && out.Decls[i] != d {
-			res.applies[a] = rw.reachesOpen(out.Decls[i].(*lang.AssertDecl).Left)
-		}
+	nodes := []any{a.Left}
+	for _, name := range slices.Sorted(maps.Keys(rw.reached)) {
+		nodes = append(nodes, rw.procs[name])
 	}
-	// An invocation of a rewritten op without its argument (or with more)
-	// would be read as an open one: not known.
-	var bad error
 	for _, d := range m.Decls {
-		if c, ok := d.(*lang.ChannelDecl); ok && strings.HasSuffix(c.Name.Name, "_inv") && rw.values[strings.TrimSuffix(c.Name.Name, "_inv")] != nil {
-			bad = fmt.Errorf("late arguments: %s: a channel named like an invocation", c.Pos())
+		switch d := d.(type) {
+		case *lang.ChannelDecl:
+			if op, ok := strings.CutSuffix(d.Name.Name, "_inv"); ok && rw.values[op] != nil {
+				return fmt.Errorf("late arguments: %s: a channel named like an invocation", d.Pos())
+			}
+		case *lang.AlphabetDecl:
+			if rw.reached[d.Proc.Name] {
+				return fmt.Errorf("late arguments: %s: an #alphabet of %s, which the implementation reaches", d.Pos(), d.Proc.Name)
+			}
 		}
-		eachNode(d, func(n any) bool {
-			if e, ok := n.(*lang.EventExpr); ok && bad == nil {
+	}
+	var bad error
+	for _, n := range nodes {
+		eachNode(n, func(n any) bool {
+			if e, ok := n.(*lang.EventExpr); ok {
 				if op, ok := strings.CutSuffix(e.Name.Name, "_inv"); ok && rw.values[op] != nil && len(e.Data) != 2 {
 					bad = fmt.Errorf("late arguments: %s: %s invoked with %d data, not the thread and the argument", e.Pos(), op, len(e.Data))
 				}
 			}
 			return bad == nil
 		})
-	}
-	if bad != nil {
-		return nil, bad
-	}
-	// The new declarations get trees of their own: they share subtrees
-	// with the model's definitions and with each other, whose names the
-	// checker would resolve in two scopes (an open copy's value is no
-	// longer a parameter). The model's own declarations are shared with m
-	// (checking and compiling a model does not change its tree).
-	for i, d := range out.Decls {
-		if a, ok := d.(*lang.AssertDecl); ok && a != m.Decls[i] {
-			out.Decls[i] = cloneAST(d)
+		if bad != nil {
+			return bad
 		}
 	}
-	for _, d := range rw.decls {
-		out.Decls = append(out.Decls, cloneAST(d))
-	}
-	res.file = out
-	return res, nil
-}
-
-// reachesOpen reports whether a rewritten process reaches an invocation
-// without its argument (if not, its assertion is checked as without the
-// option).
-func (rw *lateRewrite) reachesOpen(p lang.Proc) bool {
-	decls := map[string]*lang.ProcDecl{}
-	for _, d := range rw.decls {
-		if pd, ok := d.(*lang.ProcDecl); ok {
-			decls[pd.Name.Name] = pd
-		}
-	}
-	seen := map[string]bool{}
-	found := false
-	var walk func(n any)
-	walk = func(n any) {
-		eachNode(n, func(x any) bool {
-			switch x := x.(type) {
-			case *lang.EventExpr:
-				if op, ok := strings.CutSuffix(x.Name.Name, "_inv"); ok && rw.values[op] != nil && len(x.Data) == 1 {
-					found = true
-				}
-			case *lang.RefProc:
-				if pd := decls[x.Name.Name]; pd != nil && !seen[pd.Name.Name] {
-					seen[pd.Name.Name] = true
-					walk(pd.Body)
-				}
-			}
-			return !found
-		})
-	}
-	walk(p)
-	return found
+	return nil
 }
 
 // cloneAST returns a deep copy of an AST node (every pointer, slice and
@@ -251,6 +285,7 @@ func (rw *lateRewrite) closedRef(name string) (string, error) {
 	}
 	n := name + rw.mark
 	rw.closed[name] = n
+	rw.reached[name] = true
 	body, err := rw.closedProc(p.Body)
 	if err != nil {
 		return "", err
@@ -392,7 +427,7 @@ func (rw *lateRewrite) family(x *lang.IndexedProc) (lang.Proc, bool, error) {
 		return nil, false, fmt.Errorf("late arguments: %s: two families of %s over different values", x.Pos(), op)
 	}
 	rw.values[op] = vals
-	lt := &late{v: v, set: x.Index[0].Set, thread: pre.Event.Data[0]}
+	lt := &late{v: v, vals: vals, thread: pre.Event.Data[0]}
 	next, err := rw.openProc(pre.Next, lt, true)
 	if err != nil {
 		return nil, false, err
@@ -443,16 +478,18 @@ func (rw *lateRewrite) set(s *lang.IndexSet) ([]int, error) {
 }
 
 // late is an open argument: its name (v; a name used nowhere when the
-// value is dead), its set and the thread's expression.
+// value is dead), its values and the thread's expression.
 type late struct {
 	v      string
-	set    *lang.IndexSet
+	vals   []int
 	thread lang.Expr
 }
 
 // openRef returns the name of the open copy of definition name with
-// parameter k open (k < 0: no parameter holds the value).
-func (rw *lateRewrite) openRef(name string, k int, lt *late, args []lang.Expr) (string, error) {
+// parameter k open (k < 0: no parameter holds the value); top says the
+// copy's first step is the thread's only next step (not under a guard
+// or a choice of the caller).
+func (rw *lateRewrite) openRef(name string, k int, lt *late, args []lang.Expr, top bool) (string, error) {
 	// The thread, in the callee's names: it must be passed bare.
 	tid, ok := lt.thread.(*lang.Ident)
 	j := -1
@@ -462,7 +499,7 @@ func (rw *lateRewrite) openRef(name string, k int, lt *late, args []lang.Expr) (
 	if j < 0 || j == k {
 		return "", fmt.Errorf("late arguments: %s: the thread must be passed bare to %s", lt.thread.Pos(), name)
 	}
-	key := fmt.Sprintf("%s#%d#%d", name, k, j)
+	key := fmt.Sprintf("%s#%d#%d#%v", name, k, j, top)
 	if n, ok := rw.open[key]; ok {
 		return n, nil
 	}
@@ -471,16 +508,20 @@ func (rw *lateRewrite) openRef(name string, k int, lt *late, args []lang.Expr) (
 		return "", fmt.Errorf("late arguments: no definition %s", name)
 	}
 	n := fmt.Sprintf("%s%s_open%d_%d", name, rw.mark, k+1, j)
+	if !top {
+		n += "_guarded"
+	}
 	rw.open[key] = n
+	rw.reached[name] = true
 	params := slices.Clone(p.Params)
-	inner := &late{v: "none" + rw.mark, set: lt.set, thread: &lang.Ident{Span: p.Params[j].Span, Name: p.Params[j].Name}}
+	inner := &late{v: "none" + rw.mark, vals: lt.vals, thread: &lang.Ident{Span: p.Params[j].Span, Name: p.Params[j].Name}}
 	if k >= 0 {
 		inner.v = p.Params[k].Name
 		params = slices.Delete(params, k, k+1)
 	}
 	rw.decls = append(rw.decls, nil) // reserve the place (definitions print in order)
 	at := len(rw.decls) - 1
-	body, err := rw.openProc(p.Body, inner, true)
+	body, err := rw.openProc(p.Body, inner, top)
 	if err != nil {
 		return "", err
 	}
@@ -506,7 +547,7 @@ func (rw *lateRewrite) openProc(p lang.Proc, lt *late, top bool) (lang.Proc, err
 				return nil, fmt.Errorf("late arguments: %s: a process argument reads the open value", a.Pos())
 			}
 		}
-		n, err := rw.openRef(x.Name.Name, k, lt, x.Args)
+		n, err := rw.openRef(x.Name.Name, k, lt, x.Args, top)
 		if err != nil {
 			return nil, err
 		}
@@ -632,15 +673,17 @@ func (rw *lateRewrite) chooseEvent(at *lang.PrefixProc, lt *late) *lang.EventExp
 	return &lang.EventExpr{Span: at.Span, Name: &lang.Ident{Span: at.Span, Name: rw.choose}, Data: []lang.Expr{th, &lang.Ident{Span: at.Span, Name: lt.v}}}
 }
 
+// overValues is `[] v:{a1, a2, ..} @ body` over the family's values,
+// written as literals: the family's own set, an expression, could read
+// another name where the split is (a parameter of an open copy).
 func (rw *lateRewrite) overValues(body lang.Proc, lt *late) lang.Proc {
-	set := lt.set
-	if rw.mutant == 2 && set.Range != nil {
-		// Mutant: the split forgets the last value.
-		s := *set
-		r := *set.Range
-		r.Hi = &lang.BinaryExpr{Span: r.Span, Op: "-", X: r.Hi, Y: &lang.IntLit{Span: r.Span, Value: 1}}
-		s.Range = &r
-		set = &s
+	vals := lt.vals
+	if rw.mutant == 2 && len(vals) > 1 {
+		vals = vals[:len(vals)-1] // Mutant: the split forgets the last value.
+	}
+	set := &lang.IndexSet{}
+	for _, a := range vals {
+		set.Elems = append(set.Elems, &lang.IntLit{Value: int64(a)})
 	}
 	return &lang.IndexedProc{ChoiceOp: lang.GeneralChoice,
 		Index: []*lang.IndexVar{{Var: &lang.Ident{Name: lt.v}, Set: set}}, Body: body}
@@ -941,9 +984,8 @@ func replayLate(ctx context.Context, sys *csp.Proc, trace []string) (*refine.Cou
 	return nil, fmt.Errorf("event %d (%s) is not possible", done+1, trace[min(done, len(trace)-1)])
 }
 
-// lateOffered maps the events the specification offered after a
-// counterexample's prefix back to the model's names: an open invocation
-// OP_inv.T stands for OP_inv.T.A for each value A; choices go.
+// lateOffered maps events of the rewritten model to the model's: an open
+// invocation OP_inv.T stands for OP_inv.T.A for each value A; choices go.
 func lateOffered(offered []string, values map[string][]int, choose string) []string {
 	var out []string
 	for _, name := range offered {
@@ -966,7 +1008,9 @@ func lateOffered(offered []string, values map[string][]int, choose string) []str
 // (lateTraces), replays it on the original implementation (its steps are
 // that path's) and re-checks it with the history engine, as every
 // linearizes counterexample is. Of the traces an unchosen argument
-// leaves, the first the history engine confirms is reported.
+// leaves, the first the history engine confirms is reported, with the
+// events the specification offers after it on the model
+// (offeredOnModel).
 func validateLate(ctx context.Context, spec lts.Automaton, cfg *relax.Config, naming linearize.Naming, ce *Counterexample, lt *lateCtx) error {
 	traces, err := lateTraces(ce.Trace, lt.values, lt.choose)
 	if err != nil {
@@ -995,10 +1039,72 @@ func validateLate(ctx context.Context, spec lts.Automaton, cfg *relax.Config, na
 			why = err
 			continue
 		}
-		rc.Offered = lateOffered(ce.Offered, lt.values, lt.choose)
+		// What the specification offers after the prefix, as the check
+		// without the option says it: on the model, not the rewritten
+		// one (whose object offers an open invocation's every value).
+		rc.Offered, err = offeredOnModel(prog, lt.a, cfg, naming, spec.Events(), lt, tr)
+		if err != nil {
+			rc.Offered = nil
+			expl += fmt.Sprintf(" (the events the specification offers are not known: %v)", err)
+		}
 		*ce = *pathSteps(prog, impl, rc)
 		ce.History, ce.Explanation = lines, expl
 		return nil
 	}
 	return why
+}
+
+// offeredOnModel returns the events the specification of assertion lt.a,
+// made an object of the model's program (linearize.Wrapper, no argument
+// chosen late), offers after trace without its last event, by name,
+// sorted: a counterexample's Offered as the check without the option
+// gives it. The object offers invocations among the events interned;
+// seen, the rewritten model's events (every one its search met), are
+// interned first as the model's (an open invocation as one per value).
+func offeredOnModel(prog *csp.Program, a *lang.AssertDecl, cfg *relax.Config, naming linearize.Naming, seen *lts.EventTable, lt *lateCtx, trace []string) ([]string, error) {
+	specSys, err := prog.Process(a.Right)
+	if err != nil {
+		return nil, err
+	}
+	var spec lts.Automaton = lts.NewTauClosed(specSys)
+	if cfg != nil {
+		r, err := relax.New(spec, *cfg)
+		if err != nil {
+			return nil, err
+		}
+		defer r.Close()
+		spec = r
+	}
+	tab := prog.Events()
+	for e := 1; e < seen.Len(); e++ {
+		for _, n := range lateOffered([]string{seen.Name(lts.Event(e))}, lt.values, lt.choose) {
+			tab.InternName(n)
+		}
+	}
+	w := linearize.New(spec, naming)
+	set := w.Start(nil)
+	for _, name := range trace[:len(trace)-1] {
+		e := tab.InternName(name)
+		var next []lts.State
+		for _, s := range set {
+			if next, err = w.Step(s, e, next); err != nil {
+				return nil, err
+			}
+		}
+		slices.Sort(next)
+		set = slices.Compact(next)
+	}
+	var offered []lts.Event
+	for _, s := range set {
+		if offered, err = w.Enabled(s, offered); err != nil {
+			return nil, err
+		}
+	}
+	slices.Sort(offered)
+	out := make([]string, 0, len(offered))
+	for _, e := range slices.Compact(offered) {
+		out = append(out, tab.Name(e))
+	}
+	slices.Sort(out)
+	return out, nil
 }

@@ -95,8 +95,14 @@ type Assertion struct {
 	// LateArgsOff says why a linearizes check ran without the arguments
 	// chosen late (Stats.LateArgs false; "" when they were used or turned
 	// off by Options.NoLateArgs): the model's shape the rewrite does not
-	// know.
+	// know, or what the check with them found that they cannot handle
+	// (then checked again without them).
 	LateArgsOff string `json:"late_args_off,omitempty"`
+	// lateRetry, set by a check with arguments chosen late, says why its
+	// result does not stand (the rewrite's assumptions fail on the model:
+	// a thread answers before it chose, a counterexample is no
+	// violation of the model): Parsed checks again without the option.
+	lateRetry string
 	// Probabilistic: the verdict comes from a compact search (--hash-compact,
 	// --bitstate) and rests on its having visited every reachable state,
 	// which it may not have done; Coverage.Omission estimates the
