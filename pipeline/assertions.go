@@ -149,6 +149,8 @@ func Parsed(ctx context.Context, m *lang.File, src func(string) []byte, opt Opti
 			if lout != nil && lout.asserts[a] != nil {
 				res.LateArgsOff = lout.asserts[a].off
 			}
+		} else if !opt.NoLateArgs && a.Kind == lang.KindLinearizes {
+			res.LateArgsOff = "an assertion with a map (the rewrite reads invocations named OP_inv.T.ARGS only)"
 		}
 		p, err := orig()
 		if err != nil {

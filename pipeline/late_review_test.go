@@ -21,34 +21,11 @@ Queue() = ([] v:{1..2} @ ([sn < 2] enq.v{sq[sn] = v; sn = sn + 1;} -> Queue()))
        [] ([sn == 0] deq.0 -> Queue());
 `
 
-// lateAgrees checks src with and without the late arguments (symmetry on
-// and off, one and two workers) and fails t unless every verdict is the
-// one without, and applied says whether the late arguments must have been
-// used (false: the model must fall back).
+// lateAgrees is lateAgreesEach with one applied for every linearizes
+// assertion of src.
 func lateAgrees(t *testing.T, name, src string, applied bool) {
 	t.Helper()
-	want, err := Source(context.Background(), name, []byte(src), Options{NoSymmetry: true, NoReduction: true, NoLateArgs: true})
-	if err != nil {
-		t.Fatalf("%s: %v", name, err)
-	}
-	for _, o := range []Options{{NoSymmetry: true}, {}, {Workers: 2}} {
-		got, err := Source(context.Background(), name, []byte(src), o)
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		for j, a := range got.Assertions {
-			w := want.Assertions[j]
-			if a.Verdict != w.Verdict || a.Error != w.Error {
-				t.Errorf("%s: %s (symmetry %v, %d workers): late arguments %v, says %v (%s); without %v (%s)\n%s", name, a.Text, !o.NoSymmetry, o.Workers, a.Stats.LateArgs, a.Verdict, a.Error, w.Verdict, w.Error, src)
-			}
-			if w.Kind == "linearizes" && a.Stats.LateArgs != applied {
-				t.Errorf("%s: %s: late arguments used %v, want %v (%s)", name, a.Text, a.Stats.LateArgs, applied, a.LateArgsOff)
-			}
-			if a.Verdict == lts.Invalid && a.Counterexample != nil && strings.Contains(strings.Join(a.Counterexample.Trace, " "), "choose") && !strings.Contains(src, "choose") {
-				t.Errorf("%s: a counterexample shows a choice: %v", name, a.Counterexample.Trace)
-			}
-		}
-	}
+	lateAgreesEach(t, name, src, applied)
 }
 
 // TestLateArgsNames: a model that already uses the names the rewrite

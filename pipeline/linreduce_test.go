@@ -83,14 +83,16 @@ Queue() = ([] v:{1..2} @ ([sn < 2] enq.v{sq[sn] = v; sn = sn + 1;} -> Queue()))
 
 // TestLinearizesReductionsRandom: on random invocation/response models,
 // the thread symmetry and the partial-order reduction, alone and
-// together, keep every verdict of the unreduced check (whose wrapper is
-// tested against the history engine in package linearize), and each
+// together, and with the arguments chosen late (on by default), keep
+// every verdict of the unreduced check (no reduction, no symmetry, no late
+// arguments; its wrapper is tested against the history engine in package
+// linearize), and each
 // counterexample they find is re-validated by the history engine on the
 // concrete (unreduced) trace, as every linearizes counterexample is. Two
 // workers give the same pairs and counterexample as one.
 func TestLinearizesReductionsRandom(t *testing.T) {
 	r := rand.New(rand.NewPCG(*linSeed, 3))
-	configs := []Options{{NoSymmetry: true, NoReduction: true}, {NoReduction: true}, {NoSymmetry: true}, {}, {Workers: 2}, {NoSymmetry: true, Workers: 2}}
+	configs := []Options{{NoSymmetry: true, NoReduction: true, NoLateArgs: true}, {NoReduction: true}, {NoSymmetry: true}, {}, {Workers: 2}, {NoSymmetry: true, Workers: 2}}
 	counts := map[string]int{}
 	for i := range *linCases {
 		sym := i%2 == 0
