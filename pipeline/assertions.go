@@ -85,7 +85,13 @@ func Parsed(ctx context.Context, m *lang.File, src func(string) []byte, opt Opti
 	var lout *lateOut
 	var lateWhy string
 	if slices.ContainsFunc(selected, func(i int) bool { return late(asserts[i]) }) {
-		if lc, lprog, lout, err = lateSetup(m, c, opt.lateMutant); err != nil {
+		// Only the selected assertions are rewritten (each gets copies of
+		// the definitions it reaches, which the checker then checks).
+		only := map[*lang.AssertDecl]bool{}
+		for _, i := range selected {
+			only[asserts[i]] = true
+		}
+		if lc, lprog, lout, err = lateSetup(m, c, opt.lateMutant, only); err != nil {
 			lateWhy = err.Error()
 		}
 	}

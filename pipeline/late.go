@@ -116,11 +116,12 @@ const lateMark = "__late"
 
 // lateModel returns the model m (checked: info) with the implementations
 // of its linearizes assertions rewritten, each on its own (an assertion
-// the rewrite does not know is left as it is, and says why); m itself is
+// the rewrite does not know is left as it is, and says why; with only,
+// those in only, the others left as they are); m itself is
 // not changed. The new declarations keep the positions of m's (a run-time
 // error of the rewritten model points at the model's own text). An error
 // says why no assertion can be rewritten.
-func lateModel(m *lang.File, info *lang.Info, mutant int) (*lateOut, error) {
+func lateModel(m *lang.File, info *lang.Info, mutant int, only map[*lang.AssertDecl]bool) (*lateOut, error) {
 	if mutant == latePanic {
 		panic("late arguments: a hand mutant")
 	}
@@ -139,18 +140,25 @@ func lateModel(m *lang.File, info *lang.Info, mutant int) (*lateOut, error) {
 	out := &lateOut{file: &lang.File{Span: m.Span, Path: m.Path}, choose: lateChoose, asserts: map[*lang.AssertDecl]*lateAssert{}}
 	var decls []lang.Decl
 	var why error
+	n := 0 // linearizes assertions met
 	for _, d := range m.Decls {
 		a, ok := d.(*lang.AssertDecl)
 		if !ok || a.Kind != lang.KindLinearizes || a.Map != nil {
 			out.file.Decls = append(out.file.Decls, d)
 			continue
 		}
+		if n++; only != nil && !only[a] {
+			out.file.Decls = append(out.file.Decls, d)
+			continue
+		}
 		// Each assertion's copies are its own (their names carry its
-		// number after the mark, from the second on): its values and its
-		// shapes are its own business.
+		// number after the mark, from the second on, counted over all the
+		// model's linearizes assertions, so that a check's names, hence
+		// its counterexample, do not depend on which are selected): its
+		// values and its shapes are its own business.
 		mark := base
-		if n := len(out.asserts); n > 0 {
-			mark = fmt.Sprintf("%s_%d", base, n+1)
+		if n > 1 {
+			mark = fmt.Sprintf("%s_%d", base, n)
 		}
 		rw := &lateRewrite{info: info, procs: info.Procs, closed: map[string]string{}, open: map[string]string{}, reached: map[string]bool{}, values: map[string][]int{}, mark: mark, choose: lateChoose, mutant: mutant}
 		left, err := rw.closedProc(a.Left)
@@ -828,14 +836,14 @@ type lateCtx struct {
 // compiled, with the families' values and the choices' event; an error
 // (a model the rewrite does not know) says why there is none. A panic of
 // the rewrite is an error too.
-func lateSetup(m *lang.File, c *lang.Checked, mutant int) (lc *lang.Checked, prog *csp.Program, out *lateOut, err error) {
+func lateSetup(m *lang.File, c *lang.Checked, mutant int, only map[*lang.AssertDecl]bool) (lc *lang.Checked, prog *csp.Program, out *lateOut, err error) {
 	defer func() {
 		// A model the rewrite does not know must not become a crash.
 		if r := recover(); r != nil {
 			lc, prog, out, err = nil, nil, nil, fmt.Errorf("late arguments: internal error: %v", r)
 		}
 	}()
-	if out, err = lateModel(m, c.Info, mutant); err != nil {
+	if out, err = lateModel(m, c.Info, mutant, only); err != nil {
 		return nil, nil, nil, err
 	}
 	if lc, prog, err = load(out.file); err != nil {

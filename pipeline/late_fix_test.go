@@ -2,6 +2,8 @@ package pipeline
 
 import (
 	"context"
+	"fmt"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -301,7 +303,7 @@ Impl() = W(0) ||| R(1);
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := lateModel(m, c.Info, 0)
+	out, err := lateModel(m, c.Info, 0, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -368,7 +370,7 @@ Impl() = W(0) ||| R(1);
 		if err != nil {
 			t.Fatal(err)
 		}
-		if out, err := lateModel(m, c.Info, 0); err != nil || out.asserts[c.Info.Asserts[0]].off != "" {
+		if out, err := lateModel(m, c.Info, 0, nil); err != nil || out.asserts[c.Info.Asserts[0]].off != "" {
 			t.Logf("not rewritten (%v)", err)
 			continue
 		}
@@ -383,6 +385,31 @@ Impl() = W(0) ||| R(1);
 			if !orig[tr] {
 				t.Errorf("the rewrite adds the trace %q\n%s", tr, src)
 				break
+			}
+		}
+	}
+}
+
+// TestLateArgsSelection: an assertion checked alone (Options.Assert) gets
+// the pairs and the counterexample it gets among all of the model's: only
+// the selected assertions are rewritten, and the names of their copies do
+// not depend on the selection.
+func TestLateArgsSelection(t *testing.T) {
+	r := rand.New(rand.NewPCG(*linSeed, 17))
+	for i := range 20 {
+		src := randomIRModel(r, i%2 == 0)
+		all, err := Source(context.Background(), "s.csp", []byte(src), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for j, a := range all.Assertions {
+			one, err := Source(context.Background(), "s.csp", []byte(src), Options{Assert: fmt.Sprint(j + 1)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			b := one.Assertions[0]
+			if !a.Stats.LateArgs || b.Stats.LateArgs != a.Stats.LateArgs || b.Verdict != a.Verdict || b.Stats.Pairs != a.Stats.Pairs || fmt.Sprint(b.Counterexample) != fmt.Sprint(a.Counterexample) {
+				t.Errorf("case %d, %s: alone %v (late %v), %d pairs, %v; among all %v (late %v), %d pairs, %v", i, a.Text, b.Verdict, b.Stats.LateArgs, b.Stats.Pairs, b.Counterexample, a.Verdict, a.Stats.LateArgs, a.Stats.Pairs, a.Counterexample)
 			}
 		}
 	}

@@ -256,7 +256,7 @@ func TestLateArgsModelUnchanged(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		lc, _, out, err := lateSetup(m, c, 0)
+		lc, _, out, err := lateSetup(m, c, 0, nil)
 		if err != nil {
 			t.Fatalf("model %d: %v", i, err)
 		}

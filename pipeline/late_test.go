@@ -287,7 +287,7 @@ func lateTraceSets(t *testing.T, src string, n, mutant int) (orig, mapped map[st
 	if err != nil {
 		t.Fatal(err)
 	}
-	lc, lprog, lout, err := lateSetup(m, c, mutant)
+	lc, lprog, lout, err := lateSetup(m, c, mutant, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
