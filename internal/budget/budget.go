@@ -53,6 +53,7 @@ func New(ctx context.Context, timeout time.Duration, maxStates int, maxBytes int
 	if ctx != nil && ctx.Done() != nil {
 		b.stops = append(b.stops, context.AfterFunc(ctx, func() { b.halt.Store(true) }))
 	}
+	rearm()
 	b.readHeap()
 	return b
 }

@@ -20,7 +20,7 @@ import (
 const GCPercent = 400
 
 // BigHeap is the heap size from which a search tuned by TuneGC goes back
-// to the runtime's default pace (GOGC 100) for the rest of the command. A
+// to the runtime's default pace (GOGC 100), up to the next search. A
 // search whose heap has grown this far is a long one: its collections are
 // few and cheap (its tables hold no pointers), while at GCPercent the
 // garbage it makes as its pair sets, memos and visited sets grow (each
@@ -31,8 +31,20 @@ const GCPercent = 400
 const BigHeap = 128 << 20
 
 // paceAt is the heap size at which Exceeded lowers the collector's pace
-// (0: never; TuneGC sets it when it sets GCPercent).
+// (0: never; TuneGC sets it when it sets GCPercent, and each new search,
+// New, sets it again: a short check after a large one is paced for speed).
 var paceAt atomic.Int64
+
+// tuned: TuneGC set the pace (and has not restored it).
+var tuned atomic.Bool
+
+// rearm gives a new search the pace TuneGC set, if a search before it
+// lowered it.
+func rearm() {
+	if tuned.Load() && paceAt.Load() == 0 && paceAt.CompareAndSwap(0, BigHeap) {
+		debug.SetGCPercent(GCPercent)
+	}
+}
 
 // slowDown returns the collector to the default pace if the heap h has
 // passed paceAt (once).
@@ -43,7 +55,8 @@ func slowDown(h int64) {
 }
 
 // TuneGC sets the collector for searching: GCPercent up to a heap of
-// BigHeap and the default pace beyond, unless the user set GOGC, and a
+// BigHeap and the default pace beyond (within each search), unless the
+// user set GOGC, and a
 // soft memory limit of maxBytes (when positive), unless the user
 // set GOMEMLIMIT. It returns a function that restores the previous settings.
 func TuneGC(maxBytes int64) (restore func()) {
@@ -51,12 +64,14 @@ func TuneGC(maxBytes int64) (restore func()) {
 	if os.Getenv("GOGC") == "" {
 		percent = debug.SetGCPercent(GCPercent)
 		paceAt.Store(BigHeap)
+		tuned.Store(true)
 	}
 	if maxBytes > 0 && os.Getenv("GOMEMLIMIT") == "" {
 		limit = debug.SetMemoryLimit(maxBytes)
 	}
 	return func() {
 		if percent != -2 {
+			tuned.Store(false)
 			paceAt.Store(0)
 			debug.SetGCPercent(percent)
 		}

@@ -14,8 +14,9 @@ func gcPercent() int {
 }
 
 // TestPace: TuneGC paces the collector at GCPercent until the heap passes
-// BigHeap, then at the default pace, once; restoring gives back the pace
-// before; a pace the user set (GOGC) is left alone.
+// BigHeap, then at the default pace, once, up to the next search (New);
+// restoring gives back the pace before; a pace the user set (GOGC) is left
+// alone.
 func TestPace(t *testing.T) {
 	defer debug.SetGCPercent(debug.SetGCPercent(77))
 	t.Setenv("GOGC", "")
@@ -36,11 +37,20 @@ func TestPace(t *testing.T) {
 	if p := gcPercent(); p != 55 {
 		t.Errorf("second slowDown: pace %d, want 55 (untouched)", p)
 	}
+	New(context.Background(), 0, 0, 0).Close() // a new search: paced for speed again
+	if p := gcPercent(); p != GCPercent {
+		t.Errorf("a new search: pace %d, want %d", p, GCPercent)
+	}
+	slowDown(BigHeap)
+	if p := gcPercent(); p != 100 {
+		t.Errorf("a new search at BigHeap: pace %d, want 100", p)
+	}
 	restore()
 	if p := gcPercent(); p != 77 {
 		t.Errorf("restored: pace %d, want 77", p)
 	}
 	slowDown(BigHeap) // not tuned any more
+	New(context.Background(), 0, 0, 0).Close()
 	if p := gcPercent(); p != 77 {
 		t.Errorf("after restore: pace %d, want 77", p)
 	}
