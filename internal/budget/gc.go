@@ -56,9 +56,9 @@ func slowDown(h int64) {
 
 // TuneGC sets the collector for searching: GCPercent up to a heap of
 // BigHeap and the default pace beyond (within each search), unless the
-// user set GOGC, and a
-// soft memory limit of maxBytes (when positive), unless the user
-// set GOMEMLIMIT. It returns a function that restores the previous settings.
+// user set GOGC, and a soft memory limit of maxBytes (when positive),
+// unless the user set GOMEMLIMIT. It returns a function that restores the
+// previous settings.
 func TuneGC(maxBytes int64) (restore func()) {
 	percent, limit := -2, int64(-1)
 	if os.Getenv("GOGC") == "" {
