@@ -89,10 +89,15 @@ func (s *Proc) keepComp(x *scratch, comp int32) {
 // whatever the variables, and SuccessorsMoves lists exactly these steps
 // for that component, in this order. It appends their events to evs (a
 // hidden event is tau) and, per component, the end of its events in evs
-// to ends, or -1 when some step of that component is not local. known is
-// false (and nothing is appended) when this cannot be told without
-// expanding t: the templates of some control are not known yet.
-func (s *Proc) LocalSteps(t lts.State, evs []lts.Event, ends []int) (outEvs []lts.Event, outEnds []int, known bool) {
+// to ends, or -1 when some step of that component is not local (or its
+// control has no templates: a complex term, or one whose templates fail
+// to build, an error that expanding t reports).
+//
+// The answer is a function of t alone: a control whose templates are not
+// built yet (never expanded, or dropped when the program specialised its
+// blocks) has them built here, so that what a caller reads does not
+// depend on which states were expanded before.
+func (s *Proc) LocalSteps(t lts.State, evs []lts.Event, ends []int) (outEvs []lts.Event, outEnds []int) {
 	var cb [16]uint32
 	s.mu.Lock()
 	comps, _ := s.decodeComps(s.store.Get(uint32(t)), cb[:0])
@@ -101,8 +106,7 @@ func (s *Proc) LocalSteps(t lts.State, evs []lts.Event, ends []int) (outEvs []lt
 }
 
 // localSteps is LocalSteps of the state whose components are comps.
-func (s *Proc) localSteps(comps []uint32, evs []lts.Event, ends []int) (outEvs []lts.Event, outEnds []int, known bool) {
-	n0, e0 := len(evs), len(ends)
+func (s *Proc) localSteps(comps []uint32, evs []lts.Event, ends []int) (outEvs []lts.Event, outEnds []int) {
 	for _, ct := range comps {
 		if !s.indep {
 			ends = append(ends, -1)
@@ -112,11 +116,8 @@ func (s *Proc) localSteps(comps []uint32, evs []lts.Event, ends []int) (outEvs [
 			ends = append(ends, len(evs))
 			continue
 		}
-		ts := s.p.term(ct).edges.Load()
-		if ts == nil {
-			return evs[:n0], ends[:e0], false
-		}
-		if !ts.plain || !ts.local {
+		ts := s.tmplSet(ct)
+		if ts == nil || !ts.plain || !ts.local {
 			ends = append(ends, -1)
 			continue
 		}
@@ -132,7 +133,36 @@ func (s *Proc) localSteps(comps []uint32, evs []lts.Event, ends []int) (outEvs [
 		}
 		ends = append(ends, len(evs))
 	}
-	return evs, ends, true
+	return evs, ends
+}
+
+// tmplSet is the template set of control ct (Program.tmplSet), nil if it
+// has none (a complex term, or an error building it).
+func (s *Proc) tmplSet(ct uint32) *tmplSet {
+	if memoOnly {
+		// The hand mutant: only the sets built so far.
+		return s.p.term(ct).edges.Load()
+	}
+	ts, err := s.p.tmplSet(ct)
+	if err != nil {
+		return nil
+	}
+	return ts
+}
+
+// memoOnly makes LocalSteps and the moves read only the template sets
+// built so far, as they did before they built them on demand (a hand
+// mutant: a state's moves then depend on the order of exploration, which
+// the tests must notice).
+var memoOnly bool
+
+// SetMemoOnlyMutant turns the hand mutant memoOnly on or off (tests of
+// other packages only) and returns a function that restores the previous
+// setting.
+func SetMemoOnlyMutant(on bool) func() {
+	old := memoOnly
+	memoOnly = on
+	return func() { memoOnly = old }
 }
 
 // Pending is the successors of a state, encoded but not stored (Expand,
@@ -223,7 +253,7 @@ func (s *Proc) expandPending(x *scratch, comp int32, p *Pending) (err error) {
 }
 
 // PendingLocalSteps is LocalSteps of the pending successor i of p.
-func (s *Proc) PendingLocalSteps(p *Pending, i int, evs []lts.Event, ends []int) ([]lts.Event, []int, bool) {
+func (s *Proc) PendingLocalSteps(p *Pending, i int, evs []lts.Event, ends []int) ([]lts.Event, []int) {
 	var cb [16]uint32
 	comps, _ := s.decodeComps(p.bytes(i), cb[:0])
 	return s.localSteps(comps, evs, ends)
@@ -294,7 +324,7 @@ func (s *Proc) whoMoved(x *scratch, mv []lts.Move) []lts.Move {
 			m.Comp = i
 			m.Local = (-2-w)%2 == 1
 			if m.Local {
-				ts := s.p.term(x.comps[i]).edges.Load()
+				ts := s.tmplSet(x.comps[i])
 				m.CompLocal = ts != nil && ts.local
 			}
 		case w >= 0:
@@ -307,7 +337,7 @@ func (s *Proc) whoMoved(x *scratch, mv []lts.Move) []lts.Move {
 			}
 			fm := &x.c.flat[x.c.parts[j.off]]
 			m.Comp = fm.who
-			ts := s.p.term(x.comps[fm.who]).edges.Load()
+			ts := s.tmplSet(x.comps[fm.who])
 			if s.indep && fm.x < 0 && ts != nil && ts.plain && localEdge(fm.e) {
 				m.Local, m.CompLocal = true, ts.local
 			}

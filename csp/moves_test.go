@@ -1,6 +1,7 @@
 package csp
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -83,10 +84,7 @@ func componentMovesAgree(t *testing.T, name string, sys *Proc, limit int) (check
 				t.Fatalf("%s: state %d, component %d: ComponentMoves %v %v, SuccessorsMoves %v %v", name, s, c, got, gotMv, want, wantMv)
 			}
 		}
-		evs, ends, known := sys.LocalSteps(s, nil, nil)
-		if !known {
-			t.Fatalf("%s: state %d: LocalSteps unknown after expanding it", name, s)
-		}
+		evs, ends := sys.LocalSteps(s, nil, nil)
 		if len(ends) != sys.ncomp {
 			t.Fatalf("%s: state %d: %d ends for %d components", name, s, len(ends), sys.ncomp)
 		}
@@ -146,10 +144,10 @@ func pendingAgree(t *testing.T, name string, sys *Proc, s lts.State, trs []lts.T
 			t.Fatalf("%s: state %d: pending %d: %v %+v, stored %v %+v", name, s, i, p.Event(i), p.Move(i), trs[i], moves[i])
 		}
 		if sys.sym == nil {
-			e1, n1, k1 := sys.PendingLocalSteps(&p, i, nil, nil)
-			e2, n2, k2 := sys.LocalSteps(trs[i].Target, nil, nil)
-			if k1 != k2 || k1 && (!slices.Equal(e1, e2) || !slices.Equal(n1, n2)) {
-				t.Fatalf("%s: state %d: successor %d: PendingLocalSteps %v %v %v, LocalSteps %v %v %v", name, s, i, e1, n1, k1, e2, n2, k2)
+			e1, n1 := sys.PendingLocalSteps(&p, i, nil, nil)
+			e2, n2 := sys.LocalSteps(trs[i].Target, nil, nil)
+			if !slices.Equal(e1, e2) || !slices.Equal(n1, n2) {
+				t.Fatalf("%s: state %d: successor %d: PendingLocalSteps %v %v, LocalSteps %v %v", name, s, i, e1, n1, e2, n2)
 			}
 		}
 		for c := range sys.ncomp {
@@ -185,4 +183,175 @@ func targets(trs []lts.Transition) []lts.State {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// TestLocalStepsOrderFree: LocalSteps, PendingLocalSteps and the moves of
+// a state are functions of the state, whatever was expanded before: on
+// every process of the library models (the invocation/response ones also
+// with their thread symmetry), each compiled afresh, and with the program
+// switching to specialised blocks at the default, after 5 and after 60
+// states (SetHotStates, which drops every template built), each state's
+// answers when first met in BFS order (LocalSteps before the state is
+// expanded, its successors' PendingLocalSteps before they are stored)
+// are those once every state is explored; and LocalSteps agrees with the
+// moves (a component it lists has all its steps local, one it marks has
+// none CompLocal).
+func TestLocalStepsOrderFree(t *testing.T) {
+	limit := 1500
+	if testing.Short() {
+		limit = 300
+	}
+	failed, checked := localStepsOrderCases(t, limit)
+	if failed > 0 {
+		t.Fatalf("%d of %d processes differ", failed, checked)
+	}
+	t.Logf("%d processes and switches", checked)
+}
+
+// TestLocalStepsOrderMutant: with LocalSteps and the moves reading only
+// the templates built so far (memoOnly, as before they built them on
+// demand), TestLocalStepsOrderFree fails.
+func TestLocalStepsOrderMutant(t *testing.T) {
+	memoOnly = true
+	defer func() { memoOnly = false }()
+	failed, checked := localStepsOrderCases(t, 300)
+	t.Logf("mutant: %d of %d processes and switches differ", failed, checked)
+	if failed == 0 {
+		t.Fatal("mutant not caught")
+	}
+}
+
+func localStepsOrderCases(t *testing.T, limit int) (failed, checked int) {
+	for _, am := range assertedModels(t, "../models/lib/*.csp", "../models/testdata/*.csp") {
+		for i, q := range am.procs {
+			for _, hot := range []int{0, 5, 60} {
+				for _, sym := range []bool{false, true} {
+					p, err := Compile(am.checked)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if hot > 0 {
+						p.SetHotStates(hot)
+					}
+					sys, err := p.Process(q)
+					if sym {
+						sys, _, err = p.SymmetricEventsProcess(q)
+					}
+					if err != nil || sys == nil {
+						continue
+					}
+					checked++
+					name := fmt.Sprintf("%s %s (hot at %d, symmetry %v)", am.path, am.texts[i], hot, sym)
+					if d := localStepsOrder(sys, limit); d != "" {
+						failed++
+						if !memoOnly {
+							t.Errorf("%s: %s", name, d)
+						}
+					}
+				}
+			}
+		}
+	}
+	return failed, checked
+}
+
+// localStepsOrder explores sys in BFS order up to limit states and
+// returns the first difference between a state's answers when first met
+// and at the end, or a LocalSteps that the moves contradict; "" if none.
+func localStepsOrder(sys *Proc, limit int) string {
+	type answers struct {
+		evs   []lts.Event
+		ends  []int
+		trs   []lts.Transition
+		moves []lts.Move
+		// The pending successors' PendingLocalSteps, read before they
+		// were stored.
+		pevs  [][]lts.Event
+		pends [][]int
+	}
+	seen := map[lts.State]*answers{}
+	queue := []lts.State{sys.Initial()}
+	seen[sys.Initial()] = nil
+	var order []lts.State
+	var p Pending
+	for len(queue) > 0 && len(order) < limit {
+		s := queue[0]
+		queue = queue[1:]
+		a := &answers{}
+		a.evs, a.ends = sys.LocalSteps(s, nil, nil)
+		if err := sys.Expand(s, -1, &p); err != nil {
+			continue // a run-time error of the model
+		}
+		for i := range p.Len() {
+			e, n := sys.PendingLocalSteps(&p, i, nil, nil)
+			a.pevs, a.pends = append(a.pevs, e), append(a.pends, n)
+		}
+		var err error
+		if a.trs, a.moves, err = sys.SuccessorsMoves(s, nil, nil); err != nil {
+			return fmt.Sprintf("state %d: %v after Expand succeeded", s, err)
+		}
+		if d := localAgrees(sys, a.evs, a.ends, a.trs, a.moves); d != "" {
+			return fmt.Sprintf("state %d, first met: %s", s, d)
+		}
+		seen[s] = a
+		order = append(order, s)
+		for _, tr := range a.trs {
+			if _, ok := seen[tr.Target]; !ok {
+				seen[tr.Target] = nil
+				queue = append(queue, tr.Target)
+			}
+		}
+	}
+	for _, s := range order {
+		a := seen[s]
+		evs, ends := sys.LocalSteps(s, nil, nil)
+		if !slices.Equal(evs, a.evs) || !slices.Equal(ends, a.ends) {
+			return fmt.Sprintf("state %d: LocalSteps %v %v when first met, %v %v at the end", s, a.evs, a.ends, evs, ends)
+		}
+		if err := sys.Expand(s, -1, &p); err != nil {
+			return fmt.Sprintf("state %d: %v at the end", s, err)
+		}
+		for i := range p.Len() {
+			e, n := sys.PendingLocalSteps(&p, i, nil, nil)
+			if !slices.Equal(e, a.pevs[i]) || !slices.Equal(n, a.pends[i]) {
+				return fmt.Sprintf("state %d: successor %d: PendingLocalSteps %v %v when first met, %v %v at the end", s, i, a.pevs[i], a.pends[i], e, n)
+			}
+		}
+		trs, moves, err := sys.SuccessorsMoves(s, nil, nil)
+		if err != nil || !slices.Equal(trs, a.trs) || !slices.Equal(moves, a.moves) {
+			return fmt.Sprintf("state %d: %v %v when first met, %v %v (%v) at the end", s, a.trs, a.moves, trs, moves, err)
+		}
+	}
+	return ""
+}
+
+// localAgrees checks LocalSteps (evs, ends) against the moves of the
+// state: a component listed offers exactly those events, all Local and
+// CompLocal; a component marked has no CompLocal move.
+func localAgrees(sys *Proc, evs []lts.Event, ends []int, trs []lts.Transition, moves []lts.Move) string {
+	if len(ends) != sys.ncomp {
+		return fmt.Sprintf("%d ends for %d components", len(ends), sys.ncomp)
+	}
+	start := 0
+	for c, end := range ends {
+		var compEvs []lts.Event
+		allLocal := true
+		for i, m := range moves {
+			if m.Comp == int32(c) {
+				compEvs = append(compEvs, trs[i].Event)
+				allLocal = allLocal && m.Local && m.CompLocal
+				if end < 0 && m.CompLocal {
+					return fmt.Sprintf("component %d not local for LocalSteps, but its move %+v is", c, m)
+				}
+			}
+		}
+		if end < 0 {
+			continue
+		}
+		if !allLocal || !slices.Equal(evs[start:end], compEvs) {
+			return fmt.Sprintf("component %d: LocalSteps %v, moves %v (all local: %v)", c, evs[start:end], compEvs, allLocal)
+		}
+		start = end
+	}
+	return ""
 }

@@ -461,10 +461,10 @@ func (s *Proc) intern(x *scratch, buf []lts.Transition) []lts.Transition {
 	var hot bool
 	if s.fp != nil {
 		x.ids = s.fp.InternAll(x.enc, x.ends, x.ids[:0])
-		hot = s.fp.Len() >= hotStates
+		hot = s.p.hot(s.fp.Len())
 	} else {
 		x.ids = s.store.InternAll(x.enc, x.ends, x.ids[:0])
-		hot = s.store.Len() >= hotStates
+		hot = s.p.hot(s.store.Len())
 	}
 	s.mu.Unlock()
 	if hot {

@@ -38,8 +38,10 @@ type Program struct {
 	operand map[lang.Proc]*pnode // prepared assertion operands
 
 	terms termTable
-	// hotBlocks: templates specialise event blocks (heatBlocks).
+	// hotBlocks: templates specialise event blocks (heatBlocks), which a
+	// system does when it passes hotAt states (hotStates unless set).
 	hotBlocks atomic.Bool
+	hotAt     atomic.Int64
 
 	evMu    sync.RWMutex
 	evCache map[evKey]lts.Event
@@ -108,6 +110,7 @@ func Compile(c *lang.Checked) (prog *Program, err error) {
 		sets:      map[string]*evset{},
 		origin:    map[uint32]string{},
 	}
+	p.hotAt.Store(hotStates)
 	p.terms.init()
 	p.initTerms()
 	if err := p.layout(); err != nil {

@@ -121,7 +121,7 @@ func (rs *rounds) ExpandWalking(states []lts.State, walk func()) (errAt int, err
 			k++
 		}
 	}
-	if rs.p.NumStates() >= hotStates {
+	if rs.p.p.hot(rs.p.NumStates()) {
 		rs.p.p.heatBlocks()
 	}
 	return errAt, err

@@ -110,9 +110,34 @@ func (p *Program) templates(t uint32) ([]edge, error) { return p.templatesOn(t, 
 // computed at run time (build with a machine), where the guards are
 // decided before the guarded process is unfolded.
 func (p *Program) templatesOn(t uint32, path *[]uint32) ([]edge, error) {
+	ts, err := p.tmplSetOn(t, path)
+	if err != nil {
+		return nil, err
+	}
+	return ts.es, nil
+}
+
+// tmplSet returns the memoised template set of a simple term, building it
+// if it is not built yet (or was dropped by heatBlocks), or errComplex.
+// Whatever was built before, the answer is the same: its edges, their
+// events and order, plain and local are functions of the term (heatBlocks
+// changes only how blocks run), so a caller that reads them (LocalSteps,
+// whoMoved) gives a state the same answer whatever the order of
+// exploration. It returns the set it built or found, never reloads it:
+// heatBlocks may drop it again meanwhile (another worker passing the
+// switch), and a reader keeps the set it has.
+func (p *Program) tmplSet(t uint32) (*tmplSet, error) {
+	if ts := p.term(t).edges.Load(); ts != nil {
+		return ts, nil
+	}
+	return p.tmplSetOn(t, nil)
+}
+
+// tmplSetOn is tmplSet with the chain of terms being built (templatesOn).
+func (p *Program) tmplSetOn(t uint32, path *[]uint32) (*tmplSet, error) {
 	tm := p.term(t)
 	if ts := tm.edges.Load(); ts != nil {
-		return ts.es, nil
+		return ts, nil
 	}
 	if tm.cplx.Load() == 2 {
 		return nil, errComplex
@@ -141,7 +166,7 @@ func (p *Program) templatesOn(t uint32, path *[]uint32) ([]edge, error) {
 		ts.fast = fastEdges(es)
 	}
 	tm.edges.Store(ts)
-	return es, nil
+	return ts, nil
 }
 
 // firstGroups groups the edges whose first conds have equal keys (two or
@@ -1240,6 +1265,23 @@ type spec struct {
 // specialises event blocks to their environments (heatBlocks).
 const hotStates = 1 << 15
 
+// SetHotStates sets the number of stored states at which a system of p
+// makes p specialise its event blocks (2^15 by default): the tests lower
+// it to meet the switch in small systems. A matter of speed only: the
+// specialised blocks compute the same successors, and the answers read
+// from templates (LocalSteps, the moves) do not depend on whether they
+// were built before or after (tmplSet). The parallel explorer (Explore)
+// switches at the default.
+func (p *Program) SetHotStates(n int) { p.hotAt.Store(int64(n)) }
+
+// hot reports whether a system of p with n states makes it specialise
+// event blocks.
+func (p *Program) hot(n int) bool { return int64(n) >= p.hotAt.Load() }
+
+// Hot reports whether p specialises event blocks already (heatBlocks has
+// run).
+func (p *Program) Hot() bool { return p.hotBlocks.Load() }
+
 // heatBlocks makes every later template specialise its event block to its
 // environment, and drops the templates built so far so that they are
 // rebuilt that way. Blocks run only when their transition fires, and a
@@ -1248,6 +1290,9 @@ const hotStates = 1 << 15
 // seg 1), while a long search gains about 10% from the specialised code
 // (BenchmarkExploreSegQueue). A search calls it when a system passes
 // hotStates states; rebuilding then costs what compiling up front did.
+// A reader of the templates meanwhile keeps the set it loaded, or builds
+// it again (tmplSet): the sets before and after differ only in how their
+// blocks run.
 func (p *Program) heatBlocks() {
 	if p.hotBlocks.Load() || !p.hotBlocks.CompareAndSwap(false, true) {
 		return

@@ -81,12 +81,11 @@ type reduceScratch struct {
 	evs   []lts.Event // staticResponder's
 	ends  []int
 	// successorsPending's: a state's successors, a state's in between,
-	// the targets to store; which of those go to forced states, and which
-	// are asked late.
-	p, q, out2   csp.Pending
-	forced, late []int
-	out          []lts.Transition // SuccessorsMoves's
-	outMv        []lts.Move
+	// the targets to store; which of those go to forced states.
+	p, q, out2 csp.Pending
+	forced     []int
+	out        []lts.Transition // SuccessorsMoves's
+	outMv      []lts.Move
 }
 
 // NewReduced reduces impl, whose invocations and responses are named as
@@ -189,7 +188,7 @@ type pender interface {
 	compMover
 	Expand(t lts.State, comp int32, p *csp.Pending) error
 	ExpandPending(from *csp.Pending, i int, comp int32, p *csp.Pending) error
-	PendingLocalSteps(p *csp.Pending, i int, evs []lts.Event, ends []int) ([]lts.Event, []int, bool)
+	PendingLocalSteps(p *csp.Pending, i int, evs []lts.Event, ends []int) ([]lts.Event, []int)
 	Store(p *csp.Pending, is []int, buf []lts.Transition, mv []lts.Move) ([]lts.Transition, []lts.Move, error)
 }
 
@@ -208,19 +207,16 @@ func (r *Reduced) successorsPending(pd pender, id lts.State, buf []lts.Transitio
 	if forced >= 0 {
 		err = pd.Expand(s, forced, p)
 	} else {
-		var known bool
-		if only, known = r.staticResponder(s, x); known && only >= 0 {
-			err = pd.Expand(s, only, p)
-		} else if err = pd.Expand(s, -1, p); err == nil && !known {
-			only = r.pendingResponder(p)
-		}
+		// A pender tells the responder from the controls (LocalSteps).
+		only, _ = r.staticResponder(s, x)
+		err = pd.Expand(s, only, p)
 	}
 	if err != nil {
 		return buf, mv, err
 	}
 	out := &x.out2
 	out.Reset()
-	x.forced, x.late = x.forced[:0], x.late[:0]
+	x.forced = x.forced[:0]
 	for i := range p.Len() {
 		m := p.Move(i)
 		if only >= 0 && m.Comp != only {
@@ -250,41 +246,18 @@ func (r *Reduced) successorsPending(pd pender, id lts.State, buf []lts.Transitio
 		m.Ties = 0
 		buf[n+k].Target = r.force(buf[n+k].Target/2, int32(m.Perm.At(int(m.Comp))))
 	}
-	// Internal steps into states whose controls are new: asked as tauStep
-	// does, once stored.
-	if len(x.late) > 0 {
-		trs, moves := slices.Clone(buf[n:]), slices.Clone(mv[n:])
-		buf, mv = buf[:n], mv[:n]
-		late := 0
-		for k, tr := range trs {
-			if late < len(x.late) && x.late[late] == k {
-				late++
-				buf, mv = r.tauStep(lts.Transition{Event: tr.Event, Target: tr.Target / 2}, moves[k], buf, mv, x)
-				continue
-			}
-			buf, mv = append(buf, tr), append(mv, moves[k])
-		}
-	}
 	return buf, mv, nil
-}
-
-// pendingResponder is responder for pending successors.
-func (r *Reduced) pendingResponder(p *csp.Pending) int32 {
-	return r.firstResponder(p.Len(), p.Move, p.Event)
 }
 
 // tauPending adds to out the targets of the pending internal step i of p
 // (tauStep): the responses from its target when that is a responding
 // state, else the target.
 func (r *Reduced) tauPending(pd pender, p *csp.Pending, i int, first lts.Event, m lts.Move, out *csp.Pending, x *reduceScratch) {
-	evs, ends, known := pd.PendingLocalSteps(p, i, x.evs[:0], x.ends[:0])
+	// Read from the controls of the state in between (whatever states
+	// were expanded before: csp.Proc.LocalSteps builds the templates of a
+	// control met for the first time).
+	evs, ends := pd.PendingLocalSteps(p, i, x.evs[:0], x.ends[:0])
 	x.evs, x.ends = evs, ends
-	if !known {
-		// Its controls are new: stored, it is asked as tauStep does.
-		x.late = append(x.late, out.Len())
-		out.Add(p, i, first, m)
-		return
-	}
 	c := r.responderOf(evs, ends)
 	q := &x.q
 	if c < 0 || pd.ExpandPending(p, i, c, q) != nil {
@@ -393,7 +366,7 @@ func (r *Reduced) compExpand(s lts.State, comp int32, x *reduceScratch) ([]lts.T
 // components offer local steps only (*csp.Proc).
 type compMover interface {
 	ComponentMoves(s lts.State, comp int32, buf []lts.Transition, mv []lts.Move) ([]lts.Transition, []lts.Move, error)
-	LocalSteps(t lts.State, evs []lts.Event, ends []int) ([]lts.Event, []int, bool)
+	LocalSteps(t lts.State, evs []lts.Event, ends []int) ([]lts.Event, []int)
 }
 
 // staticResponder returns the least component of s whose every step is a
@@ -413,32 +386,27 @@ func (r *Reduced) staticResponder(s lts.State, x *reduceScratch) (only int32, kn
 		}
 	}
 	r.mu.Unlock()
-	only, known = r.readResponder(cm, s, x)
-	if known {
-		r.mu.Lock()
-		for page >= len(r.resp) {
-			r.resp = append(r.resp, nil)
-		}
-		if r.resp[page] == nil {
-			r.resp[page] = make([]uint8, respPage)
-		}
-		r.resp[page][at] = uint8(only + 2)
-		r.mu.Unlock()
+	only = r.readResponder(cm, s, x)
+	r.mu.Lock()
+	for page >= len(r.resp) {
+		r.resp = append(r.resp, nil)
 	}
-	return only, known
+	if r.resp[page] == nil {
+		r.resp[page] = make([]uint8, respPage)
+	}
+	r.resp[page][at] = uint8(only + 2)
+	r.mu.Unlock()
+	return only, true
 }
 
 // respPage is the number of states of a page of Reduced.resp.
 const respPage = 1 << 12
 
 // readResponder computes staticResponder.
-func (r *Reduced) readResponder(cm compMover, s lts.State, x *reduceScratch) (only int32, known bool) {
-	evs, ends, known := cm.LocalSteps(s, x.evs[:0], x.ends[:0])
+func (r *Reduced) readResponder(cm compMover, s lts.State, x *reduceScratch) int32 {
+	evs, ends := cm.LocalSteps(s, x.evs[:0], x.ends[:0])
 	x.evs, x.ends = evs, ends
-	if !known {
-		return -1, false
-	}
-	return r.responderOf(evs, ends), true
+	return r.responderOf(evs, ends)
 }
 
 // responderOf is the least component whose steps, as LocalSteps lists

@@ -134,7 +134,14 @@
 // state is a responding one is read from its threads' controls without
 // expanding it (csp.Proc.LocalSteps: a control whose steps are all local
 // offers them all, whatever the variables), which is what the expansion
-// would tell.
+// would tell. The answer is a function of the state: a control that no
+// state expanded yet has its templates built when it is read, so the
+// reduced system, its transitions and moves, does not depend on the order
+// in which its states are asked for, nor on when the program specialises
+// its blocks (which drops every template built). A control whose
+// templates fail to build counts as not local: the step is not
+// compressed, and the state in between, stored, reports the error when it
+// is expanded.
 //
 // # Arguments chosen late
 //
