@@ -406,3 +406,26 @@ func (p *Program) EventThreads(q lang.Proc) string {
 	}
 	return ""
 }
+
+// Prefetch starts loading the stored encodings of the states ts into the
+// cache, so that expanding them soon after (Expand, LocalSteps) waits
+// less on memory. It changes nothing else.
+func (s *Proc) Prefetch(ts []lts.State) {
+	s.mu.Lock()
+	if s.fp == nil {
+		s.store.PrefetchGet(ts)
+	}
+	s.mu.Unlock()
+}
+
+// Truncate drops the successors of p from the n-th on.
+func (p *Pending) Truncate(n int) {
+	if n >= len(p.ends) {
+		return
+	}
+	end := 0
+	if n > 0 {
+		end = p.ends[n-1]
+	}
+	p.enc, p.ends, p.evs, p.moves = p.enc[:end], p.ends[:n], p.evs[:n], p.moves[:n]
+}

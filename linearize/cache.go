@@ -87,6 +87,13 @@ func (c *succCache) get(s lts.State) (cacheEntry, bool) {
 	return cacheEntry{}, false
 }
 
+// has reports whether s is cached (in either generation).
+func (c *succCache) has(s lts.State) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return int(s) < len(c.cur.at) && c.cur.at[s] != 0 || int(s) < len(c.old.at) && c.old.at[s] != 0
+}
+
 // put caches (a copy of) the successors of s and returns the copy.
 func (c *succCache) put(s lts.State, trs []lts.Transition, mv []lts.Move, only int32) cacheEntry {
 	c.mu.Lock()

@@ -97,18 +97,19 @@ type reducedSucc struct {
 
 // exploreReduced asks r for the transitions of every reachable state: in
 // BFS order if rng is nil, else in a random order (the next state taken
-// from anywhere in the frontier). With batch > 0 it first hands
-// Prepare the next batch states of the frontier, as refine's search does
-// with the pairs ahead.
+// from anywhere in the frontier). With batch > 0 (and rng nil) it first
+// hands Prepare the next batch states of the queue whenever it reaches
+// the end of the last batch, as refine's search does with the pairs
+// ahead.
 func exploreReduced(r *Reduced, rng *rand.Rand, batch int) map[lts.State]reducedSucc {
 	got := map[lts.State]reducedSucc{}
 	seen := map[lts.State]bool{r.Initial(): true}
 	frontier := []lts.State{r.Initial()}
-	prepared := 0 // frontier[:prepared] were handed to Prepare
+	left := 0 // states of the last batch not taken yet
 	for len(frontier) > 0 {
-		if batch > 0 && prepared == 0 {
-			prepared = min(batch, len(frontier))
-			prepare(r, frontier[:prepared])
+		if batch > 0 && left == 0 {
+			left = min(batch, len(frontier))
+			r.Prepare(frontier[:left])
 		}
 		i := 0
 		if rng != nil {
@@ -116,14 +117,7 @@ func exploreReduced(r *Reduced, rng *rand.Rand, batch int) map[lts.State]reduced
 		}
 		s := frontier[i]
 		frontier = slices.Delete(frontier, i, i+1)
-		if prepared > 0 {
-			prepared--
-			if i >= prepared+1 {
-				// Taken from beyond the batch: the batch is not
-				// consumed in order any more; prepare anew.
-				prepared = 0
-			}
-		}
+		left = max(left-1, 0)
 		trs, moves, err := r.SuccessorsMoves(s, nil, nil)
 		got[s] = reducedSucc{trs, moves, err}
 		if err != nil {
@@ -264,8 +258,9 @@ func TestReducedOrderMutant(t *testing.T) {
 }
 
 // reducedOrderCases compares, for each model and each of orderHots, the
-// BFS exploration with the default switch and a random one (with Prepare
-// batches of batch states if batch > 0) with the switch there; it
+// BFS exploration with the default switch and a random one with the
+// switch there (if batch > 0, a BFS one with Prepare batches of batch
+// states instead of the random one); it
 // returns the number of cases that differ, of cases, and of cases whose
 // program got hot before the end.
 func reducedOrderCases(t *testing.T, models []orderModel, batch int) (failed, cases, hotCases int) {
@@ -279,7 +274,11 @@ func reducedOrderCases(t *testing.T, models []orderModel, batch int) (failed, ca
 		ga := exploreReduced(ra, nil, 0)
 		for _, hot := range orderHots {
 			rb := NewReduced(quietImpl(t, m.src, m.sym, hot), DefaultNaming)
-			gb := exploreReduced(rb, rand.New(rand.NewPCG(uint64(i), uint64(hot))), batch)
+			var rng *rand.Rand
+			if batch == 0 {
+				rng = rand.New(rand.NewPCG(uint64(i), uint64(hot)))
+			}
+			gb := exploreReduced(rb, rng, batch)
 			cases++
 			if hot > 0 && rb.Base().(*csp.Proc).Program().Hot() {
 				hotCases++
@@ -295,5 +294,18 @@ func reducedOrderCases(t *testing.T, models []orderModel, batch int) (failed, ca
 	return failed, cases, hotCases
 }
 
-// prepare is Reduced.Prepare (none yet).
-func prepare(r *Reduced, ids []lts.State) {}
+// TestReducedOrderPrepared: TestReducedOrderFree's comparison, the second
+// exploration in BFS order with Prepare batches of 5 states (as refine's
+// search prepares the pairs ahead), the switch early, in the middle, late
+// or never.
+func TestReducedOrderPrepared(t *testing.T) {
+	n := 40
+	if testing.Short() {
+		n = 10
+	}
+	failed, cases, hot := reducedOrderCases(t, orderModels(t, n), prepareBatch)
+	if failed > 0 {
+		t.Fatalf("%d of %d cases differ", failed, cases)
+	}
+	t.Logf("%d cases, %d with the switch before the end", cases, hot)
+}

@@ -80,12 +80,22 @@ type reduceScratch struct {
 	tmpMv []lts.Move
 	evs   []lts.Event // staticResponder's
 	ends  []int
-	// successorsPending's: a state's successors, a state's in between,
-	// the targets to store; which of those go to forced states.
-	p, q, out2 csp.Pending
-	forced     []int
-	out        []lts.Transition // SuccessorsMoves's
-	outMv      []lts.Move
+	// successorsPending's and Prepare's: a state's successors, a state's
+	// in between, the targets to store; which of those go to forced
+	// states, and which are the targets of internal steps that LocalSteps
+	// showed to have no responder (quiet: their memo entry is set once
+	// they are stored, so that their own expansion need not read it).
+	p, q, out2    csp.Pending
+	forced, quiet []int
+	out           []lts.Transition // SuccessorsMoves's
+	outMv         []lts.Move
+	pre           []lts.State // prefetch's
+	// Prepare's: the states of the batch, its stored targets, the
+	// indices of one state's lists relative to its first target.
+	batch []prepared
+	bt    []lts.Transition
+	bmv   []lts.Move
+	rel   []int
 }
 
 // NewReduced reduces impl, whose invocations and responses are named as
@@ -200,6 +210,25 @@ type pender interface {
 // step is that of its target alone. The targets are collected and stored
 // together, in order.
 func (r *Reduced) successorsPending(pd pender, id lts.State, buf []lts.Transition, mv []lts.Move, x *reduceScratch) ([]lts.Transition, []lts.Move, error) {
+	out := &x.out2
+	out.Reset()
+	x.forced, x.quiet = x.forced[:0], x.quiet[:0]
+	if err := r.pendingTargets(pd, id, out, x); err != nil {
+		return buf, mv, err
+	}
+	n := len(buf)
+	buf, mv, err := pd.Store(out, nil, buf, mv)
+	if err != nil {
+		return buf, mv, err
+	}
+	buf, mv = r.finishTargets(buf, mv, n, x.forced, x.quiet)
+	return buf, mv, nil
+}
+
+// pendingTargets appends to out the pending targets of id's transitions
+// (successorsPending), and to x.forced and x.quiet the indices in out of
+// those that go to forced states and of those that have no responder.
+func (r *Reduced) pendingTargets(pd pender, id lts.State, out *csp.Pending, x *reduceScratch) error {
 	s, forced := r.decode(id)
 	p := &x.p
 	only := forced
@@ -212,11 +241,8 @@ func (r *Reduced) successorsPending(pd pender, id lts.State, buf []lts.Transitio
 		err = pd.Expand(s, only, p)
 	}
 	if err != nil {
-		return buf, mv, err
+		return err
 	}
-	out := &x.out2
-	out.Reset()
-	x.forced = x.forced[:0]
 	for i := range p.Len() {
 		m := p.Move(i)
 		if only >= 0 && m.Comp != only {
@@ -231,23 +257,142 @@ func (r *Reduced) successorsPending(pd pender, id lts.State, buf []lts.Transitio
 			out.Add(p, i, ev, m)
 		}
 	}
-	n := len(buf)
-	buf, mv, err = pd.Store(out, nil, buf, mv)
-	if err != nil {
-		return buf, mv, err
-	}
+	return nil
+}
+
+// finishTargets turns the stored targets buf[n:] (with their moves mv[n:])
+// of one state's pending targets into its transitions: forced and quiet
+// index them (from n), as pendingTargets listed them.
+func (r *Reduced) finishTargets(buf []lts.Transition, mv []lts.Move, n int, forced, quiet []int) ([]lts.Transition, []lts.Move) {
 	for k := n; k < len(buf); k++ {
 		buf[k].Target *= 2
 	}
+	if quietMutant == 1 {
+		// Every target, responding or not.
+		quiet = quiet[:0:0]
+		for k := range len(buf) - n {
+			quiet = append(quiet, k)
+		}
+	}
+	r.noteQuiet(buf[n:], quiet)
 	// Invocations into forced states: their thread, named as in the
 	// target.
-	for _, k := range x.forced {
+	for _, k := range forced {
 		m := &mv[n+k]
 		m.Ties = 0
 		buf[n+k].Target = r.force(buf[n+k].Target/2, int32(m.Perm.At(int(m.Comp))))
 	}
-	return buf, mv, nil
+	return buf, mv
 }
+
+// Prepare computes and caches the transitions of those of the states ids
+// that are not cached yet, storing the targets of all of them together
+// (one csp.Proc.Store), so that the cache misses of their lookups in the
+// base's store overlap; a caller about to ask SuccessorsMoves of these
+// states (refine's search with pair symmetry, on the pairs ahead) then
+// finds them cached. The transitions are those SuccessorsMoves computes:
+// a state's transitions depend on the state alone (LocalSteps builds the
+// templates it reads), not on which states were expanded before it nor
+// on when the program specialises its blocks. Only the base's numbering
+// of the targets may differ, when a prepared state is never asked. A
+// state whose expansion fails is left uncached, for SuccessorsMoves to
+// report its error.
+func (r *Reduced) Prepare(ids []lts.State) {
+	pd, ok := r.base.(pender)
+	if !ok || noPrepare {
+		return
+	}
+	x, _ := r.pool.Get().(*reduceScratch)
+	if x == nil {
+		x = &reduceScratch{}
+	}
+	defer r.pool.Put(x)
+	r.prefetch(ids, x)
+	out := &x.out2
+	out.Reset()
+	x.forced, x.quiet = x.forced[:0], x.quiet[:0]
+	x.batch = x.batch[:0]
+	for _, id := range ids {
+		if r.cache.has(id) || slices.ContainsFunc(x.batch, func(b prepared) bool { return b.id == id }) {
+			continue
+		}
+		b := prepared{id: id, out: out.Len(), forced: len(x.forced), quiet: len(x.quiet)}
+		if err := r.pendingTargets(pd, id, out, x); err != nil {
+			out.Truncate(b.out)
+			x.forced, x.quiet = x.forced[:b.forced], x.quiet[:b.quiet]
+			continue
+		}
+		x.batch = append(x.batch, b)
+	}
+	if len(x.batch) == 0 {
+		return
+	}
+	trs, moves, err := pd.Store(out, nil, x.bt[:0], x.bmv[:0])
+	x.bt, x.bmv = trs, moves
+	if err != nil {
+		return
+	}
+	for j, b := range x.batch {
+		end := prepared{out: out.Len(), forced: len(x.forced), quiet: len(x.quiet)}
+		if j+1 < len(x.batch) {
+			end = x.batch[j+1]
+			if prepareMutant == 2 && end.out > b.out {
+				end.out-- // the state's last target dropped
+			}
+		}
+		// The indices are relative to the state's first target.
+		x.rel = x.rel[:0]
+		for _, list := range [][]int{x.forced[b.forced:end.forced], x.quiet[b.quiet:end.quiet]} {
+			for _, k := range list {
+				if prepareMutant == 1 {
+					k += b.out // not made relative
+				}
+				x.rel = append(x.rel, k-b.out)
+			}
+		}
+		nf := end.forced - b.forced
+		buf := append(x.out[:0], trs[b.out:end.out]...)
+		mv := append(x.outMv[:0], moves[b.out:end.out]...)
+		buf, mv = r.finishTargets(buf, mv, 0, x.rel[:nf], x.rel[nf:])
+		x.out, x.outMv = buf, mv
+		r.cache.put(b.id, buf, mv, 0)
+	}
+}
+
+// prepared is a state of a Prepare batch: its id, and where its targets
+// and their lists start in the batch's.
+type prepared struct {
+	id                 lts.State
+	out, forced, quiet int
+}
+
+// prefetch starts loading the base's encodings of the states ids that are
+// not cached yet (Prepare is about to expand them).
+func (r *Reduced) prefetch(ids []lts.State, x *reduceScratch) {
+	pf, ok := r.base.(interface{ Prefetch([]lts.State) })
+	if !ok {
+		return
+	}
+	x.pre = x.pre[:0]
+	for _, id := range ids {
+		if r.cache.has(id) {
+			continue
+		}
+		s, _ := r.decode(id)
+		x.pre = append(x.pre, s)
+	}
+	if len(x.pre) > 0 {
+		pf.Prefetch(x.pre)
+	}
+}
+
+// noPrepare turns Prepare off; prepareMutant, when not 0, makes it cache
+// wrong transitions (a hand mutant, for the test that shows the
+// comparison with SuccessorsMoves notices).
+var (
+	noPrepare     bool
+	prepareMutant int
+)
 
 // tauPending adds to out the targets of the pending internal step i of p
 // (tauStep): the responses from its target when that is a responding
@@ -260,9 +405,17 @@ func (r *Reduced) tauPending(pd pender, p *csp.Pending, i int, first lts.Event, 
 	x.evs, x.ends = evs, ends
 	c := r.responderOf(evs, ends)
 	q := &x.q
-	if c < 0 || pd.ExpandPending(p, i, c, q) != nil {
-		// Not responding; or an error, left to the state in between,
-		// stored, to report with its trace.
+	if c < 0 {
+		// Not responding: stored as it is, and known to be so.
+		if !noQuiet {
+			x.quiet = append(x.quiet, out.Len())
+		}
+		out.Add(p, i, first, m)
+		return
+	}
+	if pd.ExpandPending(p, i, c, q) != nil {
+		// An error, left to the state in between, stored, to report with
+		// its trace.
 		out.Add(p, i, first, m)
 		return
 	}
@@ -398,6 +551,43 @@ func (r *Reduced) staticResponder(s lts.State, x *reduceScratch) (only int32, kn
 	r.mu.Unlock()
 	return only, true
 }
+
+// noteQuiet records in the memo of staticResponder that the targets
+// trs[k], k in quiet (reduced ids of base states), have no responder, as
+// LocalSteps read before they were stored. Whether a state has one does
+// not depend on how its threads are named, so the representative the
+// store keeps has none either.
+func (r *Reduced) noteQuiet(trs []lts.Transition, quiet []int) {
+	if len(quiet) == 0 {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, k := range quiet {
+		if quietMutant == 2 && k+1 < len(trs) {
+			k++ // the wrong target
+		}
+		s := trs[k].Target / 2
+		page, at := int(s/respPage), int(s%respPage)
+		for page >= len(r.resp) {
+			r.resp = append(r.resp, nil)
+		}
+		if r.resp[page] == nil {
+			r.resp[page] = make([]uint8, respPage)
+		}
+		if r.resp[page][at] == 0 {
+			r.resp[page][at] = 1
+		}
+	}
+}
+
+// noQuiet turns noteQuiet off (the tests compare the two); quietMutant,
+// when not 0, makes it record states it must not (a hand mutant, for the
+// test that shows the comparison notices).
+var (
+	noQuiet     bool
+	quietMutant int
+)
 
 // respPage is the number of states of a page of Reduced.resp.
 const respPage = 1 << 12

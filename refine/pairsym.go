@@ -69,6 +69,9 @@ type pairSym struct {
 	n       int
 	memo64  intern.Memo[uint32]
 	canon64 intern.Memo[canonVal]
+	// permBuf is permute's scratch (internReduced keeps no reference).
+	permBuf []lts.State
+	pre     []lts.State // prepareImpl's
 }
 
 type permMacro struct {
@@ -112,10 +115,11 @@ func (s *search) permute(m uint32, p lts.Perm) uint32 {
 		return r
 	}
 	src := s.norm.macros.Get(m)
-	buf := make([]lts.State, 0, len(src)/4)
+	buf := s.sym.permBuf[:0]
 	for i := 0; i < len(src); i += 4 {
 		buf = append(buf, s.sym.spec.PermuteState(lts.State(binary.LittleEndian.Uint32(src[i:])), p))
 	}
+	s.sym.permBuf = buf
 	r := s.norm.internReduced(buf, true)
 	if packed {
 		s.sym.memo64.Put(k64, r)
@@ -178,7 +182,14 @@ type canonVal struct {
 // expandSym expands s.cur[i:] (tau successors queued meanwhile included)
 // with pair symmetry, one pair at a time.
 func (s *search) expandSym() (*Result, error) {
+	pr, _ := s.sym.impl.(preparer)
+	prepared := 0 // s.cur[:prepared] were handed to pr
 	for i := 0; i < len(s.cur); i++ {
+		if pr != nil && i >= prepared {
+			// (The tau successors queued meanwhile join the next batch.)
+			prepared = min(len(s.cur), i+symBatch)
+			s.prepareImpl(pr, s.cur[i:prepared])
+		}
 		if s.countdown--; s.countdown <= 0 {
 			if reason := s.poll(); reason != "" {
 				return s.unknown(reason), nil
@@ -214,6 +225,29 @@ func (s *search) expandSym() (*Result, error) {
 		}
 	}
 	return nil, nil
+}
+
+// preparer is an impl that can compute together the successors of the
+// states it is about to be asked (linearize.Reduced.Prepare): the same
+// transitions as one at a time, with their stores' cache misses
+// overlapped.
+type preparer interface {
+	Prepare(ids []lts.State)
+}
+
+// symBatch is the number of queued pairs whose impl states expandSym
+// prepares at once.
+const symBatch = 32
+
+// prepareImpl prepares the impl states of the live pairs of items.
+func (s *search) prepareImpl(pr preparer, items []item) {
+	s.sym.pre = s.sym.pre[:0]
+	for _, it := range items {
+		if !s.isDead(it.id) {
+			s.sym.pre = append(s.sym.pre, it.s)
+		}
+	}
+	pr.Prepare(s.sym.pre)
 }
 
 // concrete renames the events of a path of representatives (from the
