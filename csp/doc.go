@@ -40,6 +40,18 @@
 // label, run the block on a copy of the variables. Terms with a nested
 // parallel composition are expanded by the same rules at run time.
 //
+// Templates are built when a term is first expanded, and built again
+// after a system passes 2^15 states (Program.heatBlocks drops them all, so
+// that blocks are rebuilt specialised to their environments; the tests
+// move the switch with Program.SetHotStates). What a caller reads from
+// them without expanding a state (Proc.LocalSteps, PendingLocalSteps:
+// whether each component's steps are all local, and which; the moves'
+// Local and CompLocal) builds a template set that is missing, so that the
+// answer is a function of the state, whatever was expanded before and
+// whenever the switch happens (the sets before and after differ only in
+// how their blocks run). A reader keeps the set it loaded or built, even
+// if another worker drops it meanwhile.
+//
 // # States
 //
 // Process builds the system of an assertion operand. Its top level is

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/quasar-verify/quasar/lts"
@@ -354,4 +355,84 @@ func localAgrees(sys *Proc, evs []lts.Event, ends []int, trs []lts.Transition, m
 		start = end
 	}
 	return ""
+}
+
+// TestLocalStepsConcurrent: workers that expand states and read
+// LocalSteps at once, while the program switches to specialised blocks
+// (at 50 states, so that heatBlocks drops the templates in the middle),
+// get the answers a single reader gets afterwards, for every state they
+// met (run it with -race too).
+func TestLocalStepsConcurrent(t *testing.T) {
+	for _, am := range assertedModels(t, "../models/testdata/segqueue.csp", "../models/testdata/linstack.csp") {
+		for i, q := range am.procs {
+			if !strings.HasPrefix(am.texts[i], "ImplIR") {
+				continue
+			}
+			p, err := Compile(am.checked)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p.SetHotStates(50)
+			sys, _, err := p.SymmetricEventsProcess(q)
+			if err != nil || sys == nil {
+				t.Fatalf("%s: no symmetry: %v", am.path, err)
+			}
+			localStepsConcurrent(t, am.path, sys)
+		}
+	}
+}
+
+func localStepsConcurrent(t *testing.T, name string, sys *Proc) {
+	type answer struct {
+		evs   []lts.Event
+		ends  []int
+		moves []lts.Move
+	}
+	const workers, limit = 4, 3000
+	var mu sync.Mutex
+	got := map[lts.State]answer{}
+	next := []lts.State{sys.Initial()}
+	seen := map[lts.State]bool{sys.Initial(): true}
+	// Level by level, each level's states shared out among the workers.
+	for len(next) > 0 && len(seen) < limit {
+		level := next
+		next = nil
+		var wg sync.WaitGroup
+		for w := range workers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for k := w; k < len(level); k += workers {
+					s := level[k]
+					evs, ends := sys.LocalSteps(s, nil, nil)
+					trs, moves, err := sys.SuccessorsMoves(s, nil, nil)
+					if err != nil {
+						continue
+					}
+					mu.Lock()
+					got[s] = answer{evs, ends, moves}
+					for _, tr := range trs {
+						if !seen[tr.Target] {
+							seen[tr.Target] = true
+							next = append(next, tr.Target)
+						}
+					}
+					mu.Unlock()
+				}
+			}()
+		}
+		wg.Wait()
+		slices.Sort(next) // the order of a level does not depend on the workers
+	}
+	if !sys.p.Hot() {
+		t.Fatalf("%s: the program never got hot (%d states)", name, sys.NumStates())
+	}
+	for s, a := range got {
+		evs, ends := sys.LocalSteps(s, nil, nil)
+		_, moves, err := sys.SuccessorsMoves(s, nil, nil)
+		if err != nil || !slices.Equal(evs, a.evs) || !slices.Equal(ends, a.ends) || !slices.Equal(moves, a.moves) {
+			t.Fatalf("%s: state %d: concurrent %v %v %v, alone %v %v %v (%v)", name, s, a.evs, a.ends, a.moves, evs, ends, moves, err)
+		}
+	}
+	t.Logf("%s: %d states", name, len(got))
 }
