@@ -310,8 +310,13 @@ func (x *bfs) warm(ts []lts.Transition) {
 }
 
 // up returns s's predecessor in the parent tree (s itself for the
-// initial state).
-func (x *bfs) up(s lts.State) lts.State { return x.tree[s>>treeBits][s&(treeBlock-1)] - 1 }
+// initial state; noState if s is not in the tree).
+func (x *bfs) up(s lts.State) lts.State {
+	if b := int(s >> treeBits); b < len(x.tree) {
+		return x.tree[b][s&(treeBlock-1)] - 1
+	}
+	return noState
+}
 
 // run explores from the initial state, calling visit on each state in BFS
 // order. It stops when visit returns true, on a limit (reason set) or on a
@@ -630,10 +635,16 @@ func (x *bfs) path(s lts.State) ([]lts.State, []lts.Event, error) {
 			var p lts.State
 			var e lts.Event
 			var err error
+			if len(ss) > x.depth {
+				// A path is at most as long as the search is deep: a
+				// corrupt tree ends here, not in a loop.
+				return nil, nil, fmt.Errorf("internal error: the path to %d is longer than the search is deep (%d)", ss[0], x.depth)
+			}
 			if x.treeless(s) {
 				p, e, err = x.parent(s)
+			} else if p = x.up(s); p == noState {
+				err = fmt.Errorf("internal error: state %d is not in the parent tree", s)
 			} else {
-				p = x.up(s)
 				e, buf, err = x.treeEvent(p, s, buf)
 			}
 			if err != nil {
@@ -678,7 +689,7 @@ func (x *bfs) parent(s lts.State) (lts.State, lts.Event, error) {
 // depthOf returns the depth of a marked state s.
 func (x *bfs) depthOf(s lts.State) int {
 	d := 0
-	for init := x.sys.Initial(); s != init && !x.treeless(s); s = x.up(s) {
+	for init := x.sys.Initial(); s != init && !x.treeless(s) && d <= x.depth; s = x.up(s) {
 		d++
 	}
 	if x.treeless(s) {

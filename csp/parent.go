@@ -19,6 +19,9 @@ func (s *Proc) firstParent(lo, hi, t lts.State, stop func() bool) (parent lts.St
 			err = fmt.Errorf("lts: internal error: %v", r)
 		}
 	}()
+	if n := lts.State(s.NumStates()); t >= n || hi > n || lo > hi {
+		return 0, 0, fmt.Errorf("internal error: parent of %d among %d..%d of %d states", t, lo, hi, n)
+	}
 	target := s.raw(t, nil)
 	x := s.getScratch()
 	defer s.pool.Put(x)
@@ -32,16 +35,7 @@ func (s *Proc) firstParent(lo, hi, t lts.State, stop func() bool) (parent lts.St
 		for id := c; id < hi && len(ids) < batch; id++ {
 			ids = append(ids, id)
 		}
-		x.raws, x.rawEnd = x.raws[:0], x.rawEnd[:0]
-		s.mu.Lock()
-		if s.fp == nil {
-			s.store.PrefetchGet(ids)
-		}
-		for _, id := range ids {
-			x.raws = append(x.raws, s.get(uint32(id))...)
-			x.rawEnd = append(x.rawEnd, len(x.raws))
-		}
-		s.mu.Unlock()
+		s.readAll(ids, x)
 		start := 0
 		for k, end := range x.rawEnd {
 			x.enc, x.ends, x.evs, x.who = x.enc[:0], x.ends[:0], x.evs[:0], x.who[:0]
@@ -62,4 +56,19 @@ func (s *Proc) firstParent(lo, hi, t lts.State, stop func() bool) (parent lts.St
 		}
 	}
 	return 0, 0, fmt.Errorf("internal error: no state of %d..%d has %d as a successor", lo, hi-1, t)
+}
+
+// readAll copies the bytes of the states ids to x.raws (x.rawEnd: where
+// each ends), under the lock, which a panic releases too.
+func (s *Proc) readAll(ids []lts.State, x *scratch) {
+	x.raws, x.rawEnd = x.raws[:0], x.rawEnd[:0]
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.fp == nil {
+		s.store.PrefetchGet(ids)
+	}
+	for _, id := range ids {
+		x.raws = append(x.raws, s.get(uint32(id))...)
+		x.rawEnd = append(x.rawEnd, len(x.raws))
+	}
 }
