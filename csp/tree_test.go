@@ -61,6 +61,10 @@ var y = 0;
 P = ([x < 6] a{x = x + 1} -> P) [] ([y < 6] b{y = y + 1} -> P) [] ([x == 4 && y == 3] c{x = x / (y - 3)} -> P);
 Sys = P;
 `}
+	keeps := treeKeeps
+	if testing.Short() {
+		keeps = []lts.State{0, 7}
+	}
 	cases, rebuilt, failed := 0, 0, 0
 	for k, src := range srcs {
 		name := "Sys"
@@ -71,7 +75,7 @@ Sys = P;
 			if sym && k == 4 {
 				continue
 			}
-			for _, keep := range treeKeeps {
+			for _, keep := range keeps {
 				for _, w := range []int{1, 2, 3} {
 					for _, round := range []int{2048, 3} {
 						if w == 1 && round != 2048 {
