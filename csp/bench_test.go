@@ -2,6 +2,7 @@ package csp
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"runtime"
 	"strings"
@@ -229,6 +230,49 @@ func BenchmarkExplorePhilosophers(b *testing.B) {
 					b.ReportMetric(work/float64(b.N), "work-cpu-s")
 					b.ReportMetric(crit/float64(b.N), "crit-cpu-s")
 				}
+			})
+		}
+	}
+}
+
+// BenchmarkDeepWitness explores the philosophers at N = 12 and 14, then
+// finds the path of the last state (the one state of the last level, at
+// depth 3N-2), with the whole parent tree (tree=whole) and with the tree
+// kept below treeKeep only (tree=lean: the path's states beyond it are
+// found by scanning the levels above); it reports the CPU seconds of the
+// search and of the path (search-cpu-s, path-cpu-s: the searching
+// thread's).
+func BenchmarkDeepWitness(b *testing.B) {
+	for _, n := range []int{12, 14} {
+		for _, tree := range []string{"whole", "lean"} {
+			b.Run(fmt.Sprintf("N=%d/tree=%s", n, tree), func(b *testing.B) {
+				if tree == "whole" {
+					defer func(k lts.State) { treeKeep = k }(treeKeep)
+					treeKeep = ^lts.State(0)
+				}
+				runtime.LockOSThread()
+				defer runtime.UnlockOSThread()
+				src := philosophersSrc(b, n)
+				var search, path float64
+				for i := 0; i < b.N; i++ {
+					sys, err := compileSrc(b, src).ProcessByName("College")
+					if err != nil {
+						b.Fatal(err)
+					}
+					t0 := threadCPU()
+					x := newBFS(context.Background(), sys, Options{})
+					x.run(func(lts.State, []lts.Transition) bool { return false })
+					t1 := threadCPU()
+					ss, _, err := x.path(lts.State(x.seen - 1))
+					t2 := threadCPU()
+					if err != nil || len(ss) != 3*n-1 {
+						b.Fatalf("path of %d steps: %v", len(ss)-1, err)
+					}
+					search += float64(t1-t0) / 1e9
+					path += float64(t2-t1) / 1e9
+				}
+				b.ReportMetric(search/float64(b.N), "search-cpu-s")
+				b.ReportMetric(path/float64(b.N), "path-cpu-s")
 			})
 		}
 	}

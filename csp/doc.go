@@ -145,7 +145,16 @@
 //
 // Every check is a breadth-first search that records a parent tree, so a
 // counterexample is a shortest trace, and the variables after each step
-// come from Describe. BFS also makes the parallel search exact: with
+// come from Describe. The tree keeps each state's predecessor (4 bytes a
+// state); the event from it is found again by expanding the predecessor
+// (the first transition to the state: the one the search took). An exact
+// search of a Proc keeps the tree for the first treeKeep ids (2^20) only:
+// its ids are dense and given in BFS order (the search checks that every
+// state it marks has the next id), so a level is a range of ids, and the
+// parent of a state beyond treeKeep is the first state of the level
+// above, in id order, with a transition to it; a path is rebuilt by
+// scanning those levels (explore.go, "The parent tree beyond treeKeep",
+// has the argument). BFS also makes the parallel search exact: with
 // Options.Workers > 1, each level is expanded by several goroutines and the
 // results are walked in the frontier's order, so the visit order, the state
 // count, the verdict and the counterexample are those of the sequential

@@ -2,8 +2,10 @@ package csp
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
+	"sort"
 	"time"
 
 	"github.com/quasar-verify/quasar/internal/budget"
@@ -101,6 +103,18 @@ type bfs struct {
 	// transition in its parent's successors (evs), so that a path can be
 	// replayed from the initial state (Proc.rebuild).
 	cp *Proc
+	// lean: the search may leave the states from treeKeep on out of the
+	// parent tree (an exact search of a Proc, by runBatched or
+	// runParallelProc: see "The parent tree beyond treeKeep" below).
+	// inOrder: every state marked so far was marked with the next id
+	// (the marked states are the ids below seen). dense: once inOrder
+	// has ended, the ids below it were marked in order. starts[d]: the
+	// first id of level d, recorded while inOrder.
+	lean, inOrder bool
+	dense         lts.State
+	starts        []lts.State
+	// ctx stops the rebuilding of a path (cancellation only).
+	ctx context.Context
 	// parSerial and parTotal are the nanoseconds of the serial phases and
 	// of all the rounds of a parallel search of a Proc (runParallelProc).
 	parSerial, parTotal int64
@@ -116,7 +130,7 @@ const noState = ^lts.State(0)
 // A state's entry of the parent tree is its BFS predecessor plus one (0 =
 // not seen yet, so a fresh block needs no initialisation). The event from
 // the predecessor is not kept (4 bytes a state): a path's events are found
-// again by expanding its states (treeEvents). The tree grows by blocks, so
+// again by expanding its states (treeEvent). The tree grows by blocks, so
 // growing it copies nothing (doubling flat arrays cost copies and page
 // faults of the whole tree on big explorations).
 
@@ -125,8 +139,54 @@ const (
 	treeBlock = 1 << treeBits
 )
 
+// The parent tree beyond treeKeep.
+//
+// An exact search of a Proc keeps the tree for the ids below treeKeep
+// only (4 MiB), and for the others records where each level starts. A
+// Proc's ids are dense and given in the order in which its states are
+// first interned, and runBatched and runParallelProc (whose workers give
+// the one-worker ids) intern the successors of a level's states in the
+// level's order; so while every state the search marks has the next id
+// (inOrder, which mark checks for every state), the states marked are the
+// ids below seen, a level is the range of ids from its start to the
+// next level's, in the order in which it is expanded, and a state is new
+// exactly when its id is seen. The tree parent of a state s of level d
+// is then the first state of level d-1, in id order, among whose
+// successors s occurs (the search marks s from the first transition that
+// reaches it, expanding the level in id order and each state's
+// transitions in their order), and its event is that of the first such
+// transition (the same order whenever a state is expanded). A path
+// beyond treeKeep is rebuilt by scanning the level above, in id order,
+// until that parent is found (Proc.firstParent compares the encoded
+// successors with the state's bytes: nothing is interned), then the
+// level above that one, and so on up to treeKeep, from where the tree
+// leads on. This costs at most one more expansion of the levels
+// involved. Under a symmetry the ids are those of the representatives,
+// interned in the same order, and the successors compared are the
+// representatives.
+//
+// Anything else ends inOrder for the rest of the search: a state marked
+// with another id (the Proc held states the search had not marked: it
+// was used before, or another goroutine interns into it), which mark
+// sees. From then on every state is marked in the tree, which is again
+// the visited set beyond the ids below dense; a state below dense and
+// treeKeep or above keeps being rebuilt, since its level and the one
+// above were complete, in order, before. The tree is kept whole by the
+// other searches: a compacted one (its states cannot be read back), the
+// frontier's parallel search (its workers intern in any order), the
+// plain search of other systems.
+//
+// Only a cancellation of the context (Ctrl-C) stops a rebuild, which
+// then leaves the check unknown: a time limit does not, since the
+// rebuild adds no state and costs at most one more expansion of the
+// levels involved (docs/engine.md has the figures).
+
+// treeKeep is the number of ids for which an exact search of a Proc keeps
+// the parent tree (a variable for the tests).
+var treeKeep lts.State = 1 << 20
+
 func newBFS(ctx context.Context, sys lts.System, opt Options) *bfs {
-	x := &bfs{sys: sys, opt: opt, b: budget.New(ctx, opt.Timeout, opt.MaxStates, opt.MaxBytes), shown: time.Now()}
+	x := &bfs{sys: sys, opt: opt, b: budget.New(ctx, opt.Timeout, opt.MaxStates, opt.MaxBytes), shown: time.Now(), ctx: ctx}
 	if p, ok := sys.(*Proc); ok && p.fp != nil {
 		x.cp = p
 	}
@@ -175,6 +235,23 @@ func (x *bfs) poll() string {
 }
 
 func (x *bfs) mark(s, from lts.State, e lts.Event) bool {
+	if x.lean {
+		if x.inOrder {
+			n := lts.State(x.seen)
+			if s < n {
+				return false
+			}
+			if s == n && s >= treeKeep {
+				x.seen++
+				return true
+			}
+			if s != n {
+				x.leaveOrder()
+			}
+		} else if s < x.dense && s >= treeKeep {
+			return false
+		}
+	}
 	b := int(s >> treeBits)
 	for b >= len(x.tree) {
 		x.tree = append(x.tree, make([]lts.State, treeBlock))
@@ -194,6 +271,32 @@ func (x *bfs) mark(s, from lts.State, e lts.Event) bool {
 	return true
 }
 
+// leaveOrder ends the search's inOrder: the ids below seen were marked
+// in order, the others go to the tree.
+func (x *bfs) leaveOrder() {
+	x.inOrder, x.dense = false, lts.State(x.seen)
+}
+
+// startLevel records the start of the next level (its first id) while
+// the search is in order.
+func (x *bfs) startLevel() {
+	if x.lean && x.inOrder {
+		x.starts = append(x.starts, lts.State(x.seen))
+	}
+}
+
+// treeless reports whether s was marked in order beyond treeKeep: its
+// tree entry was not kept.
+func (x *bfs) treeless(s lts.State) bool {
+	if !x.lean || s < treeKeep {
+		return false
+	}
+	if x.inOrder {
+		return s < lts.State(x.seen)
+	}
+	return s < x.dense
+}
+
 // warm touches the parent-tree entries of the targets of ts, in a tight
 // loop whose cache misses overlap, before mark visits them one by one.
 func (x *bfs) warm(ts []lts.Transition) {
@@ -207,14 +310,25 @@ func (x *bfs) warm(ts []lts.Transition) {
 }
 
 // up returns s's predecessor in the parent tree (s itself for the
-// initial state).
-func (x *bfs) up(s lts.State) lts.State { return x.tree[s>>treeBits][s&(treeBlock-1)] - 1 }
+// initial state; noState if s is not in the tree).
+func (x *bfs) up(s lts.State) lts.State {
+	if b := int(s >> treeBits); b < len(x.tree) {
+		return x.tree[b][s&(treeBlock-1)] - 1
+	}
+	return noState
+}
 
 // run explores from the initial state, calling visit on each state in BFS
 // order. It stops when visit returns true, on a limit (reason set) or on a
 // model error (err set).
 func (x *bfs) run(visit visitor) {
 	init := x.sys.Initial()
+	if _, ok := x.sys.(*Proc); ok && x.cp == nil && (x.opt.Workers <= 1 || !parOff) {
+		// runBatched or runParallelProc: see "The parent tree beyond
+		// treeKeep".
+		x.lean, x.inOrder = true, true
+		x.starts = append(x.starts[:0], 0)
+	}
 	x.mark(init, init, lts.Tau)
 	level := []lts.State{init}
 	if x.opt.Workers > 1 && x.cp == nil {
@@ -271,6 +385,7 @@ func (x *bfs) runBatched(bs frontier.Batcher, level []lts.State, visit visitor) 
 			// The levels before this one are done: their bytes go.
 			x.cp.forget(level[0])
 		}
+		x.startLevel()
 		next = next[:0]
 		for lo := 0; lo < len(level); lo += frontier.BatchSize {
 			if r := x.poll(); r != "" {
@@ -394,6 +509,7 @@ func (x *bfs) runParallelProc(p *Proc, level []lts.State, visit visitor) {
 	var next []lts.State
 	step := r.W * parRound
 	for len(level) > 0 {
+		x.startLevel()
 		next = next[:0]
 		for lo := 0; lo < len(level); lo += step {
 			if reason := x.poll(); reason != "" {
@@ -415,17 +531,27 @@ func (x *bfs) runParallelProc(p *Proc, level []lts.State, visit visitor) {
 			// still holds known states: another goroutine may have
 			// interned some since; the workers then leave the tree
 			// alone, and the walk below marks the targets.)
+			// In order (x.inOrder, "The parent tree beyond treeKeep"),
+			// the new states from treeKeep on get no link, and a round
+			// whose new states all lie there needs none.
 			round := level[lo:hi]
 			r.growTree, r.onNew = nil, nil
-			if known > 0 {
+			keep := noState
+			if x.lean && x.inOrder {
+				keep = treeKeep
+			}
+			if known > 0 && known < keep {
 				r.treeN0 = uint32(known)
 				r.growTree = func(n int) {
+					n = int(min(lts.State(n), keep))
 					for n > len(x.tree)<<treeBits {
 						x.tree = append(x.tree, make([]lts.State, treeBlock))
 					}
 				}
 				r.onNew = func(t lts.State, pos int, ev lts.Event) {
-					x.tree[t>>treeBits][t&(treeBlock-1)] = round[pos] + 1
+					if t < keep {
+						x.tree[t>>treeBits][t&(treeBlock-1)] = round[pos] + 1
+					}
 				}
 			}
 			errAt, err := r.round(round)
@@ -498,11 +624,41 @@ func (x *bfs) runParallelProc(p *Proc, level []lts.State, visit visitor) {
 // path returns the states and events from the initial state to s; the
 // path of a compacted system is rebuilt (an error if that fails).
 func (x *bfs) path(s lts.State) ([]lts.State, []lts.Event, error) {
-	ss := x.treePath(s)
 	if x.cp == nil {
-		es, err := x.treeEvents(ss)
-		return ss, es, err
+		// From s up: a tree link and the event found again by expanding
+		// the state above (treeEvent), or, beyond treeKeep, both found by
+		// scanning the level above (parent).
+		var ss []lts.State
+		var es []lts.Event
+		var buf []lts.Transition
+		for init := x.sys.Initial(); s != init; {
+			var p lts.State
+			var e lts.Event
+			var err error
+			if len(ss) > x.depth {
+				// A path is at most as long as the search is deep: a
+				// corrupt tree ends here, not in a loop.
+				return nil, nil, fmt.Errorf("internal error: the path to %d is longer than the search is deep (%d)", ss[0], x.depth)
+			}
+			if x.treeless(s) {
+				p, e, err = x.parent(s)
+			} else if p = x.up(s); p == noState {
+				err = fmt.Errorf("internal error: state %d is not in the parent tree", s)
+			} else {
+				e, buf, err = x.treeEvent(p, s, buf)
+			}
+			if err != nil {
+				return nil, nil, err
+			}
+			ss, es = append(ss, s), append(es, e)
+			s = p
+		}
+		ss, es = append(ss, s), append(es, lts.Tau)
+		slices.Reverse(ss)
+		slices.Reverse(es)
+		return ss, es, nil
 	}
+	ss := x.treePath(s)
 	idx := make([]int, len(ss))
 	for i, t := range ss {
 		idx[i] = int(x.evs[t>>treeBits][t&(treeBlock-1)])
@@ -514,11 +670,43 @@ func (x *bfs) path(s lts.State) ([]lts.State, []lts.Event, error) {
 	return ss, es, nil
 }
 
+// errRebuildCancelled: the context was cancelled while a path was being
+// rebuilt.
+var errRebuildCancelled = errors.New("cancelled while rebuilding the path to the counterexample")
+
+// parent returns the tree parent of s, a state marked in order beyond
+// treeKeep, and the event from it: the first state of the level above
+// s's with a transition to s ("The parent tree beyond treeKeep").
+func (x *bfs) parent(s lts.State) (lts.State, lts.Event, error) {
+	d := sort.Search(len(x.starts), func(i int) bool { return x.starts[i] > s }) - 1
+	if d < 1 {
+		return 0, 0, fmt.Errorf("internal error: state %d has no level", s)
+	}
+	cancelled := func() bool { return x.ctx != nil && errors.Is(x.ctx.Err(), context.Canceled) }
+	return x.sys.(*Proc).firstParent(x.starts[d-1], x.starts[d], s, cancelled)
+}
+
+// depthOf returns the depth of a marked state s.
+func (x *bfs) depthOf(s lts.State) int {
+	d := 0
+	for init := x.sys.Initial(); s != init && !x.treeless(s) && d <= x.depth; s = x.up(s) {
+		d++
+	}
+	if x.treeless(s) {
+		d += sort.Search(len(x.starts), func(i int) bool { return x.starts[i] > s }) - 1
+	}
+	return d
+}
+
 // treePath returns the states from the initial state to s.
 func (x *bfs) treePath(s lts.State) []lts.State {
 	var ss []lts.State
+	init := x.sys.Initial()
 	for {
 		ss = append(ss, s)
+		if s == init {
+			break
+		}
 		p := x.up(s)
 		if p == s {
 			break
@@ -529,28 +717,21 @@ func (x *bfs) treePath(s lts.State) []lts.State {
 	return ss
 }
 
-// treeEvents returns the event into each state of the tree path ss (Tau
-// into the initial state): that of the first transition of the state
-// before to it. The search marks a new state from the first transition
-// that reaches it, in the order of the level and of each state's
-// transitions, and a state's transitions come in the same order whenever
-// it is expanded, so this is the transition the search took.
-func (x *bfs) treeEvents(ss []lts.State) ([]lts.Event, error) {
-	es := make([]lts.Event, len(ss))
-	es[0] = lts.Tau
-	var buf []lts.Transition
-	for i := 1; i < len(ss); i++ {
-		var err error
-		if buf, err = x.sys.Successors(ss[i-1], buf[:0]); err != nil {
-			return nil, err
-		}
-		k := slices.IndexFunc(buf, func(t lts.Transition) bool { return t.Target == ss[i] })
-		if k < 0 {
-			return nil, fmt.Errorf("internal error: state %d of the parent tree is no successor of %d", ss[i], ss[i-1])
-		}
-		es[i] = buf[k].Event
+// treeEvent returns the event of the tree link from p to s: that of the
+// first transition of p to s. The search marks a new state from the first
+// transition that reaches it, in the order of the level and of each
+// state's transitions, and a state's transitions come in the same order
+// whenever it is expanded, so this is the transition the search took.
+func (x *bfs) treeEvent(p, s lts.State, buf []lts.Transition) (lts.Event, []lts.Transition, error) {
+	buf, err := x.sys.Successors(p, buf[:0])
+	if err != nil {
+		return 0, buf, err
 	}
-	return es, nil
+	k := slices.IndexFunc(buf, func(t lts.Transition) bool { return t.Target == s })
+	if k < 0 {
+		return 0, buf, fmt.Errorf("internal error: state %d of the parent tree is no successor of %d", s, p)
+	}
+	return buf[k].Event, buf, nil
 }
 
 // whoer is implemented by systems that can name the component that made a
@@ -628,6 +809,16 @@ func (x *bfs) cover(r *Result) {
 
 func (x *bfs) witness(r *Result, s lts.State) {
 	ss, es, err := x.path(s)
+	if errors.Is(err, errRebuildCancelled) {
+		// A cancelled check is unknown (docs/cli.md), but says what it
+		// found.
+		what := r.Reason
+		if what == "" {
+			what = "a witness"
+		}
+		r.Verdict, r.Reason, r.Trace, r.HasValue = lts.Unknown, fmt.Sprintf("%s (%s found at depth %d)", err, what, x.depthOf(s)), nil, false
+		return
+	}
 	if err != nil {
 		// Never a counterexample that was not rebuilt.
 		r.Verdict, r.Reason, r.Trace, r.HasValue = lts.Unknown, err.Error(), nil, false
