@@ -610,7 +610,7 @@ func (x *bfs) runParallelProc(p *Proc, level []lts.State, visit visitor) {
 					next = append(next, n0+lts.State(j))
 				}
 			}
-			if p.NumStates() >= hotStates {
+			if p.p.hot(p.NumStates()) {
 				p.p.heatBlocks()
 			}
 		}
