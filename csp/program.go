@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/quasar-verify/quasar/internal/intern"
 	"github.com/quasar-verify/quasar/lang"
@@ -18,6 +19,8 @@ import (
 type Program struct {
 	c    *lang.Checked
 	info *lang.Info
+	// konsts is info.Consts keyed by node pointer (exprPtr; konst).
+	konsts map[unsafe.Pointer]int64
 
 	events *lts.EventTable
 
@@ -111,6 +114,12 @@ func Compile(c *lang.Checked) (prog *Program, err error) {
 		origin:    map[uint32]string{},
 	}
 	p.hotAt.Store(hotStates)
+	p.konsts = make(map[unsafe.Pointer]int64, len(c.Info.Consts))
+	for e, v := range c.Info.Consts {
+		if k := exprPtr(e); k != nil {
+			p.konsts[k] = v
+		}
+	}
 	p.terms.init()
 	p.initTerms()
 	if err := p.layout(); err != nil {
