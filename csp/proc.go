@@ -364,7 +364,7 @@ func oneByteEach(b []byte) bool {
 // raw copies the encoding of t into buf.
 func (s *Proc) raw(t lts.State, buf []byte) []byte {
 	s.mu.Lock()
-	buf = append(buf[:0], s.get(uint32(t))...)
+	buf = s.appendGet(buf[:0], uint32(t))
 	s.mu.Unlock()
 	return buf
 }
@@ -422,12 +422,12 @@ type scratch struct {
 	_     [cacheLinePad]byte
 }
 
-// get returns the bytes of t (s.mu held; valid until the next intern).
-func (s *Proc) get(t uint32) []byte {
+// appendGet appends the bytes of t to dst (s.mu held).
+func (s *Proc) appendGet(dst []byte, t uint32) []byte {
 	if s.fp != nil {
-		return s.fp.Get(t)
+		return append(dst, s.fp.Get(t)...)
 	}
-	return s.store.Get(t)
+	return s.store.AppendGet(dst, t)
 }
 
 // lookup returns the id of the state enc if the set holds it (s.mu held).
@@ -1140,7 +1140,7 @@ func (s *Proc) SuccessorsBatch(ts []lts.State, buf []lts.Transition, counts []in
 		s.store.PrefetchGet(ts)
 	}
 	for _, t := range ts {
-		x.raws = append(x.raws, s.get(uint32(t))...)
+		x.raws = s.appendGet(x.raws, uint32(t))
 		x.rawEnd = append(x.rawEnd, len(x.raws))
 	}
 	s.mu.Unlock()

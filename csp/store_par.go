@@ -135,8 +135,9 @@ type parWorker struct {
 	errAt int   // index in the round of the failing state
 	expNs int64 // wall time of its last expand phase
 	// The least and greatest lengths of the strings not of the store's
-	// width (sideLo > sideHi: none).
+	// width (sideLo > sideHi: none), and the or of their words (sideHashOr).
 	sideLo, sideHi int
+	sideOr         uint64
 	// The workers' records are one array and their hot loops write their
 	// slice headers: the padding keeps two workers' fields off a shared
 	// cache line (the padding of scratch says why).
@@ -351,18 +352,21 @@ func (r *parSearch) round(states []lts.State) (errAt int, err error) {
 	}
 	nIn, nSide := 0, 0
 	sideLo, sideHi := math.MaxInt, -1
+	var sideOr uint64
 	for w := range r.W {
 		r.base[w+1] = r.base[w] + len(r.ws[w].x.ends)
 		nIn += r.ws[w].nIn
 		nSide += r.ws[w].nSide
 		if r.ws[w].nSide > 0 {
 			sideLo, sideHi = min(sideLo, r.ws[w].sideLo), max(sideHi, r.ws[w].sideHi)
+			sideOr |= r.ws[w].sideOr
 		}
 	}
 	if nSide > 0 {
-		// The side set takes the round's lengths now, while no slot is
-		// provisional: a dense set moves to the arena if they differ.
-		s.side.fit(sideLo, sideHi)
+		// The side set takes the round's lengths and bytes now, while no
+		// slot is provisional: a dense set moves to the arena if they
+		// differ, packed records are unpacked if a byte is 16 or more.
+		s.side.fit(sideLo, sideHi, sideOr)
 	}
 	total := r.base[r.W]
 	if total >= parSide || uint64(r.n0)+uint64(total) >= math.MaxUint32-1 {
@@ -448,7 +452,7 @@ func (r *parSearch) expand(w int) {
 	x.enc, x.ends, x.evs, x.who = x.enc[:0], x.ends[:0], x.evs[:0], x.who[:0]
 	wk.counts, wk.err, wk.mark = wk.counts[:0], nil, 0
 	wk.hs, wk.owner, wk.nIn = wk.hs[:0], wk.owner[:0], 0
-	wk.sideLo, wk.sideHi = math.MaxInt, -1
+	wk.sideLo, wk.sideHi, wk.sideOr = math.MaxInt, -1, 0
 	for q := range wk.route {
 		wk.route[q] = wk.route[q][:0]
 	}
@@ -467,7 +471,7 @@ func (r *parSearch) expand(w int) {
 			prefetch(wk.addrs)
 			x.raws, x.rawEnd = x.raws[:0], x.rawEnd[:0]
 			for _, t := range batch {
-				x.raws = append(x.raws, s.Get(uint32(t))...)
+				x.raws = s.AppendGet(x.raws, uint32(t))
 				x.rawEnd = append(x.rawEnd, len(x.raws))
 			}
 			start := 0
@@ -528,7 +532,7 @@ func (r *parSearch) hashStrings(wk *parWorker) {
 	hs := wk.hs
 	shift := 64 - r.pbits
 	nIn := 0
-	lo, hi := wk.sideLo, wk.sideHi
+	lo, hi, or := wk.sideLo, wk.sideHi, wk.sideOr
 	i := len(hs)
 	start := 0
 	if i > 0 {
@@ -538,10 +542,14 @@ func (r *parSearch) hashStrings(wk *parWorker) {
 		end := x.ends[i]
 		b := x.enc[start:end]
 		start = end
-		h := maphash.Bytes(s.seed, b)
+		var h uint64
 		if len(b) == s.width {
+			h = maphash.Bytes(s.seed, b)
 			nIn++
 		} else {
+			var o uint64
+			h, o = s.side.sideHashOr(b)
+			or |= o
 			lo, hi = min(lo, len(b)), max(hi, len(b))
 		}
 		q := uint64(0)
@@ -554,7 +562,7 @@ func (r *parSearch) hashStrings(wk *parWorker) {
 	copy(wk.route, rs[:])
 	wk.hs = hs
 	wk.nIn += nIn
-	wk.sideLo, wk.sideHi = lo, hi
+	wk.sideLo, wk.sideHi, wk.sideOr = lo, hi, or
 }
 
 // truncate drops the successors after the first n.
@@ -723,7 +731,7 @@ func (r *parSearch) insRecords(pt *parPart, wk *parWorker, idxs []int32, lo, hi 
 		// Every string a side string, dense records: recordAddrsPar's
 		// walk here, the record's address computed inline.
 		table, shift := d.table, d.shift
-		dense, dbits, rl := d.dense, d.dbits, uintptr(d.recLen)
+		dense, dbits, rl := d.dense, d.dbits, uintptr(d.plen)
 		dmask := uint64(1)<<dbits - 1
 		for _, i := range idxs[lo:hi] {
 			h := wk.hs[i]
@@ -811,14 +819,20 @@ func (r *parSearch) findSide(pt *parPart, b []byte, h uint64, key uint32, hi uin
 	d := &r.s.side
 	fp := h >> offBits
 	// Dense records of 8 to 32 bytes: compared here in four word loads
-	// (as in internAllSide).
+	// (as in internAllSide); packed ones with the probe packed once
+	// (a probe with a byte of 16 or more is in no packed record).
 	ln := len(b)
-	fast := d.recLen == ln && ln >= 8 && ln <= 32
+	fast := d.pbits == 8 && d.recLen == ln && ln >= 8 && ln <= 32
 	var k0, k1, k2, k3 uint64
 	o2, o3 := min(8, ln-8), min(16, ln-8)
 	if fast {
 		le := binary.LittleEndian
 		k0, k1, k2, k3 = le.Uint64(b), le.Uint64(b[ln-8:]), le.Uint64(b[o2:]), le.Uint64(b[o3:])
+	}
+	var w0, w1 uint64
+	packed := false
+	if d.pbits == 4 && d.recLen == ln && d.plen >= 8 && d.plen <= 16 {
+		w0, w1, packed = pack32(b)
 	}
 	for i := h >> d.shift; ; {
 		v := d.table[i]
@@ -839,6 +853,12 @@ func (r *parSearch) findSide(pt *parPart, b []byte, h uint64, key uint32, hi uin
 				k := v&offMask - 1
 				p := unsafe.Add(unsafe.Pointer(unsafe.SliceData(d.dense[k>>d.dbits])), uintptr(k&(1<<d.dbits-1))*uintptr(ln))
 				if eq4(p, ln, o2, o3, k0, k1, k2, k3) {
+					return d.denseID(k), true
+				}
+			} else if packed {
+				k := v&offMask - 1
+				p := unsafe.Add(unsafe.Pointer(unsafe.SliceData(d.dense[k>>d.dbits])), uintptr(k&(1<<d.dbits-1))*uintptr(d.plen))
+				if eqPacked2(p, d.plen, w0, w1) {
 					return d.denseID(k), true
 				}
 			} else if id, ok := d.match(v&offMask-1, b); ok {
@@ -941,7 +961,7 @@ func (r *parSearch) assign() {
 			s.inline++
 			continue
 		}
-		k, off := d.reserveRecord(int(e.off))
+		k, off := d.reserveRecord(int(e.off), 0) // fit by the round
 		e.off = off
 		if s.width >= 0 {
 			s.setIndex(id, uint32(k)<<1|1)
@@ -1116,7 +1136,7 @@ func (s *sideSet) homeOf(v uint64, shift uint) uint64 {
 	if shift >= offBits {
 		return (v >> offBits) >> (shift - offBits)
 	}
-	return maphash.Bytes(s.seed, s.bytesAt(v&offMask-1)) >> shift
+	return s.hashAt(v&offMask-1) >> shift
 }
 
 func (r *parSearch) growSidePart(q int, old, table []uint64, shift uint) {
