@@ -64,7 +64,15 @@ type store struct {
 	side sideSet
 
 	hashes []uint64
-	addrs  []uintptr // the addresses a batch stage prefetches
+	packs  []packedKey // internAllSide: the strings' packings
+	addrs  []uintptr   // the addresses a batch stage prefetches
+}
+
+// packedKey is a string of 8 to 32 bytes packed (pack32; ok false: it
+// does not pack).
+type packedKey struct {
+	w0, w1 uint64
+	ok     bool
 }
 
 const (
@@ -490,6 +498,9 @@ func (s *store) prefetchRecords(ends []int, lo, hi int) {
 // Intern on each in order, with the stages above.
 func (s *store) InternAll(enc []byte, ends []int, ids []uint32) []uint32 {
 	s.hashes = s.hashes[:0]
+	if s.width < 0 {
+		return s.internAllSide(enc, ends, ids)
+	}
 	side := false // some string goes to the side set
 	start := 0
 	for _, end := range ends {
@@ -570,6 +581,24 @@ func (s *store) PrefetchGet(ids []lts.State) {
 func (s *store) internAllSide(enc []byte, ends []int, ids []uint32) []uint32 {
 	d := &s.side
 	n := len(ends)
+	// The hashes, and the packings of the strings of 8 to 32 bytes that
+	// pack (pack32), which the lookups compare with packed records.
+	s.packs = s.packs[:0]
+	start := 0
+	for _, end := range ends {
+		b := enc[start:end]
+		start = end
+		var pk packedKey
+		if m := len(b); m >= packMin && m <= 32 {
+			pk.w0, pk.w1, pk.ok = pack32(b)
+		}
+		if pk.ok {
+			s.hashes = append(s.hashes, d.hash2(pk.w0, pk.w1, len(b)))
+		} else {
+			s.hashes = append(s.hashes, d.sideHash(b))
+		}
+		s.packs = append(s.packs, pk)
+	}
 	s.sideSlots(0, min(2*window, n))
 	s.sideRecords(ends, 0, min(window, n))
 	for lo := 0; lo < n; lo += window {
@@ -594,7 +623,8 @@ func (s *store) internAllSide(enc []byte, ends []int, ids []uint32) []uint32 {
 				// a byte of 16 or more is in no packed record: the
 				// general loop below finds its empty slot, and add
 				// unpacks the records.
-				if w0, w1, ok := pack32(b); ok && ln <= 16 {
+				if pk := &s.packs[k]; pk.ok && ln <= 16 {
+					w0, w1 := pk.w0, pk.w1
 					dense, dbits := d.dense, d.dbits
 					dmask := uint64(1)<<dbits - 1
 					for ; ; i = (i + 1) & mask {

@@ -467,10 +467,11 @@ func collide(probe *store, pairs [][2][]byte, ln int, arena, batch bool) (err er
 	return nil
 }
 
-// TestPack4 checks the SWAR packing against a loop over the bytes: packed
-// byte j is b[2j] | b[2j+1]<<4; pack32 gives packW's first two words;
-// unpack4 inverts it; ok is false exactly when some byte is 16 or more
-// (at any position, including the last of a partial word).
+// TestPack4 checks the packings against a loop over the bytes: up to 32
+// bytes, packed byte i is b[i] | b[h+i]<<4 with h = (len(b)+1)/2 (pack32);
+// beyond, packed byte j is b[2j] | b[2j+1]<<4 (packLong); unpack4 inverts
+// them; ok is false exactly when some byte is 16 or more (at any
+// position, including the last of a partial word).
 func TestPack4(t *testing.T) {
 	rng := rand.New(rand.NewPCG(4, 16))
 	for n := packMin; n <= packMax; n++ {
@@ -498,8 +499,13 @@ func TestPack4(t *testing.T) {
 				continue
 			}
 			var want [packMax/2 + 8]byte
+			h := (n + 1) / 2
 			for i, c := range b {
-				want[i/2] |= c << (4 * (i % 2))
+				if n <= 32 {
+					want[i%h] |= c << (4 * (i / h))
+				} else {
+					want[i/2] |= c << (4 * (i % 2))
+				}
 			}
 			var got [packMax/2 + 8]byte
 			for j, x := range w {

@@ -562,7 +562,7 @@ func (s *sideSet) sideHashOr(b []byte) (h, or uint64) {
 			return s.hash2(w0, w1, n), 0
 		}
 	} else if n > 32 && n <= packMax {
-		if w, ok := packW(b); ok {
+		if w, ok := packLong(b); ok {
 			return s.hashPacked(&w, n), 0
 		}
 	}
@@ -611,13 +611,65 @@ func orBytes(b []byte) uint64 {
 	return or
 }
 
-// packW packs b (packMin to packMax bytes) at 4 bits a byte: byte 2j of
-// b in the low half of packed byte j, byte 2j+1 in its high half, the
-// packed bytes (len(b)+1)/2 of them, then zeros) being the
-// little-endian bytes of w. ok is false if some byte of b is 16 or more
-// (w is then not b's packing). Each 8-byte word of b takes three shifts
-// and masks (SWAR), with no loop over its bytes.
+// packW packs b (packMin to packMax bytes) at 4 bits a byte into the
+// little-endian words w (the packed bytes, then zeros), and reports
+// whether every byte of b is below 16 (if not, w is not b's packing).
+// Strings of up to 32 bytes pack by halves (pack32), longer ones byte
+// pair by byte pair (packLong); the length tells which.
 func packW(b []byte) (w [4]uint64, ok bool) {
+	if len(b) <= 32 {
+		w[0], w[1], ok = pack32(b)
+		return w, ok
+	}
+	return packLong(b)
+}
+
+// pack32 packs b (8 to 32 bytes) by halves: with h = (len(b)+1)/2,
+// packed byte i (i < h) holds b[i] in its low half and b[h+i] (0 past the
+// end) in its high half. A half takes up to two words, loaded whole (the
+// second half's words end at b's end), so that packing a half is one
+// shift and one or: no shuffle of the bytes.
+func pack32(b []byte) (w0, w1 uint64, ok bool) {
+	m := len(b)
+	h := (m + 1) / 2
+	hl := m - h // the second half's length, h or h-1
+	le := binary.LittleEndian
+	last := le.Uint64(b[m-8:])
+	lo0 := le.Uint64(b)
+	var lo1, hi0, hi1 uint64
+	if h < 8 {
+		lo0 &= 1<<(8*h) - 1
+	} else if h > 8 {
+		lo1 = le.Uint64(b[8:]) & (1<<(8*(h-8)) - 1)
+	}
+	if hl > 8 {
+		hi0 = le.Uint64(b[h:])
+		hi1 = last >> (8 * (16 - hl))
+	} else {
+		hi0 = last >> (8 * (8 - hl))
+	}
+	or := lo0 | lo1 | hi0 | hi1
+	return lo0 | hi0<<4, lo1 | hi1<<4, or&hiNibbles == 0
+}
+
+// unpack32 appends the m bytes (8 to 32) packed by pack32 in w0, w1.
+func unpack32(dst []byte, w0, w1 uint64, m int) []byte {
+	h := (m + 1) / 2
+	const lo = 0x0F0F0F0F0F0F0F0F
+	var out [48]byte
+	le := binary.LittleEndian
+	le.PutUint64(out[0:], w0&lo)
+	le.PutUint64(out[8:], w1&lo)
+	le.PutUint64(out[h:], w0>>4&lo)
+	le.PutUint64(out[h+8:], w1>>4&lo)
+	return append(dst, out[:m]...)
+}
+
+// packLong packs b (33 to packMax bytes) at 4 bits a byte: byte 2j of b
+// in the low half of packed byte j, byte 2j+1 in its high half. Each
+// 8-byte word of b takes three shifts and masks (SWAR), with no loop over
+// its bytes.
+func packLong(b []byte) (w [4]uint64, ok bool) {
 	m := len(b)
 	le := binary.LittleEndian
 	var or uint64
@@ -633,32 +685,6 @@ func packW(b []byte) (w [4]uint64, ok bool) {
 		w[j>>1] |= uint64(squeeze4(x)) << (32 * (j & 1))
 	}
 	return w, or&hiNibbles == 0
-}
-
-// pack32 is packW for 8 to 32 bytes, in registers: w0 and w1 are the
-// first two words of packW(b).
-func pack32(b []byte) (w0, w1 uint64, ok bool) {
-	m := len(b)
-	le := binary.LittleEndian
-	last := le.Uint64(b[m-8:])
-	x0 := le.Uint64(b)
-	x1, x2, x3 := wordOf(b, 1, last), wordOf(b, 2, last), wordOf(b, 3, last)
-	w0 = uint64(squeeze4(x0)) | uint64(squeeze4(x1))<<32
-	w1 = uint64(squeeze4(x2)) | uint64(squeeze4(x3))<<32
-	return w0, w1, (x0|x1|x2|x3)&hiNibbles == 0
-}
-
-// wordOf is the word of bytes 8j to 8j+7 of b (8 to 32 bytes), zeros
-// past its end; last is b's last 8 bytes as a word.
-func wordOf(b []byte, j int, last uint64) uint64 {
-	m := len(b)
-	switch {
-	case 8*j+8 <= m:
-		return binary.LittleEndian.Uint64(b[8*j:])
-	case 8*j < m:
-		return last >> (8 * (8*j + 8 - m))
-	}
-	return 0
 }
 
 // eqPacked2 reports whether the packed record of plen bytes (8 to 16)
@@ -694,8 +720,13 @@ func spread4(v uint32) uint64 {
 	return (x | x<<4) & 0x0F0F0F0F0F0F0F0F
 }
 
-// unpack4 appends the m bytes packed in rec ((m+1)/2 bytes) to dst.
+// unpack4 appends the m bytes packed in rec ((m+1)/2 bytes, by packW)
+// to dst.
 func unpack4(dst, rec []byte, m int) []byte {
+	if m <= 32 {
+		w := packedWords(rec)
+		return unpack32(dst, w[0], w[1], m)
+	}
 	var in [packMax/2 + 4]byte
 	copy(in[:], rec)
 	var out [packMax + 8]byte
