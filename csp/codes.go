@@ -69,12 +69,20 @@ func newCodes(n int) *codes {
 // code returns the code of term t in component i, giving it the next
 // code of i if it has none.
 func (c *codes) code(i int, t uint32) uint32 {
+	// The common case, inlined: a term met in this component only.
 	if o := *c.own.Load(); int(t) < len(o) {
-		v := o[t].Load()
-		if v>>32 == uint64(i)+1 {
+		if v := o[t].Load(); v>>32 == uint64(i)+1 {
 			return uint32(v)
 		}
-		if v>>32 == sharedMark {
+	}
+	return c.codeSlow(i, t)
+}
+
+// codeSlow is code for a term shared by components or not met yet here
+// (and for ident codes).
+func (c *codes) codeSlow(i int, t uint32) uint32 {
+	if o := *c.own.Load(); int(t) < len(o) {
+		if v := o[t].Load(); v>>32 == sharedMark {
 			if u := (*(*c.shared.Load())[uint32(v)])[i].Load(); u != 0 {
 				return u - 1
 			}

@@ -198,7 +198,7 @@ func (s *Proc) Bytes() int64 {
 }
 
 func (s *Proc) encode(b []byte, comps []uint32, vars []int64) []byte {
-	// Nearly every term id and variable fits one byte: then the encoding is
+	// Nearly every code and variable fits one byte: then the encoding is
 	// one byte per value, written in place without a branch per value (the
 	// same bytes as the varint loop below, which takes over if any value
 	// is larger).

@@ -32,11 +32,12 @@ import (
 //     Get find a state's slot by probing from its home for its id, and
 //     never changes when the table grows.
 //
-// States of any other length (a variable above 63 or a term id above 127
-// takes more bytes), and all states when the width is above maxWidth, go
-// to a side set (sideSet): a table of 26-bit fingerprint + location, and
-// the records in a dense array indexed by rank while they all have one
-// length, else in an arena of [id][uvarint length][bytes] records (the
+// States of any other length (a variable above 63 or a component code
+// above 127 takes more bytes), and all states when the width is above
+// maxWidth, go to a side set (sideSet): a table of 26-bit fingerprint +
+// location, and the records in a dense array indexed by rank while they
+// all have one length (packed at 4 bits a byte while every byte is below
+// 16), else in an arena of [id][uvarint length][bytes] records (the
 // previous design). Their index entry is k<<1|1, k their rank in the side set
 // (inline entries keep h32 even); a store without a width has no index
 // (ranks are ids).

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"hash/maphash"
 	"math/bits"
+	"slices"
 	"unsafe"
 
 	"github.com/quasar-verify/quasar/internal/intern"
@@ -18,10 +19,14 @@ import (
 //
 //   - dense, while every record has one length recLen (nearly always: a
 //     state takes one byte per component and per variable): record k (its
-//     rank, the order of insertion) is the recLen bytes at k*recLen of an
+//     rank, the order of insertion) is the plen bytes at k*plen of an
 //     array cut into chunks of 1<<dbits records, and a slot's location is
-//     the rank. No id, no length, no rank -> offset index: 28 bytes a
-//     state at the philosophers' N = 14 instead of 41 (docs/engine.md).
+//     the rank. No id, no length, no rank -> offset index. While every
+//     byte of every side string seen is below 16 (component codes and
+//     small variables: codes.go) and the length is 8 to 64, a record is
+//     the string packed at 4 bits a byte (plen = (recLen+1)/2; pack32,
+//     packLong): 14 bytes a state at the philosophers' N = 14 instead of
+//     28 (docs/engine.md); a larger byte unpacks them all once (repack).
 //     In a store without a width ranks are ids; otherwise ids (rank ->
 //     id) keeps them;
 //   - an arena of [id uint32][uvarint length][bytes] records and refs
@@ -136,6 +141,15 @@ func (s *sideSet) hashAt(loc uint64) uint64 {
 // appendDense appends the string of the dense record of rank k to dst.
 func (s *sideSet) appendDense(dst []byte, k uint64) []byte {
 	if s.pbits == 4 {
+		if m := s.recLen; m <= 32 && s.plen >= 8 {
+			// The record's two words loaded in place (eqPacked2),
+			// unpacked into dst's room.
+			c := s.dense[k>>s.dbits]
+			p := unsafe.Add(unsafe.Pointer(unsafe.SliceData(c)), uintptr(k&(1<<s.dbits-1))*uintptr(s.plen))
+			w0 := load64(p)
+			w1 := load64(unsafe.Add(p, s.plen-8)) >> (8 * (16 - s.plen))
+			return unpack32(dst, w0, w1, m)
+		}
 		return unpack4(dst, s.denseAt(k), s.recLen)
 	}
 	return append(dst, s.denseAt(k)...)
@@ -631,19 +645,23 @@ func packW(b []byte) (w [4]uint64, ok bool) {
 // shift and one or: no shuffle of the bytes.
 func pack32(b []byte) (w0, w1 uint64, ok bool) {
 	m := len(b)
+	if m < 8 || m > 32 {
+		panic("lts: pack32 of a string not of 8 to 32 bytes")
+	}
 	h := (m + 1) / 2
 	hl := m - h // the second half's length, h or h-1
-	le := binary.LittleEndian
-	last := le.Uint64(b[m-8:])
-	lo0 := le.Uint64(b)
+	// Loads within b (8 <= m <= 32), unchecked.
+	p := unsafe.Pointer(unsafe.SliceData(b))
+	last := load64(unsafe.Add(p, m-8))
+	lo0 := load64(p)
 	var lo1, hi0, hi1 uint64
 	if h < 8 {
 		lo0 &= 1<<(8*h) - 1
 	} else if h > 8 {
-		lo1 = le.Uint64(b[8:]) & (1<<(8*(h-8)) - 1)
+		lo1 = load64(unsafe.Add(p, 8)) & (1<<(8*(h-8)) - 1)
 	}
 	if hl > 8 {
-		hi0 = le.Uint64(b[h:])
+		hi0 = load64(unsafe.Add(p, h))
 		hi1 = last >> (8 * (16 - hl))
 	} else {
 		hi0 = last >> (8 * (8 - hl))
@@ -656,13 +674,17 @@ func pack32(b []byte) (w0, w1 uint64, ok bool) {
 func unpack32(dst []byte, w0, w1 uint64, m int) []byte {
 	h := (m + 1) / 2
 	const lo = 0x0F0F0F0F0F0F0F0F
-	var out [48]byte
+	n0 := len(dst)
+	// Written in place, in dst's room: whole words, the second half's
+	// over the first's zeros past h, up to 16 bytes past the end.
+	dst = slices.Grow(dst, m+16)
+	out := dst[n0 : n0+m+16]
 	le := binary.LittleEndian
 	le.PutUint64(out[0:], w0&lo)
 	le.PutUint64(out[8:], w1&lo)
 	le.PutUint64(out[h:], w0>>4&lo)
 	le.PutUint64(out[h+8:], w1>>4&lo)
-	return append(dst, out[:m]...)
+	return dst[:n0+m]
 }
 
 // packLong packs b (33 to packMax bytes) at 4 bits a byte: byte 2j of b
