@@ -138,6 +138,9 @@ type parWorker struct {
 	// width (sideLo > sideHi: none), and the or of their words (sideHashOr).
 	sideLo, sideHi int
 	sideOr         uint64
+	// packs[i]: string i packed (pack32), for the side set's packed
+	// compares, as hashStrings packed it for its hash.
+	packs []packedKey
 	// The workers' records are one array and their hot loops write their
 	// slice headers: the padding keeps two workers' fields off a shared
 	// cache line (the padding of scratch says why).
@@ -340,6 +343,7 @@ func (r *parSearch) round(states []lts.State) (errAt int, err error) {
 		if errAt >= 0 {
 			// After the first failing state nothing is interned.
 			wk.x.enc, wk.x.ends, wk.hs, wk.trans, wk.counts = wk.x.enc[:0], wk.x.ends[:0], wk.hs[:0], wk.trans[:0], wk.counts[:0]
+			wk.packs = wk.packs[:0]
 			for q := range wk.route {
 				wk.route[q] = wk.route[q][:0]
 			}
@@ -452,6 +456,7 @@ func (r *parSearch) expand(w int) {
 	x.enc, x.ends, x.evs, x.who = x.enc[:0], x.ends[:0], x.evs[:0], x.who[:0]
 	wk.counts, wk.err, wk.mark = wk.counts[:0], nil, 0
 	wk.hs, wk.owner, wk.nIn = wk.hs[:0], wk.owner[:0], 0
+	wk.packs = wk.packs[:0]
 	wk.sideLo, wk.sideHi, wk.sideOr = math.MaxInt, -1, 0
 	for q := range wk.route {
 		wk.route[q] = wk.route[q][:0]
@@ -529,7 +534,8 @@ func (r *parSearch) hashStrings(wk *parWorker) {
 	s, x := r.s, wk.x
 	var rs [parMaxParts][]int32
 	copy(rs[:], wk.route)
-	hs := wk.hs
+	hs, packs := wk.hs, wk.packs
+	d := &s.side
 	shift := 64 - r.pbits
 	nIn := 0
 	lo, hi, or := wk.sideLo, wk.sideHi, wk.sideOr
@@ -543,15 +549,24 @@ func (r *parSearch) hashStrings(wk *parWorker) {
 		b := x.enc[start:end]
 		start = end
 		var h uint64
+		var pk packedKey
 		if len(b) == s.width {
 			h = maphash.Bytes(s.seed, b)
 			nIn++
 		} else {
-			var o uint64
-			h, o = s.side.sideHashOr(b)
-			or |= o
+			if m := len(b); m >= packMin && m <= 32 {
+				pk.w0, pk.w1, pk.ok = pack32(b)
+			}
+			if pk.ok {
+				h = d.hash2(pk.w0, pk.w1, len(b)) // sideHashOr's
+			} else {
+				var o uint64
+				h, o = d.sideHashOr(b)
+				or |= o
+			}
 			lo, hi = min(lo, len(b)), max(hi, len(b))
 		}
+		packs = append(packs, pk)
 		q := uint64(0)
 		if r.pbits > 0 {
 			q = h >> shift
@@ -560,7 +575,7 @@ func (r *parSearch) hashStrings(wk *parWorker) {
 		rs[q&(parMaxParts-1)] = append(rs[q&(parMaxParts-1)], int32(i))
 	}
 	copy(wk.route, rs[:])
-	wk.hs = hs
+	wk.hs, wk.packs = hs, packs
 	wk.nIn += nIn
 	wk.sideLo, wk.sideHi, wk.sideOr = lo, hi, or
 }
@@ -675,7 +690,7 @@ func (r *parSearch) insertPart(q int) {
 				} else if len(b) == s.width {
 					t, ok = r.findInline(pt, b, wk.hs[i], key, iHi, false)
 				} else {
-					t, ok = r.findSide(pt, b, wk.hs[i], key, sHi, false)
+					t, ok = r.findSide(pt, b, wk.hs[i], &wk.packs[i], key, sHi, false)
 				}
 				if !ok {
 					pt.deferred = append(pt.deferred, parDef{key, uint32(b0 + jb)})
@@ -814,8 +829,8 @@ func (r *parSearch) findInline(pt *parPart, b []byte, h uint64, key uint32, hi u
 
 // findSide is findInline for the side set: a new string's slot holds its
 // fingerprint, provBit and its key (its bytes stay in the worker's
-// buffer until the ids are assigned).
-func (r *parSearch) findSide(pt *parPart, b []byte, h uint64, key uint32, hi uint64, wrap bool) (uint32, bool) {
+// buffer until the ids are assigned). pk is b packed (hashStrings).
+func (r *parSearch) findSide(pt *parPart, b []byte, h uint64, pk *packedKey, key uint32, hi uint64, wrap bool) (uint32, bool) {
 	d := &r.s.side
 	fp := h >> offBits
 	// Dense records of 8 to 32 bytes: compared here in four word loads
@@ -832,7 +847,7 @@ func (r *parSearch) findSide(pt *parPart, b []byte, h uint64, key uint32, hi uin
 	var w0, w1 uint64
 	packed := false
 	if d.pbits == 4 && d.recLen == ln && d.plen >= 8 && d.plen <= 16 {
-		w0, w1, packed = pack32(b)
+		w0, w1, packed = pk.w0, pk.w1, pk.ok
 	}
 	for i := h >> d.shift; ; {
 		v := d.table[i]
@@ -911,12 +926,12 @@ func (r *parSearch) lookupDeferred() {
 		j := r.parts[bq].deferred[r.heads[bq]].j
 		r.heads[bq]++
 		r.deferred++
-		b, h, w, _ := r.locate(best)
+		b, h, w, i := r.locate(best)
 		var t uint32
 		if len(b) == s.width {
 			t, _ = r.findInline(&r.dpart, b, h, best, s.slots, true)
 		} else {
-			t, _ = r.findSide(&r.dpart, b, h, best, uint64(len(s.side.table)), true)
+			t, _ = r.findSide(&r.dpart, b, h, &r.ws[w].packs[i], best, uint64(len(s.side.table)), true)
 		}
 		r.ws[w].res[bq][j] = t
 	}
