@@ -143,14 +143,14 @@ func (s *Proc) fastEdge(raw []byte, x *scratch, i int, e *edge, f *fastEdge, blo
 	if blocked || x.only != 0 && int32(i) != x.only-1 {
 		return fastSkip
 	}
-	target := s.stripHides(e.target)
-	if target >= 0x80 {
+	code := s.cd.code(i, s.stripHides(e.target))
+	if code >= 0x80 {
 		return fastSlow
 	}
 	n0, nc := len(x.enc), len(x.comps)
 	x.enc = append(x.enc, raw...)
 	enc := x.enc[n0:]
-	enc[i] = byte(target)
+	enc[i] = byte(code)
 	for k, sv := range f.sets {
 		at := int(sv.slot)
 		if s.pos != nil {

@@ -57,8 +57,10 @@
 // Process builds the system of an assertion operand. Its top level is
 // flattened: hiding over one parallel composition (nested compositions with
 // the same operator are merged) whose components are terms. A state is the
-// byte string [component term ids as uvarints][variable slots as zigzag
-// varints], where the slots are only those the system can write (live.go:
+// byte string [component codes as uvarints][variable slots as zigzag
+// varints], a component's code being the index of its term among the
+// terms that component has held (codes.go: a few per component, so one
+// byte each and small enough to pack), where the slots are only those the system can write (live.go:
 // the variables assigned in the blocks of the definitions it reaches and
 // the buffers of its buffered channels; the others keep their initial
 // values, so an implementation's states do not carry its specification's
@@ -89,8 +91,10 @@
 // for new ids, which come in order; otherwise it touches the tree entries
 // of the batch's targets in one loop first, as it did before. Every
 // per-state array (the id index, the parent tree) grows by fixed blocks,
-// never by copying. Almost every term id and variable fits one byte, so
-// encode and decode take a one-byte path (the same bytes as the varints).
+// never by copying. Almost every code and variable fits one byte, so
+// encode and decode take a one-byte path (the same bytes as the varints);
+// while every byte of every side state is below 16, the dense records are
+// packed at 4 bits a byte (store_side.go).
 //
 // Two other designs of the set were measured and dropped (docs/engine.md
 // has the figures): bit-packing the states to their widths (packing every

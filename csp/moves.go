@@ -99,8 +99,9 @@ func (s *Proc) keepComp(x *scratch, comp int32) {
 // depend on which states were expanded before.
 func (s *Proc) LocalSteps(t lts.State, evs []lts.Event, ends []int) (outEvs []lts.Event, outEnds []int) {
 	var cb [16]uint32
+	var sb [64]byte
 	s.mu.Lock()
-	comps, _ := s.decodeComps(s.store.Get(uint32(t)), cb[:0])
+	comps, _ := s.decodeComps(s.store.AppendGet(sb[:0], uint32(t)), cb[:0])
 	s.mu.Unlock()
 	return s.localSteps(comps, evs, ends)
 }

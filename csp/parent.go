@@ -68,7 +68,7 @@ func (s *Proc) readAll(ids []lts.State, x *scratch) {
 		s.store.PrefetchGet(ids)
 	}
 	for _, id := range ids {
-		x.raws = append(x.raws, s.get(uint32(id))...)
+		x.raws = s.appendGet(x.raws, uint32(id))
 		x.rawEnd = append(x.rawEnd, len(x.raws))
 	}
 }

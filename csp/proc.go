@@ -14,8 +14,9 @@ import (
 
 // Proc is the on-the-fly LTS of one process of a program. Its top level is
 // flattened: optional hiding over a parallel composition of components.
-// A state is the byte string [component term ids (uvarint)] [variable
-// slots (zigzag varint)], interned in an arena-backed set that gives it a
+// A state is the byte string [component codes (uvarint)] [variable
+// slots (zigzag varint)], a component's code being the index of its term
+// among that component's terms (codes.go),, interned in an arena-backed set that gives it a
 // dense uint32 id. Successors is safe for concurrent use.
 type Proc struct {
 	p      *Program
@@ -32,6 +33,9 @@ type Proc struct {
 	live  []int
 	pos   []int32
 	nvars int
+	// cd numbers each component's terms: a state's bytes hold the codes
+	// (codes.go).
+	cd *codes
 
 	mu    sync.Mutex
 	store *store
@@ -56,6 +60,11 @@ var (
 // Process builds the system of a process expression, usually an assertion
 // operand such as `Impl()`.
 func (p *Program) Process(q lang.Proc) (sys *Proc, err error) {
+	return p.process(q, nil)
+}
+
+// process is Process, sharing the codes cd (nil: new ones).
+func (p *Program) process(q lang.Proc, cd *codes) (sys *Proc, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			sys, err = nil, fmt.Errorf("lts: internal error: %v", r)
@@ -73,7 +82,7 @@ func (p *Program) Process(q lang.Proc) (sys *Proc, err error) {
 	if err != nil {
 		return nil, err
 	}
-	return p.newProc(name, t, n)
+	return p.newProc(name, t, n, cd)
 }
 
 // ProcessByName builds the system of the definition name applied to args.
@@ -99,11 +108,13 @@ func (p *Program) ProcessByName(name string, args ...int64) (sys *Proc, err erro
 	if err != nil {
 		return nil, err
 	}
-	return p.newProc(name, t, def.body)
+	return p.newProc(name, t, def.body, nil)
 }
 
 // newProc makes the system of term t, built from the prepared node root.
-func (p *Program) newProc(name string, t uint32, root *pnode) (*Proc, error) {
+// cd, if not nil, is the codes of a process of the same components whose
+// bytes it shares (symmetry.go).
+func (p *Program) newProc(name string, t uint32, root *pnode, cd *codes) (*Proc, error) {
 	s := &Proc{p: p, name: name, op: lang.Interleave}
 	s.setLive(p.writtenSlots(root))
 	for p.term(t).kind == kHide {
@@ -142,6 +153,10 @@ func (p *Program) newProc(name string, t uint32, root *pnode) (*Proc, error) {
 	s.indep = s.op == lang.Interleave && !p.reachesAtomic(root)
 	for _, c := range comps {
 		s.names = append(s.names, p.termName(c))
+	}
+	s.cd = cd
+	if cd == nil || cd.n != s.ncomp {
+		s.cd = newCodes(s.ncomp)
 	}
 	enc := s.encode(nil, comps, p.init)
 	if err := s.checkSize(len(enc)); err != nil {
@@ -183,7 +198,7 @@ func (s *Proc) Bytes() int64 {
 }
 
 func (s *Proc) encode(b []byte, comps []uint32, vars []int64) []byte {
-	// Nearly every term id and variable fits one byte: then the encoding is
+	// Nearly every code and variable fits one byte: then the encoding is
 	// one byte per value, written in place without a branch per value (the
 	// same bytes as the varint loop below, which takes over if any value
 	// is larger).
@@ -193,8 +208,9 @@ func (s *Proc) encode(b []byte, comps []uint32, vars []int64) []byte {
 	dst := b[n0 : n0+n]
 	var or uint64
 	for i, c := range comps {
-		or |= uint64(c)
-		dst[i] = byte(c)
+		k := s.cd.code(i, c)
+		or |= uint64(k)
+		dst[i] = byte(k)
 	}
 	dv := dst[len(comps):]
 	if s.live == nil {
@@ -234,8 +250,8 @@ func (s *Proc) checkSize(n int) error {
 }
 
 func (s *Proc) encodeVarint(b []byte, comps []uint32, vars []int64) []byte {
-	for _, c := range comps {
-		b = binary.AppendUvarint(b, uint64(c))
+	for i, c := range comps {
+		b = binary.AppendUvarint(b, uint64(s.cd.code(i, c)))
 	}
 	if s.live == nil {
 		for _, v := range vars {
@@ -257,7 +273,7 @@ func (s *Proc) decode(b []byte, comps []uint32, vars []int64) ([]uint32, []int64
 		// The common case (see encode): one byte per value, no appends.
 		comps = slices.Grow(comps[:0], s.ncomp)[:s.ncomp]
 		for k := range comps {
-			comps[k] = uint32(b[k])
+			comps[k] = s.cd.term(k, uint32(b[k]))
 		}
 		vb := b[s.ncomp:]
 		vars = slices.Grow(vars[:0], nv)[:nv]
@@ -289,7 +305,7 @@ func (s *Proc) decodeLive(b []byte, comps []uint32, vars []int64) ([]uint32, []i
 	if len(b) == s.ncomp+len(s.live) && oneByteEach(b) {
 		comps = slices.Grow(comps[:0], s.ncomp)[:s.ncomp]
 		for k := range comps {
-			comps[k] = uint32(b[k])
+			comps[k] = s.cd.term(k, uint32(b[k]))
 		}
 		vb := b[s.ncomp:]
 		vb = vb[:len(s.live)]
@@ -313,20 +329,20 @@ func (s *Proc) decodeLive(b []byte, comps []uint32, vars []int64) ([]uint32, []i
 	return comps, vars
 }
 
-// decodeComps decodes the component term ids at the start of b and
-// returns the offset of the variables.
+// decodeComps decodes the component codes at the start of b into term
+// ids and returns the offset of the variables.
 func (s *Proc) decodeComps(b []byte, comps []uint32) ([]uint32, int) {
 	comps = comps[:0]
 	i := 0
 	for k := 0; k < s.ncomp; k++ {
 		if c := b[i]; c < 0x80 {
-			comps = append(comps, uint32(c))
+			comps = append(comps, s.cd.term(k, uint32(c)))
 			i++
 			continue
 		}
 		v, n := binary.Uvarint(b[i:])
 		i += n
-		comps = append(comps, uint32(v))
+		comps = append(comps, s.cd.term(k, uint32(v)))
 	}
 	return comps, i
 }
@@ -348,7 +364,7 @@ func oneByteEach(b []byte) bool {
 // raw copies the encoding of t into buf.
 func (s *Proc) raw(t lts.State, buf []byte) []byte {
 	s.mu.Lock()
-	buf = append(buf[:0], s.get(uint32(t))...)
+	buf = s.appendGet(buf[:0], uint32(t))
 	s.mu.Unlock()
 	return buf
 }
@@ -406,12 +422,12 @@ type scratch struct {
 	_     [cacheLinePad]byte
 }
 
-// get returns the bytes of t (s.mu held; valid until the next intern).
-func (s *Proc) get(t uint32) []byte {
+// appendGet appends the bytes of t to dst (s.mu held).
+func (s *Proc) appendGet(dst []byte, t uint32) []byte {
 	if s.fp != nil {
-		return s.fp.Get(t)
+		return append(dst, s.fp.Get(t)...)
 	}
-	return s.store.Get(t)
+	return s.store.AppendGet(dst, t)
 }
 
 // lookup returns the id of the state enc if the set holds it (s.mu held).
@@ -711,11 +727,16 @@ func (s *Proc) plainSuccessor(raw []byte, x *scratch, i int, to uint32, ev lts.E
 	nc := len(x.comps)
 	target := s.stripHides(to)
 	n0 := len(x.enc)
-	ok := short && target < 0x80
+	ok := short
+	var code uint32
+	if ok {
+		code = s.cd.code(i, target)
+		ok = code < 0x80
+	}
 	if ok {
 		x.enc = append(x.enc, raw...)
 		enc := x.enc[n0:]
-		enc[i] = byte(target)
+		enc[i] = byte(code)
 		for _, u := range m.undo {
 			at := u.slot
 			if s.pos != nil {
@@ -1119,7 +1140,7 @@ func (s *Proc) SuccessorsBatch(ts []lts.State, buf []lts.Transition, counts []in
 		s.store.PrefetchGet(ts)
 	}
 	for _, t := range ts {
-		x.raws = append(x.raws, s.get(uint32(t))...)
+		x.raws = s.appendGet(x.raws, uint32(t))
 		x.rawEnd = append(x.rawEnd, len(x.raws))
 	}
 	s.mu.Unlock()

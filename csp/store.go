@@ -32,11 +32,12 @@ import (
 //     Get find a state's slot by probing from its home for its id, and
 //     never changes when the table grows.
 //
-// States of any other length (a variable above 63 or a term id above 127
-// takes more bytes), and all states when the width is above maxWidth, go
-// to a side set (sideSet): a table of 26-bit fingerprint + location, and
-// the records in a dense array indexed by rank while they all have one
-// length, else in an arena of [id][uvarint length][bytes] records (the
+// States of any other length (a variable above 63 or a component code
+// above 127 takes more bytes), and all states when the width is above
+// maxWidth, go to a side set (sideSet): a table of 26-bit fingerprint +
+// location, and the records in a dense array indexed by rank while they
+// all have one length (packed at 4 bits a byte while every byte is below
+// 16), else in an arena of [id][uvarint length][bytes] records (the
 // previous design). Their index entry is k<<1|1, k their rank in the side set
 // (inline entries keep h32 even); a store without a width has no index
 // (ranks are ids).
@@ -64,7 +65,15 @@ type store struct {
 	side sideSet
 
 	hashes []uint64
-	addrs  []uintptr // the addresses a batch stage prefetches
+	packs  []packedKey // internAllSide: the strings' packings
+	addrs  []uintptr   // the addresses a batch stage prefetches
+}
+
+// packedKey is a string of 8 to 32 bytes packed (pack32; ok false: it
+// does not pack).
+type packedKey struct {
+	w0, w1 uint64
+	ok     bool
 }
 
 const (
@@ -151,7 +160,21 @@ func store32(p unsafe.Pointer, v uint32) {
 	binary.LittleEndian.PutUint32(unsafe.Slice((*byte)(p), 4), v)
 }
 
-// Get returns the bytes of id (valid until the next Intern; callers copy).
+// AppendGet appends the bytes of id to dst (safe in the parallel rounds'
+// expand phase, which nothing writes in: no buffer of the store's).
+func (s *store) AppendGet(dst []byte, id uint32) []byte {
+	if s.width < 0 {
+		return s.side.appendGet(dst, id)
+	}
+	v := s.index[id>>refBits][id&(refBlock-1)]
+	if v&1 != 0 {
+		return s.side.appendGet(dst, v>>1)
+	}
+	return append(dst, s.Get(id)...)
+}
+
+// Get returns the bytes of id (valid until the next Intern; callers copy;
+// a fresh copy if its record is packed: the searches use AppendGet).
 func (s *store) Get(id uint32) []byte {
 	if s.width < 0 {
 		return s.side.get(id) // every state is a side state: rank = id
@@ -171,8 +194,14 @@ func (s *store) Get(id uint32) []byte {
 	}
 }
 
-// Hash is the hash of b (safe without the lock: the seed never changes).
-func (s *store) Hash(b []byte) uint64 { return maphash.Bytes(s.seed, b) }
+// Hash is the hash of b (safe without the lock: the seed never changes):
+// a side string's is sideHash.
+func (s *store) Hash(b []byte) uint64 {
+	if len(b) == s.width {
+		return maphash.Bytes(s.seed, b)
+	}
+	return s.side.sideHash(b)
+}
 
 // Lookup returns the id of b if present.
 func (s *store) Lookup(b []byte) (uint32, bool) {
@@ -470,10 +499,13 @@ func (s *store) prefetchRecords(ends []int, lo, hi int) {
 // Intern on each in order, with the stages above.
 func (s *store) InternAll(enc []byte, ends []int, ids []uint32) []uint32 {
 	s.hashes = s.hashes[:0]
+	if s.width < 0 {
+		return s.internAllSide(enc, ends, ids)
+	}
 	side := false // some string goes to the side set
 	start := 0
 	for _, end := range ends {
-		s.hashes = append(s.hashes, maphash.Bytes(s.seed, enc[start:end]))
+		s.hashes = append(s.hashes, s.Hash(enc[start:end]))
 		side = side || end-start != s.width
 		start = end
 	}
@@ -550,6 +582,24 @@ func (s *store) PrefetchGet(ids []lts.State) {
 func (s *store) internAllSide(enc []byte, ends []int, ids []uint32) []uint32 {
 	d := &s.side
 	n := len(ends)
+	// The hashes, and the packings of the strings of 8 to 32 bytes that
+	// pack (pack32), which the lookups compare with packed records.
+	s.packs = s.packs[:0]
+	start := 0
+	for _, end := range ends {
+		b := enc[start:end]
+		start = end
+		var pk packedKey
+		if m := len(b); m >= packMin && m <= 32 {
+			pk.w0, pk.w1, pk.ok = pack32(b)
+		}
+		if pk.ok {
+			s.hashes = append(s.hashes, d.hash2(pk.w0, pk.w1, len(b)))
+		} else {
+			s.hashes = append(s.hashes, d.sideHash(b))
+		}
+		s.packs = append(s.packs, pk)
+	}
 	s.sideSlots(0, min(2*window, n))
 	s.sideRecords(ends, 0, min(window, n))
 	for lo := 0; lo < n; lo += window {
@@ -568,7 +618,41 @@ func (s *store) internAllSide(enc []byte, ends []int, ids []uint32) []uint32 {
 			table, mask := d.table, d.mask // add may grow the table
 			i := h >> d.shift
 			found := false
-			if ln := d.recLen; ln == len(b) && ln >= 8 && ln <= 32 {
+			if ln := d.plen; d.pbits == 4 && d.recLen == len(b) && ln >= 8 && ln <= 16 {
+				// Packed dense records: the probe is packed once (in
+				// registers) and compared word by word. A probe with
+				// a byte of 16 or more is in no packed record: the
+				// general loop below finds its empty slot, and add
+				// unpacks the records.
+				if pk := &s.packs[k]; pk.ok && ln <= 16 {
+					w0, w1 := pk.w0, pk.w1
+					dense, dbits := d.dense, d.dbits
+					dmask := uint64(1)<<dbits - 1
+					for ; ; i = (i + 1) & mask {
+						v := table[i]
+						if v == 0 {
+							break
+						}
+						if v>>offBits != fp {
+							continue
+						}
+						r := v&offMask - 1
+						p := unsafe.Add(unsafe.Pointer(unsafe.SliceData(dense[r>>dbits])), uintptr(r&dmask)*uintptr(ln))
+						if eqPacked2(p, ln, w0, w1) {
+							ids = append(ids, uint32(r))
+							found = true
+							break
+						}
+					}
+					if !found {
+						id := s.newID()
+						d.add(i, fp, id, b)
+						ids = append(ids, id)
+					}
+					continue
+				}
+			}
+			if ln := d.recLen; d.pbits == 8 && ln == len(b) && ln >= 8 && ln <= 32 {
 				// Dense records of 8 to 32 bytes: four word compares
 				// (at 0, ln-8, and 8 and 16 or 0), combined.
 				le := binary.LittleEndian
@@ -663,7 +747,7 @@ func (s *store) sideRecords(ends []int, lo, hi int) {
 	}
 	if d.recLen > 0 {
 		// Dense records: the first and last line of record r.
-		dense, dbits, rl := d.dense, d.dbits, uintptr(d.recLen)
+		dense, dbits, rl := d.dense, d.dbits, uintptr(d.plen)
 		dmask := uint64(1)<<dbits - 1
 		for _, h := range s.hashes[lo:hi] {
 			fp := h >> offBits

@@ -2,6 +2,7 @@ package csp
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
 	"runtime"
@@ -37,6 +38,13 @@ func TestSideSetOracle(t *testing.T) {
 		{name: "dense1", width: -1, first: 1},
 		{name: "dense0", width: -1, first: 0},
 		{name: "dense33", width: -1, first: 33},
+		{name: "dense8", width: -1, first: 8},
+		{name: "dense15", width: -1, first: 15},
+		{name: "dense17", width: -1, first: 17},
+		{name: "dense32", width: -1, first: 32},
+		{name: "dense64", width: -1, first: 64},
+		{name: "dense65", width: -1, first: 65},
+		{name: "dense-ids15", width: 6, first: 15, inline: true},
 		{name: "dense-ids", width: 18, first: 28, inline: true},
 		{name: "switch", width: -1, first: 28, after: []int{28, 29, 5, 200, 0}},
 		{name: "switch-ids", width: 18, first: 28, after: []int{28, 31, 0, 17}, inline: true},
@@ -47,19 +55,43 @@ func TestSideSetOracle(t *testing.T) {
 	if testing.Short() {
 		runs = 4
 	}
+	packed := map[uint]int{} // dense runs by their final packing
 	for _, tc := range cases {
 		for run := range runs {
 			rng := rand.New(rand.NewPCG(uint64(run), 77))
-			if err := sideOracle(tc, rng, run == 0); err != nil {
+			if err := sideOracle(tc, rng, run == 0, packed); err != nil {
 				t.Errorf("%s run %d: %v", tc.name, run, err)
 			}
 		}
 	}
+	if !testing.Short() && (packed[4] == 0 || packed[8] == 0) {
+		t.Errorf("dense runs ending at 4 and 8 bits a byte: %v", packed)
+	}
+	t.Logf("dense runs ending at 4 and 8 bits a byte: %v", packed)
+}
+
+// packedBits is the packing of dense side records of length ln (4 or 8
+// bits a byte) that the side strings among all call for: 4 if every
+// byte is below 16 and ln is packMin to packMax.
+func packedBits(all [][]byte, ln int) uint {
+	if packOff || ln < packMin || ln > packMax {
+		return 8
+	}
+	for _, k := range all {
+		if len(k) == ln {
+			for _, c := range k {
+				if c >= 16 {
+					return 8
+				}
+			}
+		}
+	}
+	return 4
 }
 
 // sideOracle runs one scenario; switchAt1 puts the switch at the second
-// side string.
-func sideOracle(tc sideCase, rng *rand.Rand, switchAt1 bool) (err error) {
+// side string. packed counts the dense runs by their final packing.
+func sideOracle(tc sideCase, rng *rand.Rand, switchAt1 bool, packed map[uint]int) (err error) {
 	defer func() {
 		if e := recover(); e != nil {
 			err = fmt.Errorf("panic: %v", e)
@@ -70,9 +102,17 @@ func sideOracle(tc sideCase, rng *rand.Rand, switchAt1 bool) (err error) {
 	if switchAt1 {
 		switchAt = 1
 	}
-	// The byte alphabet widens at two random moments.
+	// The byte alphabet widens at two random moments (to 16 values, then
+	// to any byte); a third of the runs (by rng's first draw) stop before
+	// the second, another third before the first.
 	widen1, widen2 := rng.IntN(n), rng.IntN(n)
 	widen1, widen2 = min(widen1, widen2), max(widen1, widen2)
+	switch rng.IntN(3) { // (a last batch may take step past n)
+	case 1:
+		widen2 = 2 * n
+	case 2:
+		widen1, widen2 = 2*n, 2*n
+	}
 	s := newStore(tc.width)
 	want := map[string]uint32{}
 	var keys []string
@@ -220,13 +260,25 @@ func sideOracle(tc sideCase, rng *rand.Rand, switchAt1 bool) (err error) {
 		if d.recLen != tc.first || len(d.chunks) != 0 || len(d.refs) != 0 {
 			return fmt.Errorf("one length: dense length %d, %d arena chunks, %d refs blocks", d.recLen, len(d.chunks), len(d.refs))
 		}
+		// Packed at 4 bits a byte while every side byte seen is below
+		// 16, the length allowing.
+		var all [][]byte
+		for _, k := range keys {
+			all = append(all, []byte(k))
+		}
+		bits := packedBits(all, tc.first)
+		plen := tc.first
+		if bits == 4 {
+			plen = (tc.first + 1) / 2
+		}
 		used := 0
 		for _, c := range d.dense {
 			used += len(c)
 		}
-		if used != d.n*tc.first {
-			return fmt.Errorf("dense records take %d bytes for %d of %d", used, d.n, tc.first)
+		if d.pbits != bits || d.plen != plen || used != d.n*plen {
+			return fmt.Errorf("dense records of %d bytes at %d bits a byte (%d bytes each) take %d bytes for %d; want %d bits, %d bytes each", tc.first, d.pbits, d.plen, used, d.n, bits, plen)
 		}
+		packed[bits]++
 	} else if len(lens) > 1 && (d.recLen != arenaLen || len(d.dense) != 0) {
 		return fmt.Errorf("%d lengths: dense length %d, %d dense chunks", len(lens), d.recLen, len(d.dense))
 	}
@@ -242,7 +294,7 @@ func sideOracle(tc sideCase, rng *rand.Rand, switchAt1 bool) (err error) {
 func TestDenseSwitchParallel(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
 	defer func(r int) { parRound = r }(parRound)
-	for _, top := range []int{50, 70} {
+	for _, top := range []int{0, 50, 70} {
 		src := fmt.Sprintf(`
 var a[24];
 var z = 0;
@@ -277,6 +329,12 @@ Sys = (||| i:{0..3} @ P(i)) ||| Q;
 		if dense := top < 64; dense != (d.recLen >= 0) {
 			t.Fatalf("top %d: dense length %d after %d states", top, d.recLen, d.n)
 		}
+		// With z at 0 every byte stays below 16: packed throughout; up
+		// to 50, z passes 7 (zigzag 16) in the middle of the search,
+		// and the records are unpacked there.
+		if want := map[int]uint{0: 4, 50: 8}[top]; want != 0 && d.pbits != want {
+			t.Fatalf("top %d: records at %d bits a byte, want %d", top, d.pbits, want)
+		}
 		failed, cases := 0, 0
 		for _, round := range []int{2048, 1, 5, 64} {
 			parRound = round
@@ -302,12 +360,18 @@ Sys = (||| i:{0..3} @ P(i)) ||| Q;
 // TestSideSetCollisions: strings whose fingerprints agree (so that they
 // share a probe run and only the byte compare tells them apart) and that
 // differ only inside one 8-byte window, for every window position and
-// lengths around the word-compare range; each pair must get two ids, by
-// Intern and in batches, with the records dense and in the arena. (Random
+// lengths around the word-compare range, their other bytes 1, 9 or 100 (so
+// that dense records are packed at 4 bits a byte, or not: too long, or a
+// byte above 15); each pair must get two ids, by Intern and in batches,
+// with the records dense and in the arena. (Random
 // strings almost never reach the compare: a 26-bit fingerprint filters
 // them.)
 func TestSideSetCollisions(t *testing.T) {
-	for _, ln := range []int{8, 9, 16, 17, 24, 25, 28, 32, 33, 40} {
+	for _, c := range []struct{ ln, base int }{
+		{8, 1}, {9, 1}, {16, 1}, {17, 1}, {24, 1}, {25, 1}, {28, 1}, {32, 1}, {33, 1}, {40, 1}, {64, 1}, {65, 1},
+		{28, 9}, {33, 9}, {28, 100}, {33, 100},
+	} {
+		ln := c.ln
 		probe := newStore(-1)
 		var pairs [][2][]byte
 		for j := 0; j+8 <= ln; j += 3 {
@@ -315,7 +379,7 @@ func TestSideSetCollisions(t *testing.T) {
 			for v := range 1 << 16 {
 				b := make([]byte, ln)
 				for i := range b {
-					b[i] = 1
+					b[i] = byte(c.base)
 				}
 				for i := range 8 {
 					b[j+i] = byte(v >> (2 * i) & 3)
@@ -355,7 +419,7 @@ func collide(probe *store, pairs [][2][]byte, ln int, arena, batch bool) (err er
 			{
 				s := newStore(-1)
 				s.seed = probe.seed
-				s.side.seed = probe.seed
+				s.side.seed, s.side.hk = probe.seed, probe.side.hk
 				want := map[string]uint32{}
 				var all [][]byte
 				if arena {
@@ -394,8 +458,68 @@ func collide(probe *store, pairs [][2][]byte, ln int, arena, batch bool) (err er
 				if dense := s.side.recLen >= 0; dense == arena {
 					return fmt.Errorf("dense length %d", s.side.recLen)
 				}
+				if bits := packedBits(all, ln); !arena && s.side.pbits != bits {
+					return fmt.Errorf("dense records at %d bits a byte, want %d", s.side.pbits, bits)
+				}
 			}
 		}
 	}
 	return nil
+}
+
+// TestPack4 checks the packings against a loop over the bytes: up to 32
+// bytes, packed byte i is b[i] | b[h+i]<<4 with h = (len(b)+1)/2 (pack32);
+// beyond, packed byte j is b[2j] | b[2j+1]<<4 (packLong); unpack4 inverts
+// them; ok is false exactly when some byte is 16 or more (at any
+// position, including the last of a partial word).
+func TestPack4(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 16))
+	for n := packMin; n <= packMax; n++ {
+		for range 300 {
+			b := make([]byte, n)
+			for i := range b {
+				b[i] = byte(rng.IntN(16))
+			}
+			big := -1
+			if rng.IntN(3) == 0 {
+				big = rng.IntN(n)
+				b[big] = byte(16 + rng.IntN(240))
+			}
+			w, ok := packW(b)
+			if ok != (big < 0) {
+				t.Fatalf("%x: ok %v", b, ok)
+			}
+			if n <= 32 {
+				w0, w1, ok2 := pack32(b)
+				if ok2 != ok || ok && (w0 != w[0] || w1 != w[1]) {
+					t.Fatalf("%x: pack32 %x %x %v, packW %x %v", b, w0, w1, ok2, w, ok)
+				}
+			}
+			if !ok {
+				continue
+			}
+			var want [packMax/2 + 8]byte
+			h := (n + 1) / 2
+			for i, c := range b {
+				if n <= 32 {
+					want[i%h] |= c << (4 * (i / h))
+				} else {
+					want[i/2] |= c << (4 * (i % 2))
+				}
+			}
+			var got [packMax/2 + 8]byte
+			for j, x := range w {
+				binary.LittleEndian.PutUint64(got[8*j:], x)
+			}
+			if got != want {
+				t.Fatalf("%x: packed %x, want %x", b, got, want)
+			}
+			if back := unpack4(nil, got[:(n+1)/2], n); string(back) != string(b) {
+				t.Fatalf("%x: unpacked %x", b, back)
+			}
+			if pw := packedWords(got[:(n+1)/2]); pw != w {
+				t.Fatalf("%x: packedWords %x, want %x", b, pw, w)
+			}
+		}
+	}
 }

@@ -135,8 +135,12 @@ type parWorker struct {
 	errAt int   // index in the round of the failing state
 	expNs int64 // wall time of its last expand phase
 	// The least and greatest lengths of the strings not of the store's
-	// width (sideLo > sideHi: none).
+	// width (sideLo > sideHi: none), and the or of their words (sideHashOr).
 	sideLo, sideHi int
+	sideOr         uint64
+	// packs[i]: string i packed (pack32), for the side set's packed
+	// compares, as hashStrings packed it for its hash.
+	packs []packedKey
 	// The workers' records are one array and their hot loops write their
 	// slice headers: the padding keeps two workers' fields off a shared
 	// cache line (the padding of scratch says why).
@@ -339,6 +343,7 @@ func (r *parSearch) round(states []lts.State) (errAt int, err error) {
 		if errAt >= 0 {
 			// After the first failing state nothing is interned.
 			wk.x.enc, wk.x.ends, wk.hs, wk.trans, wk.counts = wk.x.enc[:0], wk.x.ends[:0], wk.hs[:0], wk.trans[:0], wk.counts[:0]
+			wk.packs = wk.packs[:0]
 			for q := range wk.route {
 				wk.route[q] = wk.route[q][:0]
 			}
@@ -351,18 +356,21 @@ func (r *parSearch) round(states []lts.State) (errAt int, err error) {
 	}
 	nIn, nSide := 0, 0
 	sideLo, sideHi := math.MaxInt, -1
+	var sideOr uint64
 	for w := range r.W {
 		r.base[w+1] = r.base[w] + len(r.ws[w].x.ends)
 		nIn += r.ws[w].nIn
 		nSide += r.ws[w].nSide
 		if r.ws[w].nSide > 0 {
 			sideLo, sideHi = min(sideLo, r.ws[w].sideLo), max(sideHi, r.ws[w].sideHi)
+			sideOr |= r.ws[w].sideOr
 		}
 	}
 	if nSide > 0 {
-		// The side set takes the round's lengths now, while no slot is
-		// provisional: a dense set moves to the arena if they differ.
-		s.side.fit(sideLo, sideHi)
+		// The side set takes the round's lengths and bytes now, while no
+		// slot is provisional: a dense set moves to the arena if they
+		// differ, packed records are unpacked if a byte is 16 or more.
+		s.side.fit(sideLo, sideHi, sideOr)
 	}
 	total := r.base[r.W]
 	if total >= parSide || uint64(r.n0)+uint64(total) >= math.MaxUint32-1 {
@@ -448,7 +456,8 @@ func (r *parSearch) expand(w int) {
 	x.enc, x.ends, x.evs, x.who = x.enc[:0], x.ends[:0], x.evs[:0], x.who[:0]
 	wk.counts, wk.err, wk.mark = wk.counts[:0], nil, 0
 	wk.hs, wk.owner, wk.nIn = wk.hs[:0], wk.owner[:0], 0
-	wk.sideLo, wk.sideHi = math.MaxInt, -1
+	wk.packs = wk.packs[:0]
+	wk.sideLo, wk.sideHi, wk.sideOr = math.MaxInt, -1, 0
 	for q := range wk.route {
 		wk.route[q] = wk.route[q][:0]
 	}
@@ -467,7 +476,7 @@ func (r *parSearch) expand(w int) {
 			prefetch(wk.addrs)
 			x.raws, x.rawEnd = x.raws[:0], x.rawEnd[:0]
 			for _, t := range batch {
-				x.raws = append(x.raws, s.Get(uint32(t))...)
+				x.raws = s.AppendGet(x.raws, uint32(t))
 				x.rawEnd = append(x.rawEnd, len(x.raws))
 			}
 			start := 0
@@ -525,10 +534,11 @@ func (r *parSearch) hashStrings(wk *parWorker) {
 	s, x := r.s, wk.x
 	var rs [parMaxParts][]int32
 	copy(rs[:], wk.route)
-	hs := wk.hs
+	hs, packs := wk.hs, wk.packs
+	d := &s.side
 	shift := 64 - r.pbits
 	nIn := 0
-	lo, hi := wk.sideLo, wk.sideHi
+	lo, hi, or := wk.sideLo, wk.sideHi, wk.sideOr
 	i := len(hs)
 	start := 0
 	if i > 0 {
@@ -538,12 +548,25 @@ func (r *parSearch) hashStrings(wk *parWorker) {
 		end := x.ends[i]
 		b := x.enc[start:end]
 		start = end
-		h := maphash.Bytes(s.seed, b)
+		var h uint64
+		var pk packedKey
 		if len(b) == s.width {
+			h = maphash.Bytes(s.seed, b)
 			nIn++
 		} else {
+			if m := len(b); m >= packMin && m <= 32 {
+				pk.w0, pk.w1, pk.ok = pack32(b)
+			}
+			if pk.ok {
+				h = d.hash2(pk.w0, pk.w1, len(b)) // sideHashOr's
+			} else {
+				var o uint64
+				h, o = d.sideHashOr(b)
+				or |= o
+			}
 			lo, hi = min(lo, len(b)), max(hi, len(b))
 		}
+		packs = append(packs, pk)
 		q := uint64(0)
 		if r.pbits > 0 {
 			q = h >> shift
@@ -552,9 +575,9 @@ func (r *parSearch) hashStrings(wk *parWorker) {
 		rs[q&(parMaxParts-1)] = append(rs[q&(parMaxParts-1)], int32(i))
 	}
 	copy(wk.route, rs[:])
-	wk.hs = hs
+	wk.hs, wk.packs = hs, packs
 	wk.nIn += nIn
-	wk.sideLo, wk.sideHi = lo, hi
+	wk.sideLo, wk.sideHi, wk.sideOr = lo, hi, or
 }
 
 // truncate drops the successors after the first n.
@@ -667,7 +690,7 @@ func (r *parSearch) insertPart(q int) {
 				} else if len(b) == s.width {
 					t, ok = r.findInline(pt, b, wk.hs[i], key, iHi, false)
 				} else {
-					t, ok = r.findSide(pt, b, wk.hs[i], key, sHi, false)
+					t, ok = r.findSide(pt, b, wk.hs[i], &wk.packs[i], key, sHi, false)
 				}
 				if !ok {
 					pt.deferred = append(pt.deferred, parDef{key, uint32(b0 + jb)})
@@ -723,7 +746,7 @@ func (r *parSearch) insRecords(pt *parPart, wk *parWorker, idxs []int32, lo, hi 
 		// Every string a side string, dense records: recordAddrsPar's
 		// walk here, the record's address computed inline.
 		table, shift := d.table, d.shift
-		dense, dbits, rl := d.dense, d.dbits, uintptr(d.recLen)
+		dense, dbits, rl := d.dense, d.dbits, uintptr(d.plen)
 		dmask := uint64(1)<<dbits - 1
 		for _, i := range idxs[lo:hi] {
 			h := wk.hs[i]
@@ -806,19 +829,25 @@ func (r *parSearch) findInline(pt *parPart, b []byte, h uint64, key uint32, hi u
 
 // findSide is findInline for the side set: a new string's slot holds its
 // fingerprint, provBit and its key (its bytes stay in the worker's
-// buffer until the ids are assigned).
-func (r *parSearch) findSide(pt *parPart, b []byte, h uint64, key uint32, hi uint64, wrap bool) (uint32, bool) {
+// buffer until the ids are assigned). pk is b packed (hashStrings).
+func (r *parSearch) findSide(pt *parPart, b []byte, h uint64, pk *packedKey, key uint32, hi uint64, wrap bool) (uint32, bool) {
 	d := &r.s.side
 	fp := h >> offBits
 	// Dense records of 8 to 32 bytes: compared here in four word loads
-	// (as in internAllSide).
+	// (as in internAllSide); packed ones with the probe packed once
+	// (a probe with a byte of 16 or more is in no packed record).
 	ln := len(b)
-	fast := d.recLen == ln && ln >= 8 && ln <= 32
+	fast := d.pbits == 8 && d.recLen == ln && ln >= 8 && ln <= 32
 	var k0, k1, k2, k3 uint64
 	o2, o3 := min(8, ln-8), min(16, ln-8)
 	if fast {
 		le := binary.LittleEndian
 		k0, k1, k2, k3 = le.Uint64(b), le.Uint64(b[ln-8:]), le.Uint64(b[o2:]), le.Uint64(b[o3:])
+	}
+	var w0, w1 uint64
+	packed := false
+	if d.pbits == 4 && d.recLen == ln && d.plen >= 8 && d.plen <= 16 {
+		w0, w1, packed = pk.w0, pk.w1, pk.ok
 	}
 	for i := h >> d.shift; ; {
 		v := d.table[i]
@@ -839,6 +868,12 @@ func (r *parSearch) findSide(pt *parPart, b []byte, h uint64, key uint32, hi uin
 				k := v&offMask - 1
 				p := unsafe.Add(unsafe.Pointer(unsafe.SliceData(d.dense[k>>d.dbits])), uintptr(k&(1<<d.dbits-1))*uintptr(ln))
 				if eq4(p, ln, o2, o3, k0, k1, k2, k3) {
+					return d.denseID(k), true
+				}
+			} else if packed {
+				k := v&offMask - 1
+				p := unsafe.Add(unsafe.Pointer(unsafe.SliceData(d.dense[k>>d.dbits])), uintptr(k&(1<<d.dbits-1))*uintptr(d.plen))
+				if eqPacked2(p, d.plen, w0, w1) {
 					return d.denseID(k), true
 				}
 			} else if id, ok := d.match(v&offMask-1, b); ok {
@@ -891,12 +926,12 @@ func (r *parSearch) lookupDeferred() {
 		j := r.parts[bq].deferred[r.heads[bq]].j
 		r.heads[bq]++
 		r.deferred++
-		b, h, w, _ := r.locate(best)
+		b, h, w, i := r.locate(best)
 		var t uint32
 		if len(b) == s.width {
 			t, _ = r.findInline(&r.dpart, b, h, best, s.slots, true)
 		} else {
-			t, _ = r.findSide(&r.dpart, b, h, best, uint64(len(s.side.table)), true)
+			t, _ = r.findSide(&r.dpart, b, h, &r.ws[w].packs[i], best, uint64(len(s.side.table)), true)
 		}
 		r.ws[w].res[bq][j] = t
 	}
@@ -941,7 +976,7 @@ func (r *parSearch) assign() {
 			s.inline++
 			continue
 		}
-		k, off := d.reserveRecord(int(e.off))
+		k, off := d.reserveRecord(int(e.off), 0) // fit by the round
 		e.off = off
 		if s.width >= 0 {
 			s.setIndex(id, uint32(k)<<1|1)
@@ -1116,7 +1151,7 @@ func (s *sideSet) homeOf(v uint64, shift uint) uint64 {
 	if shift >= offBits {
 		return (v >> offBits) >> (shift - offBits)
 	}
-	return maphash.Bytes(s.seed, s.bytesAt(v&offMask-1)) >> shift
+	return s.hashAt(v&offMask-1) >> shift
 }
 
 func (r *parSearch) growSidePart(q int, old, table []uint64, shift uint) {

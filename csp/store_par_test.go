@@ -52,8 +52,8 @@ func recordSearch(t *testing.T, mk func() *Proc, workers, limit int) (rec search
 		rec.trace = fmt.Sprintf("error %v after %d steps", r.Err, len(r.Trace))
 	}
 	rec.deferred = x.parDeferred
-	// By description: term ids, hence the bytes, depend on the order in
-	// which the workers met the terms.
+	// By description: component codes (and term ids), hence the bytes,
+	// depend on the order in which the workers met the terms.
 	for id := range sys.NumStates() {
 		rec.states = append(rec.states, fmt.Sprint(sys.Describe(lts.State(id))))
 	}

@@ -3,6 +3,8 @@ package csp
 import (
 	"encoding/binary"
 	"hash/maphash"
+	"math/bits"
+	"slices"
 	"unsafe"
 
 	"github.com/quasar-verify/quasar/internal/intern"
@@ -17,10 +19,14 @@ import (
 //
 //   - dense, while every record has one length recLen (nearly always: a
 //     state takes one byte per component and per variable): record k (its
-//     rank, the order of insertion) is the recLen bytes at k*recLen of an
+//     rank, the order of insertion) is the plen bytes at k*plen of an
 //     array cut into chunks of 1<<dbits records, and a slot's location is
-//     the rank. No id, no length, no rank -> offset index: 28 bytes a
-//     state at the philosophers' N = 14 instead of 41 (docs/engine.md).
+//     the rank. No id, no length, no rank -> offset index. While every
+//     byte of every side string seen is below 16 (component codes and
+//     small variables: codes.go) and the length is 8 to 64, a record is
+//     the string packed at 4 bits a byte (plen = (recLen+1)/2; pack32,
+//     packLong): 14 bytes a state at the philosophers' N = 14 instead of
+//     28 (docs/engine.md); a larger byte unpacks them all once (repack).
 //     In a store without a width ranks are ids; otherwise ids (rank ->
 //     id) keeps them;
 //   - an arena of [id uint32][uvarint length][bytes] records and refs
@@ -33,10 +39,16 @@ import (
 // the table.
 type sideSet struct {
 	recLen int // the dense records' length; noLen: no record yet; arenaLen: arena
-	dense  [][]byte
-	dbits  uint               // records per dense chunk: 1<<dbits
-	dn     int                // dense records with room reserved (>= n)
-	ids    intern.Vec[uint32] // rank -> id (withIDs)
+	// Dense records are packed at 4 bits a byte (pbits 4) while every
+	// byte of every side string seen is below 16 and the length is
+	// packMin..packMax, else kept as they are (pbits 8); plen is a
+	// stored record's length.
+	pbits uint
+	plen  int
+	dense [][]byte
+	dbits uint               // records per dense chunk: 1<<dbits
+	dn    int                // dense records with room reserved (>= n)
+	ids   intern.Vec[uint32] // rank -> id (withIDs)
 	// withIDs: ids differ from ranks (the store has a width): dense
 	// records keep theirs in ids.
 	withIDs bool
@@ -48,6 +60,7 @@ type sideSet struct {
 	mask   uint64
 	shift  uint // 64 - log2(len(table)): the home slot of hash h is h>>shift
 	seed   maphash.Seed
+	hk     [6]uint64 // the keys of hashPacked, from seed
 }
 
 const (
@@ -62,12 +75,21 @@ const (
 	// The dense array's first chunk starts with room for this many
 	// records.
 	minDense = 64
+
+	// The lengths of the side strings that pack at 4 bits a byte.
+	packMin = 8
+	packMax = 64
+	// hiNibbles has the bits a byte below 16 has not, in each byte.
+	hiNibbles = 0xF0F0F0F0F0F0F0F0
 )
 
 // init prepares an empty set of 1<<bits slots; withIDs: ids are not
 // ranks.
 func (s *sideSet) init(seed maphash.Seed, bits uint, withIDs bool) {
 	s.seed, s.withIDs, s.recLen = seed, withIDs, noLen
+	for i := range s.hk {
+		s.hk[i] = maphash.Comparable(seed, i) | 1
+	}
 	s.table, s.mask, s.shift = make([]uint64, 1<<bits), 1<<bits-1, 64-bits
 }
 
@@ -95,20 +117,42 @@ func (s *sideSet) record(off uint64) (uint32, []byte) {
 	return id, c[start : start+int(n) : start+int(n)]
 }
 
-// denseAt returns the bytes of the dense record of rank k.
+// denseAt returns the stored (packed if pbits is 4) bytes of the dense
+// record of rank k.
 func (s *sideSet) denseAt(k uint64) []byte {
 	c := s.dense[k>>s.dbits]
-	o := int(k&(1<<s.dbits-1)) * s.recLen
-	return c[o : o+s.recLen : o+s.recLen]
+	o := int(k&(1<<s.dbits-1)) * s.plen
+	return c[o : o+s.plen : o+s.plen]
 }
 
-// bytesAt returns the bytes of the record at location loc.
-func (s *sideSet) bytesAt(loc uint64) []byte {
+// hashAt is the hash (sideHash) of the string of the record at loc.
+func (s *sideSet) hashAt(loc uint64) uint64 {
 	if s.recLen >= 0 {
-		return s.denseAt(loc)
+		if s.pbits == 4 {
+			w := packedWords(s.denseAt(loc)) // packed already
+			return s.hashPacked(&w, s.recLen)
+		}
+		return s.sideHash(s.denseAt(loc))
 	}
 	_, b := s.record(loc)
-	return b
+	return s.sideHash(b)
+}
+
+// appendDense appends the string of the dense record of rank k to dst.
+func (s *sideSet) appendDense(dst []byte, k uint64) []byte {
+	if s.pbits == 4 {
+		if m := s.recLen; m <= 32 && s.plen >= 8 {
+			// The record's two words loaded in place (eqPacked2),
+			// unpacked into dst's room.
+			c := s.dense[k>>s.dbits]
+			p := unsafe.Add(unsafe.Pointer(unsafe.SliceData(c)), uintptr(k&(1<<s.dbits-1))*uintptr(s.plen))
+			w0 := load64(p)
+			w1 := load64(unsafe.Add(p, s.plen-8)) >> (8 * (16 - s.plen))
+			return unpack32(dst, w0, w1, m)
+		}
+		return unpack4(dst, s.denseAt(k), s.recLen)
+	}
+	return append(dst, s.denseAt(k)...)
 }
 
 // denseID is the id of the dense record of rank k.
@@ -119,13 +163,26 @@ func (s *sideSet) denseID(k uint64) uint32 {
 	return uint32(k)
 }
 
-// get returns the bytes of the side state of rank k.
+// get returns the bytes of the side state of rank k (a fresh copy if its
+// record is packed: the searches use appendGet).
 func (s *sideSet) get(k uint32) []byte {
 	if s.recLen >= 0 {
+		if s.pbits == 4 {
+			return s.appendDense(nil, uint64(k))
+		}
 		return s.denseAt(uint64(k))
 	}
 	_, b := s.record(s.refs[k>>refBits][k&(refBlock-1)])
 	return b
+}
+
+// appendGet appends the bytes of the side state of rank k to dst.
+func (s *sideSet) appendGet(dst []byte, k uint32) []byte {
+	if s.recLen >= 0 {
+		return s.appendDense(dst, uint64(k))
+	}
+	_, b := s.record(s.refs[k>>refBits][k&(refBlock-1)])
+	return append(dst, b...)
 }
 
 // find returns the table slot of b (empty if absent) and its fingerprint,
@@ -152,6 +209,10 @@ func (s *sideSet) match(loc uint64, b []byte) (uint32, bool) {
 	if s.recLen >= 0 {
 		if len(b) != s.recLen {
 			return 0, false
+		}
+		if s.pbits == 4 {
+			w, ok := packW(b)
+			return s.denseID(loc), ok && packedWords(s.denseAt(loc)) == w
 		}
 		return s.denseID(loc), eqBytes(s.denseAt(loc), b)
 	}
@@ -189,7 +250,7 @@ func eqBytes(a, b []byte) bool {
 // add stores b with id at the empty slot i (from find) and returns its
 // rank.
 func (s *sideSet) add(i, fp uint64, id uint32, b []byte) int {
-	k, loc := s.reserveRecord(len(b))
+	k, loc := s.reserveRecord(len(b), orBytes(b))
 	s.writeRecord(loc, id, b)
 	s.table[i] = fp<<offBits | (loc + 1)
 	if uint64(s.n)*4 > uint64(len(s.table))*3 {
@@ -198,23 +259,60 @@ func (s *sideSet) add(i, fp uint64, id uint32, b []byte) int {
 	return k
 }
 
-// fit prepares the set for records of lengths lo to hi: the first record
-// fixes the dense length; another length moves the records to the arena.
-// No slot may be provisional (store_par.go) when it switches.
-func (s *sideSet) fit(lo, hi int) {
+// fit prepares the set for records of lengths lo to hi whose bytes or to
+// or (orBytes): the first record fixes the dense length and the packing;
+// another length moves the records to the arena; a byte of 16 or more
+// unpacks them (repack). No slot may be provisional (store_par.go) when
+// it switches. Neither switch changes a slot's place: the hash of a
+// string does not depend on how the records are kept (sideHash).
+func (s *sideSet) fit(lo, hi int, or uint64) {
 	switch {
 	case s.recLen == arenaLen:
 	case s.recLen == noLen && lo == hi:
 		s.recLen = lo
-		s.dbits = 20
-		if lo > 0 {
-			s.dbits = 0
-			for (2<<s.dbits)*lo <= storeChunk {
-				s.dbits++
-			}
+		bits := uint(8)
+		if lo >= packMin && lo <= packMax && or&hiNibbles == 0 && !packOff {
+			bits = 4
 		}
+		s.setBits(bits)
 	case lo != s.recLen || hi != s.recLen:
 		s.toArena()
+	case s.pbits == 4 && or&hiNibbles != 0:
+		s.repack()
+	}
+}
+
+// packOff keeps the dense records unpacked: the tests compare.
+var packOff bool
+
+// setBits sets the packing of the dense records (4 or 8 bits a byte)
+// and the size of their chunks.
+func (s *sideSet) setBits(bits uint) {
+	s.pbits = bits
+	s.plen = s.recLen
+	if bits == 4 {
+		s.plen = (s.recLen + 1) / 2
+	}
+	s.dbits = 20
+	if s.plen > 0 {
+		s.dbits = 0
+		for (2<<s.dbits)*s.plen <= storeChunk {
+			s.dbits++
+		}
+	}
+}
+
+// repack rewrites the packed dense records at 8 bits a byte, in new
+// chunks; ranks, hence the slots, do not change.
+func (s *sideSet) repack() {
+	old := *s
+	s.dense, s.dn = nil, 0
+	s.setBits(8)
+	s.growDense(s.n, nil) // (the ids, kept, have their room)
+	var buf []byte
+	for k := range uint64(s.n) {
+		buf = old.appendDense(buf[:0], k)
+		copy(s.denseAt(k), buf)
 	}
 }
 
@@ -227,9 +325,11 @@ func (s *sideSet) toArena() {
 	if old.recLen < 0 {
 		return // no record yet
 	}
+	var buf []byte
 	for k := range uint64(n) {
-		_, off := s.reserveRecord(old.recLen)
-		s.writeRecord(off, old.denseID(k), old.denseAt(k))
+		_, off := s.reserveRecord(old.recLen, 0)
+		buf = old.appendDense(buf[:0], k)
+		s.writeRecord(off, old.denseID(k), buf)
 	}
 	for i, v := range s.table {
 		if v != 0 && v&provBit == 0 {
@@ -239,14 +339,14 @@ func (s *sideSet) toArena() {
 	}
 }
 
-// reserveRecord reserves the record of a string of n bytes and returns
-// its rank and location; writeRecord fills it and the caller its table
-// slot.
-func (s *sideSet) reserveRecord(n int) (int, uint64) {
+// reserveRecord reserves the record of a string of n bytes whose bytes or
+// to or (orBytes) and returns its rank and location; writeRecord fills it
+// and the caller its table slot.
+func (s *sideSet) reserveRecord(n int, or uint64) (int, uint64) {
 	if s.n >= 1<<31-1 {
 		panic("lts: more than 2^31-1 states of an odd length")
 	}
-	s.fit(n, n)
+	s.fit(n, n, or)
 	k := s.n
 	if s.recLen >= 0 {
 		s.growDense(k+1, nil)
@@ -268,7 +368,7 @@ func (s *sideSet) reserveRecord(n int) (int, uint64) {
 }
 
 // denseChunk is the size of a full chunk of the dense array.
-func (s *sideSet) denseChunk() int { return s.recLen << s.dbits }
+func (s *sideSet) denseChunk() int { return s.plen << s.dbits }
 
 // growDense reserves room for the dense records of ranks below to (and
 // their ids). A new full chunk is *spare if that has its capacity (the
@@ -281,7 +381,7 @@ func (s *sideSet) growDense(to int, spare *[]byte) {
 			var c []byte
 			switch {
 			case ci == 0:
-				c = make([]byte, 0, min(minDense, per)*s.recLen)
+				c = make([]byte, 0, min(minDense, per)*s.plen)
 			case spare != nil && cap(*spare) == s.denseChunk():
 				c, *spare = (*spare)[:0], nil
 			default:
@@ -291,7 +391,7 @@ func (s *sideSet) growDense(to int, spare *[]byte) {
 		}
 		c := s.dense[ci]
 		end := min(to-ci<<s.dbits, per) // records in chunk ci
-		need := end * s.recLen
+		need := end * s.plen
 		if need > cap(c) {
 			// The first chunk doubles up to its full size.
 			g := make([]byte, len(c), min(max(need, 2*cap(c)), s.denseChunk()))
@@ -346,7 +446,22 @@ func (s *sideSet) writeRecord(loc uint64, id uint32, b []byte) {
 			// fit was not called: the record would be cut short.
 			panic("lts: side record of the wrong length")
 		}
-		copy(s.denseAt(loc), b)
+		if s.pbits == 4 {
+			w, ok := packW(b)
+			if !ok {
+				panic("lts: side record of a byte above 15 packed")
+			}
+			var pk [packMax / 2]byte
+			le := binary.LittleEndian
+			for j, x := range w {
+				le.PutUint64(pk[8*j:], x)
+			}
+			// Exactly the record's bytes: the parallel rounds write
+			// neighbouring records at once.
+			copy(s.denseAt(loc), pk[:s.plen])
+		} else {
+			copy(s.denseAt(loc), b)
+		}
 		if s.withIDs {
 			s.ids.Set(int(loc), id)
 		}
@@ -381,7 +496,7 @@ func (s *sideSet) grow() {
 		if shift >= offBits {
 			i = (v >> offBits) >> (shift - offBits)
 		} else {
-			i = maphash.Bytes(s.seed, s.bytesAt(v&offMask-1)) >> shift
+			i = s.hashAt(v&offMask-1) >> shift
 		}
 		for table[i] != 0 {
 			i = (i + 1) & mask
@@ -427,8 +542,8 @@ func (s *sideSet) recordLines(loc uint64, ln int, addrs []uintptr) []uintptr {
 	var p, last uintptr
 	if s.recLen >= 0 {
 		c := s.dense[loc>>s.dbits]
-		p = uintptr(unsafe.Pointer(unsafe.SliceData(c))) + uintptr(loc&(1<<s.dbits-1))*uintptr(s.recLen)
-		last = p + uintptr(max(s.recLen, 1)-1)
+		p = uintptr(unsafe.Pointer(unsafe.SliceData(c))) + uintptr(loc&(1<<s.dbits-1))*uintptr(s.plen)
+		last = p + uintptr(max(s.plen, 1)-1)
 	} else {
 		c := s.chunks[loc>>storeChunkBits]
 		p = uintptr(unsafe.Pointer(unsafe.SliceData(c))) + uintptr(loc&(storeChunk-1))
@@ -439,4 +554,207 @@ func (s *sideSet) recordLines(loc uint64, ln int, addrs []uintptr) []uintptr {
 		addrs = append(addrs, last)
 	}
 	return addrs
+}
+
+// sideHash is the hash of a side string b: of its packing at 4 bits a
+// byte (packW) if it packs, else of its bytes. It does not depend on how
+// the set keeps its records, so that repack and toArena move no slot.
+// The packed words are hashed as they are (two multiply-mixes, as
+// wyhash's), in registers: maphash over the packed bytes was four times
+// slower, its 16-byte load waiting on the 4-byte stores that wrote them.
+func (s *sideSet) sideHash(b []byte) uint64 {
+	h, _ := s.sideHashOr(b)
+	return h
+}
+
+// sideHashOr is sideHash, with the or of b's words (orBytes) for the
+// strings that it packs (else all ones).
+func (s *sideSet) sideHashOr(b []byte) (h, or uint64) {
+	n := len(b)
+	if n >= packMin && n <= 32 {
+		if w0, w1, ok := pack32(b); ok {
+			return s.hash2(w0, w1, n), 0
+		}
+	} else if n > 32 && n <= packMax {
+		if w, ok := packLong(b); ok {
+			return s.hashPacked(&w, n), 0
+		}
+	}
+	return maphash.Bytes(s.seed, b), ^uint64(0)
+}
+
+// hash2 is hashPacked for a string of up to 32 bytes (two packed words).
+func (s *sideSet) hash2(w0, w1 uint64, n int) uint64 {
+	k := &s.hk
+	return mum(mum(w0^k[0], w1^k[1])^k[4], uint64(n)^k[5])
+}
+
+// hashPacked is the hash of the string of n bytes whose packing is w.
+func (s *sideSet) hashPacked(w *[4]uint64, n int) uint64 {
+	if n <= 32 {
+		return s.hash2(w[0], w[1], n)
+	}
+	k := &s.hk
+	h := mum(w[0]^k[0], w[1]^k[1]) ^ mum(w[2]^k[2], w[3]^k[3])
+	return mum(h^k[4], uint64(n)^k[5])
+}
+
+// mum folds the 128-bit product of a and b.
+func mum(a, b uint64) uint64 {
+	hi, lo := bits.Mul64(a, b)
+	return hi ^ lo
+}
+
+// orBytes returns the or of the 8-byte words of b (the last one ending at
+// its end; of its bytes if it is shorter): every byte of b is below 16
+// iff the result has no bit of hiNibbles.
+func orBytes(b []byte) uint64 {
+	n := len(b)
+	if n < 8 {
+		var or uint64
+		for _, c := range b {
+			or |= uint64(c)
+		}
+		return or
+	}
+	le := binary.LittleEndian
+	or := le.Uint64(b[n-8:])
+	for i := 0; i+8 <= n; i += 8 {
+		or |= le.Uint64(b[i:])
+	}
+	return or
+}
+
+// packW packs b (packMin to packMax bytes) at 4 bits a byte into the
+// little-endian words w (the packed bytes, then zeros), and reports
+// whether every byte of b is below 16 (if not, w is not b's packing).
+// Strings of up to 32 bytes pack by halves (pack32), longer ones byte
+// pair by byte pair (packLong); the length tells which.
+func packW(b []byte) (w [4]uint64, ok bool) {
+	if len(b) <= 32 {
+		w[0], w[1], ok = pack32(b)
+		return w, ok
+	}
+	return packLong(b)
+}
+
+// pack32 packs b (8 to 32 bytes) by halves: with h = (len(b)+1)/2,
+// packed byte i (i < h) holds b[i] in its low half and b[h+i] (0 past the
+// end) in its high half. A half takes up to two words, loaded whole (the
+// second half's words end at b's end), so that packing a half is one
+// shift and one or: no shuffle of the bytes.
+func pack32(b []byte) (w0, w1 uint64, ok bool) {
+	m := len(b)
+	if m < 8 || m > 32 {
+		panic("lts: pack32 of a string not of 8 to 32 bytes")
+	}
+	h := (m + 1) / 2
+	hl := m - h // the second half's length, h or h-1
+	// Loads within b (8 <= m <= 32), unchecked.
+	p := unsafe.Pointer(unsafe.SliceData(b))
+	last := load64(unsafe.Add(p, m-8))
+	lo0 := load64(p)
+	var lo1, hi0, hi1 uint64
+	if h < 8 {
+		lo0 &= 1<<(8*h) - 1
+	} else if h > 8 {
+		lo1 = load64(unsafe.Add(p, 8)) & (1<<(8*(h-8)) - 1)
+	}
+	if hl > 8 {
+		hi0 = load64(unsafe.Add(p, h))
+		hi1 = last >> (8 * (16 - hl))
+	} else {
+		hi0 = last >> (8 * (8 - hl))
+	}
+	or := lo0 | lo1 | hi0 | hi1
+	return lo0 | hi0<<4, lo1 | hi1<<4, or&hiNibbles == 0
+}
+
+// unpack32 appends the m bytes (8 to 32) packed by pack32 in w0, w1.
+func unpack32(dst []byte, w0, w1 uint64, m int) []byte {
+	h := (m + 1) / 2
+	const lo = 0x0F0F0F0F0F0F0F0F
+	n0 := len(dst)
+	// Written in place, in dst's room: whole words, the second half's
+	// over the first's zeros past h, up to 16 bytes past the end.
+	dst = slices.Grow(dst, m+16)
+	out := dst[n0 : n0+m+16]
+	le := binary.LittleEndian
+	le.PutUint64(out[0:], w0&lo)
+	le.PutUint64(out[8:], w1&lo)
+	le.PutUint64(out[h:], w0>>4&lo)
+	le.PutUint64(out[h+8:], w1>>4&lo)
+	return dst[:n0+m]
+}
+
+// packLong packs b (33 to packMax bytes) at 4 bits a byte: byte 2j of b
+// in the low half of packed byte j, byte 2j+1 in its high half. Each
+// 8-byte word of b takes three shifts and masks (SWAR), with no loop over
+// its bytes.
+func packLong(b []byte) (w [4]uint64, ok bool) {
+	m := len(b)
+	le := binary.LittleEndian
+	var or uint64
+	j := 0
+	for ; 8*j+8 <= m; j++ {
+		x := le.Uint64(b[8*j:])
+		or |= x
+		w[j>>1] |= uint64(squeeze4(x)) << (32 * (j & 1))
+	}
+	if r := m - 8*j; r > 0 {
+		x := le.Uint64(b[m-8:]) >> (64 - 8*r)
+		or |= x
+		w[j>>1] |= uint64(squeeze4(x)) << (32 * (j & 1))
+	}
+	return w, or&hiNibbles == 0
+}
+
+// eqPacked2 reports whether the packed record of plen bytes (8 to 16)
+// at p is w0, w1 (pack32): the words at 0 and plen-8 (shifted down to
+// the second word's bytes), nothing past the record read.
+func eqPacked2(p unsafe.Pointer, plen int, w0, w1 uint64) bool {
+	return load64(p) == w0 && load64(unsafe.Add(p, plen-8))>>(8*(16-plen)) == w1
+}
+
+// packedWords reads the packed record rec (plen bytes) back into words.
+func packedWords(rec []byte) (w [4]uint64) {
+	var buf [packMax / 2]byte
+	copy(buf[:], rec)
+	le := binary.LittleEndian
+	for j := range w {
+		w[j] = le.Uint64(buf[8*j:])
+	}
+	return w
+}
+
+// squeeze4 packs the 8 bytes of x, each below 16, into 32 bits.
+func squeeze4(x uint64) uint32 {
+	x = (x | x>>4) & 0x00FF00FF00FF00FF
+	x = (x | x>>8) & 0x0000FFFF0000FFFF
+	return uint32(x | x>>16)
+}
+
+// spread4 is the inverse of squeeze4.
+func spread4(v uint32) uint64 {
+	x := uint64(v)
+	x = (x | x<<16) & 0x0000FFFF0000FFFF
+	x = (x | x<<8) & 0x00FF00FF00FF00FF
+	return (x | x<<4) & 0x0F0F0F0F0F0F0F0F
+}
+
+// unpack4 appends the m bytes packed in rec ((m+1)/2 bytes, by packW)
+// to dst.
+func unpack4(dst, rec []byte, m int) []byte {
+	if m <= 32 {
+		w := packedWords(rec)
+		return unpack32(dst, w[0], w[1], m)
+	}
+	var in [packMax/2 + 4]byte
+	copy(in[:], rec)
+	var out [packMax + 8]byte
+	le := binary.LittleEndian
+	for j := 0; 8*j < m; j++ {
+		le.PutUint64(out[8*j:], spread4(le.Uint32(in[4*j:])))
+	}
+	return append(dst, out[:m]...)
 }

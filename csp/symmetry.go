@@ -619,7 +619,9 @@ func (p *Program) symmetricProcess(q lang.Proc, events bool) (sys *Proc, why str
 	if plain.ncomp != sym.n || plain.op != lang.Interleave || len(plain.hides) > 0 {
 		return plain, "the process does not flatten to one component per thread", nil
 	}
-	red, err := p.Process(q)
+	// The two share their codes: Unreduce and UnreduceRenamed pass bytes
+	// from one to the other.
+	red, err := p.process(q, plain.cd)
 	if err != nil {
 		return nil, "", err
 	}
@@ -816,8 +818,8 @@ type symCache struct {
 	view []uint32   // term -> view+1
 	key  []viewKey  // view -> key (s == nil: not computed)
 	from [][]uint32 // thread -> view -> term+1
-	// pair: canonPair's comparison of the terms of threads 0 and 1 (one
-	// byte each): pair[t0][t1].
+	// pair: canonPair's comparison of the terms of threads 0 and 1 (by
+	// their codes, one byte each): pair[t0][t1].
 	pair  [][]pairMemo
 	ord   []int
 	views []uint32
@@ -1041,7 +1043,7 @@ func (s *Proc) canonBytes(x *scratch, b []byte, out *[]byte) bool {
 	}
 	views := x.sym.views[:0]
 	for i := range sym.n {
-		views = append(views, s.view(x, uint32(b[i])))
+		views = append(views, s.view(x, s.cd.term(i, uint32(b[i]))))
 	}
 	x.sym.views = views
 	vals := x.sym.vals[:0]
@@ -1063,7 +1065,7 @@ func (s *Proc) canonBytes(x *scratch, b []byte, out *[]byte) bool {
 	n0 := len(*out)
 	o := append(*out, b...)
 	for j, i := range x.sym.ord {
-		t := s.from(x, views[i], j)
+		t := s.cd.code(j, s.from(x, views[i], j))
 		if t >= 0x80 {
 			return false
 		}
@@ -1078,19 +1080,20 @@ func (s *Proc) canonBytes(x *scratch, b []byte, out *[]byte) bool {
 	return true
 }
 
-// pairMemo is what canonPair computes from the terms t0 and t1 of the two
-// threads: the order of their views (c: -1, 0, 1) and, once a swap has
-// needed them, the terms of the swapped threads (swapped: computed; fits:
-// both below 0x80, so one byte each).
+// pairMemo is what canonPair computes from the codes t0 and t1 of the
+// terms of the two threads: the order of their views (c: -1, 0, 1) and,
+// once a swap has needed them, the codes of the terms of the swapped
+// threads (swapped: computed; fits: both below 0x80, so one byte each).
 type pairMemo struct {
 	set, swapped, fits bool
 	c                  int8
 	s0, s1             byte
 }
 
-// pairOf returns the memo of terms t0, t1 (each below 0x80), comparing
-// their views the first time. The views and their order are functions of
-// the two terms, so the memo gives what the comparison would.
+// pairOf returns the memo of codes t0, t1 (each below 0x80) of threads 0
+// and 1, comparing their terms' views the first time. The views and
+// their order are functions of the two terms, and a code is a function
+// of its term (codes.go), so the memo gives what the comparison would.
 func (s *Proc) pairOf(x *scratch, t0, t1 byte) *pairMemo {
 	c := &x.sym
 	if int(t0) < len(c.pair) {
@@ -1107,7 +1110,7 @@ func (s *Proc) pairOf(x *scratch, t0, t1 byte) *pairMemo {
 		c.pair[t0] = r
 	}
 	pm := &r[t1]
-	v0, v1 := s.view(x, uint32(t0)), s.view(x, uint32(t1))
+	v0, v1 := s.view(x, s.cd.term(0, uint32(t0))), s.view(x, s.cd.term(1, uint32(t1)))
 	cmp := 0
 	if v0 != v1 {
 		cmp = s.cmpViews(x, v0, v1)
@@ -1141,8 +1144,8 @@ func (s *Proc) pairOrder(x *scratch, b, vb []byte) (pm *pairMemo, c int) {
 // once, and reports whether both fit one byte.
 func (s *Proc) pairSwap(x *scratch, pm *pairMemo, b []byte) bool {
 	if !pm.swapped {
-		v0, v1 := s.view(x, uint32(b[0])), s.view(x, uint32(b[1]))
-		t0, t1 := s.from(x, v1, 0), s.from(x, v0, 1)
+		v0, v1 := s.view(x, s.cd.term(0, uint32(b[0]))), s.view(x, s.cd.term(1, uint32(b[1])))
+		t0, t1 := s.cd.code(0, s.from(x, v1, 0)), s.cd.code(1, s.from(x, v0, 1))
 		pm.swapped, pm.fits = true, t0 < 0x80 && t1 < 0x80
 		pm.s0, pm.s1 = byte(t0), byte(t1)
 	}
