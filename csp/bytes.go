@@ -1,6 +1,8 @@
 package csp
 
 import (
+	"sync/atomic"
+
 	"github.com/quasar-verify/quasar/lang"
 	"github.com/quasar-verify/quasar/lts"
 )
@@ -128,7 +130,7 @@ const (
 // fastEdge is expandPlain's step for template e of component i with
 // fastEdge f, in a short state raw (after a failed block, blocked: no more
 // successors are made).
-func (s *Proc) fastEdge(raw []byte, x *scratch, i int, e *edge, f *fastEdge, blocked bool) int {
+func (s *Proc) fastEdge(raw []byte, x *scratch, i int, e *edge, f *fastEdge, cc *atomic.Uint64, blocked bool) int {
 	vars := x.vars
 	for k := range f.tests {
 		t := &f.tests[k]
@@ -143,7 +145,12 @@ func (s *Proc) fastEdge(raw []byte, x *scratch, i int, e *edge, f *fastEdge, blo
 	if blocked || x.only != 0 && int32(i) != x.only-1 {
 		return fastSkip
 	}
-	code := s.cd.code(i, s.stripHides(e.target))
+	var code uint32
+	if v := cc.Load(); v&^0xff == s.ckey|uint64(i)<<8 {
+		code = uint32(v) & 0xff // the template's cached code (fillCode)
+	} else {
+		code = s.fillCode(cc, i, e.target)
+	}
 	if code >= 0x80 {
 		return fastSlow
 	}

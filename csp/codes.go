@@ -45,6 +45,9 @@ type codes struct {
 	// ident: codes are the global term ids (codesOff, the tests'
 	// reference encoding).
 	ident bool
+	// id names this codes in the templates' code caches (Proc.fillCode);
+	// 0: not cached.
+	id uint32
 }
 
 const sharedMark = 1<<32 - 1
@@ -53,8 +56,27 @@ const sharedMark = 1<<32 - 1
 // ids, as before component codes: the tests compare the two.
 var codesOff bool
 
+// codesIDs numbers the codes for the edge caches.
+var codesIDs atomic.Uint64
+
+// An edge code cache (tmplSet.codes, one per template) remembers the code
+// of the template's target in the first component, of the first codes,
+// that asked for it: id<<32 | comp<<8 | code, 0 when empty. A code never
+// changes once given, so the cached byte is right for as long as the key
+// matches; a term shared by several components (or processes) keeps the
+// first one's code, and the others look theirs up (Proc.fillCode).
+const cacheComps = 1 << 24
+
+// noCache is the key of a process that does not use the caches: no entry
+// has it (no codes gets the id 1<<32-1), and with a component's index or'd
+// in it is never 0, an empty entry.
+const noCache = ^uint64(0) &^ 0xff
+
 func newCodes(n int) *codes {
 	c := &codes{n: n, dec: make([]atomic.Pointer[[]uint32], n), ident: codesOff}
+	if id := codesIDs.Add(1); id < 1<<32-1 && !c.ident {
+		c.id = uint32(id)
+	}
 	own := make([]atomic.Uint64, 0)
 	c.own.Store(&own)
 	var sh []*[]atomic.Uint32

@@ -170,3 +170,96 @@ func TestCodesAgainstTermIDs(t *testing.T) {
 		}
 	}
 }
+
+// TestCodeCaches: the templates' code caches (Proc.fillCode) hold one
+// component's code of a target, of one process's codes. Here the terms are
+// shared: by the components of one process, which meet them in different
+// orders (so a term's code differs from component to component), and by
+// several processes of one program (whose codes differ again), explored
+// one after another on the same program with one and two workers. Each
+// search is compared with the same process explored with global term ids
+// (codesOff) in a program of its own: the same visits, states, counts,
+// verdicts and counterexamples.
+func TestCodeCaches(t *testing.T) {
+	src := `
+var n = 0;
+X = a{n = (n + 1) % 4} -> Y [] d -> Stop;
+Y = b -> Z [] [n == 3] e -> X;
+Z = c{n = (n + 3) % 4} -> X;
+S1 = X ||| Y ||| Z;
+S2 = Z ||| X ||| Y;
+S3 = Y ||| Y ||| X;
+S4 = X ||| X;
+S5 = (X ||| Z) \ {a};
+S6 = X \ {a, b};
+S7 = Y;
+`
+	procs := []string{"S1", "S2", "S3", "S4", "S5", "S6", "S7"}
+	refs := map[string]searchRecord{}
+	for _, name := range procs {
+		refs[name] = recordSearch(t, func() *Proc {
+			defer func(o bool) { codesOff = o }(codesOff)
+			codesOff = true
+			sys, err := compileSrc(t, src).Process(&lang.RefProc{Name: &lang.Ident{Name: name}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return sys
+		}, 1, 1<<20)
+	}
+	for _, w := range []int{1, 2} {
+		for _, order := range [][]string{procs, {"S7", "S6", "S5", "S4", "S3", "S2", "S1"}} {
+			p := compileSrc(t, src)
+			for _, name := range order {
+				got := recordSearch(t, func() *Proc {
+					sys, err := p.Process(&lang.RefProc{Name: &lang.Ident{Name: name}})
+					if err != nil {
+						t.Fatal(err)
+					}
+					return sys
+				}, w, 1<<20)
+				sameSearch(t, fmt.Sprintf("%s after %v, %d workers", name, order, w), refs[name], got, false, false)
+			}
+		}
+	}
+	// Every entry of every cache, against the codes: an entry of a process
+	// holds the code of its target in its component, and only a one-byte
+	// one.
+	wide := codesModels[1]
+	for _, m := range []struct{ src, proc string }{{src, "S1"}, {src, "S3"}, {wide.src, wide.proc}} {
+		p := compileSrc(t, m.src)
+		sys, err := p.Process(&lang.RefProc{Name: &lang.Ident{Name: m.proc}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		explore(t, sys)
+		checked := 0
+		for id := range uint32(p.terms.count.Load()) {
+			ts := p.term(id).edges.Load()
+			if ts == nil {
+				continue
+			}
+			for j := range ts.codes {
+				v := ts.codes[j].Load()
+				if v == 0 || v>>32 != sys.ckey>>32 {
+					continue
+				}
+				i := int(v >> 8 & (cacheComps - 1))
+				want := sys.cd.code(i, sys.stripHides(ts.es[j].target))
+				if got := uint32(v & 0xff); got != want || want >= 0x80 {
+					t.Errorf("%s: term %d edge %d, component %d: cached code %d, code %d", m.proc, id, j, i, got, want)
+				}
+				checked++
+			}
+		}
+		if checked < 3 {
+			t.Errorf("%s: %d cache entries: the caches are not used", m.proc, checked)
+		}
+		t.Logf("%s: %d cache entries checked", m.proc, checked)
+	}
+	for _, name := range procs {
+		if r := refs[name]; len(r.visits) < 4 {
+			t.Errorf("%s: %d states: the model is too small to test anything", name, len(r.visits))
+		}
+	}
+}

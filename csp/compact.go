@@ -537,7 +537,7 @@ func (s *Proc) Compacted(c Compaction) (*Proc, error) {
 	// fixed when it is built.
 	t := &Proc{p: s.p, name: s.name, hides: s.hides, hidden: s.hidden, op: s.op,
 		alphas: s.alphas, ncomp: s.ncomp, names: s.names, live: s.live, pos: s.pos,
-		nvars: s.nvars, cd: s.cd, sym: s.sym, indep: s.indep, fp: fp}
+		nvars: s.nvars, cd: s.cd, ckey: s.ckey, sym: s.sym, indep: s.indep, fp: fp}
 	init := s.raw(s.init, nil)
 	t.init = lts.State(fp.Intern(init))
 	fp.pin(uint32(t.init), init)

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/quasar-verify/quasar/lang"
 	"github.com/quasar-verify/quasar/lts"
@@ -36,6 +37,9 @@ type Proc struct {
 	// cd numbers each component's terms: a state's bytes hold the codes
 	// (codes.go).
 	cd *codes
+	// ckey: the key of this process's entries in the templates' code
+	// caches (fillCode), noCache: none.
+	ckey uint64
 
 	mu    sync.Mutex
 	store *store
@@ -158,6 +162,7 @@ func (p *Program) newProc(name string, t uint32, root *pnode, cd *codes) (*Proc,
 	if cd == nil || cd.n != s.ncomp {
 		s.cd = newCodes(s.ncomp)
 	}
+	s.ckey = s.cacheKey()
 	enc := s.encode(nil, comps, p.init)
 	if err := s.checkSize(len(enc)); err != nil {
 		return nil, err
@@ -642,7 +647,7 @@ func (s *Proc) expandPlain(raw []byte, x *scratch) (bool, error) {
 		for j := range ts.es {
 			e := &ts.es[j]
 			if ts.fast != nil && ts.fast[j] != nil && short {
-				if s.fastEdge(raw, x, i, e, ts.fast[j], blockErr != nil) != fastSlow {
+				if s.fastEdge(raw, x, i, e, ts.fast[j], &ts.codes[j], blockErr != nil) != fastSlow {
 					continue
 				}
 			}
@@ -709,7 +714,7 @@ func (s *Proc) expandPlain(raw []byte, x *scratch) (bool, error) {
 			if s.indep && localEdge(e) {
 				who-- // a local step (SuccessorsMoves)
 			}
-			if err := s.plainSuccessor(raw, x, i, e.target, ev, who, short); err != nil {
+			if err := s.plainSuccessor(raw, x, i, e.target, &ts.codes[j], ev, who, short); err != nil {
 				return true, err
 			}
 		}
@@ -722,7 +727,7 @@ func (s *Proc) expandPlain(raw []byte, x *scratch) (bool, error) {
 // m.undo), then undoes the block's writes. When the state is in the
 // one-byte-per-value form (short) and every patched value fits, the
 // successor is raw with those bytes patched; else it is encoded anew.
-func (s *Proc) plainSuccessor(raw []byte, x *scratch, i int, to uint32, ev lts.Event, who int32, short bool) error {
+func (s *Proc) plainSuccessor(raw []byte, x *scratch, i int, to uint32, cc *atomic.Uint64, ev lts.Event, who int32, short bool) error {
 	m := &x.m
 	nc := len(x.comps)
 	target := s.stripHides(to)
@@ -730,7 +735,11 @@ func (s *Proc) plainSuccessor(raw []byte, x *scratch, i int, to uint32, ev lts.E
 	ok := short
 	var code uint32
 	if ok {
-		code = s.cd.code(i, target)
+		if v := cc.Load(); v&^0xff == s.ckey|uint64(i)<<8 {
+			code = uint32(v) & 0xff
+		} else {
+			code = s.fillCode(cc, i, to)
+		}
 		ok = code < 0x80
 	}
 	if ok {
@@ -833,6 +842,29 @@ func (s *Proc) fire(x *scratch, j joint) error {
 		}
 	}
 	return nil
+}
+
+// fillCode returns the code in component i of template target t (hides
+// stripped) and caches it in the template's cache cc if it is one byte
+// (codes.go). fastEdge and plainSuccessor first read cc themselves (a
+// function would not be inlined): an entry whose key is s.ckey | i<<8
+// holds the code in its low byte.
+func (s *Proc) fillCode(cc *atomic.Uint64, i int, t uint32) uint32 {
+	k := s.cd.code(i, s.stripHides(t))
+	if s.ckey != noCache && k < 0x80 {
+		cc.CompareAndSwap(0, s.ckey|uint64(i)<<8|uint64(k))
+	}
+	return k
+}
+
+// cacheKey is the key of s's entries in the edge code caches, noCache for
+// none: only when no hides are stripped is a template's code a function
+// of the codes, the component and the target alone.
+func (s *Proc) cacheKey() uint64 {
+	if s.cd.id == 0 || s.ncomp >= cacheComps || s.ncomp == 1 && len(s.hides) > 0 {
+		return noCache
+	}
+	return uint64(s.cd.id) << 32
 }
 
 // stripHides removes from the term of a single component the hiding that

@@ -2,6 +2,7 @@ package csp
 
 import (
 	"slices"
+	"sync/atomic"
 
 	"github.com/quasar-verify/quasar/lang"
 	"github.com/quasar-verify/quasar/lts"
@@ -164,6 +165,7 @@ func (p *Program) tmplSetOn(t uint32, path *[]uint32) (*tmplSet, error) {
 	if plain {
 		ts.first, ts.groups = firstGroups(es)
 		ts.fast = fastEdges(es)
+		ts.codes = make([]atomic.Uint64, len(es))
 	}
 	tm.edges.Store(ts)
 	return ts, nil
@@ -229,6 +231,9 @@ type tmplSet struct {
 	// term's memoised slice (a guard decided by the parameters returns
 	// its body's edges as they are), which other workers read meanwhile.
 	fast []*fastEdge
+	// codes[j] caches the code of edge j's target (codes.cachedCode);
+	// plain sets only.
+	codes []atomic.Uint64
 }
 
 // localEdge reports whether a plain template is local: unguarded, without
