@@ -147,29 +147,41 @@ func sameReduced(a, b *Reduced, ga, gb map[lts.State]reducedSucc) string {
 		if (x.err == nil) != (y.err == nil) {
 			return fmt.Sprintf("state %d: errors %v and %v", s, x.err, y.err)
 		}
-		if len(x.trs) != len(y.trs) || !slices.Equal(x.moves, y.moves) {
-			return fmt.Sprintf("state %d: %v %v, and %v %v", s, x.trs, x.moves, y.trs, y.moves)
-		}
-		for k, tr := range x.trs {
-			u := y.trs[k]
-			if a.Events().Name(tr.Event) != b.Events().Name(u.Event) {
-				return fmt.Sprintf("state %d: transition %d: %s, and %s", s, k, a.Events().Name(tr.Event), b.Events().Name(u.Event))
-			}
-			p, okA := toB[tr.Target]
-			q, okB := toA[u.Target]
-			switch {
-			case !okA && !okB:
-				toB[tr.Target], toA[u.Target] = u.Target, tr.Target
-				queue = append(queue, tr.Target)
-			case p != u.Target || q != tr.Target:
-				return fmt.Sprintf("state %d: transition %d leads to states that are not each other's", s, k)
-			}
+		var msg string
+		if queue, msg = matchSuccs(a, b, s, x.trs, x.moves, y.trs, y.moves, toB, toA, queue); msg != "" {
+			return msg
 		}
 	}
 	if len(queue) != len(ga) || len(queue) != len(gb) {
 		return fmt.Sprintf("%d states walked, %d and %d explored", len(queue), len(ga), len(gb))
 	}
 	return ""
+}
+
+// matchSuccs compares the transitions and moves of s in a (ta, ma) with
+// those of its image in b (tb, mb), their events by name, and extends the
+// one-to-one map of states (toB, toA) with the targets it pairs, which it
+// queues: the first difference, or "".
+func matchSuccs(a, b *Reduced, s lts.State, ta []lts.Transition, ma []lts.Move, tb []lts.Transition, mb []lts.Move, toB, toA map[lts.State]lts.State, queue []lts.State) ([]lts.State, string) {
+	if len(ta) != len(tb) || !slices.Equal(ma, mb) {
+		return queue, fmt.Sprintf("state %d: %v %v, and %v %v", s, ta, ma, tb, mb)
+	}
+	for k, tr := range ta {
+		u := tb[k]
+		if a.Events().Name(tr.Event) != b.Events().Name(u.Event) {
+			return queue, fmt.Sprintf("state %d: transition %d: %s, and %s", s, k, a.Events().Name(tr.Event), b.Events().Name(u.Event))
+		}
+		p, okA := toB[tr.Target]
+		q, okB := toA[u.Target]
+		switch {
+		case !okA && !okB:
+			toB[tr.Target], toA[u.Target] = u.Target, tr.Target
+			queue = append(queue, tr.Target)
+		case p != u.Target || q != tr.Target:
+			return queue, fmt.Sprintf("state %d: transition %d leads to states that are not each other's", s, k)
+		}
+	}
+	return queue, ""
 }
 
 // orderModel is a model of the order tests: its source, whether its

@@ -3,7 +3,6 @@ package linearize
 import (
 	"fmt"
 	"math/rand/v2"
-	"slices"
 	"strings"
 	"testing"
 
@@ -51,23 +50,9 @@ func reducedDiff(t *testing.T, src string, sym, prepare bool, hotAt int) string 
 		if (errA == nil) != (errB == nil) {
 			return fmt.Sprintf("state %d: errors %v and %v", s, errA, errB)
 		}
-		if len(ta) != len(tb) || !slices.Equal(ma, mb) {
-			return fmt.Sprintf("state %d: %v %v, without the memo %v %v", s, ta, ma, tb, mb)
-		}
-		for k, tr := range ta {
-			u := tb[k]
-			if a.Events().Name(tr.Event) != b.Events().Name(u.Event) {
-				return fmt.Sprintf("state %d: %v, without the memo %v", s, ta, tb)
-			}
-			x, okA := toB[tr.Target]
-			y, okB := toA[u.Target]
-			switch {
-			case !okA && !okB:
-				toB[tr.Target], toA[u.Target] = u.Target, tr.Target
-				queue = append(queue, tr.Target)
-			case x != u.Target || y != tr.Target:
-				return fmt.Sprintf("state %d: transition %d leads to states that are not each other's", s, k)
-			}
+		var msg string
+		if queue, msg = matchSuccs(a, b, s, ta, ma, tb, mb, toB, toA, queue); msg != "" {
+			return msg
 		}
 	}
 	// Every entry noteQuiet set is what readResponder reads.
