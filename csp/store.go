@@ -4,7 +4,8 @@ import (
 	"encoding/binary"
 	"hash/maphash"
 	"math"
-	"runtime"
+	"runtime/debug"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/quasar-verify/quasar/internal/intern"
@@ -326,6 +327,7 @@ func (s *store) grow() {
 		panic("lts: state table full")
 	}
 	oldSlots := s.slots
+	freeBefore(int(slots) * s.slot)
 	table := make([]byte, int(slots)*s.slot)
 	touch(table, 4096)
 	base := unsafe.Pointer(unsafe.SliceData(table))
@@ -368,10 +370,28 @@ func (s *store) grow() {
 var bigOld = 16 << 20
 
 // collectOld runs the collector when a table of the given bytes has just
-// become garbage, if it is big.
+// become garbage, if it is big, and returns the free pages to the system
+// (the collector is paced for speed, so the runtime would keep them: the
+// next table, larger, cannot reuse them, and the records grow into them
+// only slowly).
 func collectOld(bytes int) {
 	if bytes >= bigOld {
-		runtime.GC()
+		debug.FreeOSMemory()
+		oldCollected.Add(1)
+	}
+}
+
+// oldCollected counts collectOld's collections (the tests compare).
+var oldCollected atomic.Int64
+
+// freeBefore returns the free pages to the system (after a collection)
+// before a table of the given bytes is allocated, if it is big: the
+// peak comes while the old table and the new one are both held, and the
+// pages that the search's garbage left (the levels' lists as they
+// double, the first dense chunk's copies) would add to it.
+func freeBefore(bytes int) {
+	if bytes >= 2*bigOld {
+		debug.FreeOSMemory()
 	}
 }
 
@@ -618,6 +638,38 @@ func (s *store) internAllSide(enc []byte, ends []int, ids []uint32) []uint32 {
 			table, mask := d.table, d.mask // add may grow the table
 			i := h >> d.shift
 			found := false
+			if d.pbits == 2 && d.recLen == len(b) {
+				// Records at 2 bits a byte: one aligned word each,
+				// compared with the probe folded (fold2). A probe with
+				// a byte of 4 or more is in none: the general loop
+				// below finds its empty slot, and add repacks.
+				pk := &s.packs[k]
+				if x, ok := fold2(pk.w0, pk.w1); ok && pk.ok {
+					dense, dbits := d.dense, d.dbits
+					dmask := uint64(1)<<dbits - 1
+					for ; ; i = (i + 1) & mask {
+						v := table[i]
+						if v == 0 {
+							break
+						}
+						if v>>offBits != fp {
+							continue
+						}
+						r := v&offMask - 1
+						if load64(unsafe.Add(unsafe.Pointer(unsafe.SliceData(dense[r>>dbits])), uintptr(r&dmask)*8)) == x {
+							ids = append(ids, uint32(r))
+							found = true
+							break
+						}
+					}
+					if !found {
+						id := s.newID()
+						d.add(i, fp, id, b)
+						ids = append(ids, id)
+					}
+					continue
+				}
+			}
 			if ln := d.plen; d.pbits == 4 && d.recLen == len(b) && ln >= 8 && ln <= 16 {
 				// Packed dense records: the probe is packed once (in
 				// registers) and compared word by word. A probe with

@@ -29,9 +29,13 @@ type sideCase struct {
 // the layout: one length keeps the records dense (no arena, no id or
 // length stored), a second length moves them to the arena at a random
 // moment (or at the second record). The strings' bytes widen at random
-// moments (values below 4, then 16, then any byte): a packed layout must
-// repack then.
+// moments (values below 4, then 16, then any byte, or from 4 values
+// straight to any byte): a packed layout must repack then. Odd runs
+// release the old tables' pages as they grow (releaseMin and
+// releaseBlock lowered): what is released must have been moved.
 func TestSideSetOracle(t *testing.T) {
+	defer func(m int, b uint64) { releaseMin, releaseBlock = m, b }(releaseMin, releaseBlock)
+	rel0 := released.Load()
 	cases := []sideCase{
 		{name: "dense28", width: -1, first: 28},
 		{name: "dense5", width: -1, first: 5},
@@ -58,35 +62,60 @@ func TestSideSetOracle(t *testing.T) {
 	packed := map[uint]int{} // dense runs by their final packing
 	for _, tc := range cases {
 		for run := range runs {
+			releaseMin, releaseBlock = 16<<20, 1<<16
+			if run%2 == 1 {
+				releaseMin, releaseBlock = 0, 512
+			}
 			rng := rand.New(rand.NewPCG(uint64(run), 77))
 			if err := sideOracle(tc, rng, run == 0, packed); err != nil {
 				t.Errorf("%s run %d: %v", tc.name, run, err)
 			}
 		}
 	}
-	if !testing.Short() && (packed[4] == 0 || packed[8] == 0) {
-		t.Errorf("dense runs ending at 4 and 8 bits a byte: %v", packed)
+	if !testing.Short() && (packed[2] == 0 || packed[4] == 0 || packed[8] == 0) {
+		t.Errorf("dense runs ending at 2, 4 and 8 bits a byte: %v", packed)
 	}
-	t.Logf("dense runs ending at 4 and 8 bits a byte: %v", packed)
+	t.Logf("dense runs ending at 2, 4 and 8 bits a byte: %v; %d pages released", packed, released.Load()-rel0)
+	if runtime.GOOS == "linux" && released.Load() == rel0 {
+		t.Errorf("no page released")
+	}
 }
 
-// packedBits is the packing of dense side records of length ln (4 or 8
-// bits a byte) that the side strings among all call for: 4 if every
-// byte is below 16 and ln is packMin to packMax.
+// packedBits is the packing of dense side records of length ln (2, 4 or
+// 8 bits a byte) that the side strings among all call for: 2 if every
+// byte is below 4 and ln is pack2Min to pack2Max, else 4 if every byte is
+// below 16 and ln is packMin to packMax.
 func packedBits(all [][]byte, ln int) uint {
 	if packOff || ln < packMin || ln > packMax {
 		return 8
 	}
+	top := byte(0)
 	for _, k := range all {
 		if len(k) == ln {
 			for _, c := range k {
-				if c >= 16 {
-					return 8
-				}
+				top = max(top, c)
 			}
 		}
 	}
-	return 4
+	switch {
+	case top >= 16:
+		return 8
+	case top >= 4 || pack2Off || ln < pack2Min || ln > pack2Max:
+		return 4
+	}
+	return 2
+}
+
+// packedLen is the length of a dense record of ln bytes packed at bits
+// bits a byte.
+func packedLen(ln int, bits uint) int {
+	switch bits {
+	case 2:
+		return 8
+	case 4:
+		return (ln + 1) / 2
+	}
+	return ln
 }
 
 // sideOracle runs one scenario; switchAt1 puts the switch at the second
@@ -107,11 +136,13 @@ func sideOracle(tc sideCase, rng *rand.Rand, switchAt1 bool, packed map[uint]int
 	// the second, another third before the first.
 	widen1, widen2 := rng.IntN(n), rng.IntN(n)
 	widen1, widen2 = min(widen1, widen2), max(widen1, widen2)
-	switch rng.IntN(3) { // (a last batch may take step past n)
+	switch rng.IntN(4) { // (a last batch may take step past n)
 	case 1:
 		widen2 = 2 * n
 	case 2:
 		widen1, widen2 = 2*n, 2*n
+	case 3:
+		widen1 = widen2 // from 4 values to any byte
 	}
 	s := newStore(tc.width)
 	want := map[string]uint32{}
@@ -267,10 +298,7 @@ func sideOracle(tc sideCase, rng *rand.Rand, switchAt1 bool, packed map[uint]int
 			all = append(all, []byte(k))
 		}
 		bits := packedBits(all, tc.first)
-		plen := tc.first
-		if bits == 4 {
-			plen = (tc.first + 1) / 2
-		}
+		plen := packedLen(tc.first, bits)
 		used := 0
 		for _, c := range d.dense {
 			used += len(c)
@@ -294,14 +322,29 @@ func sideOracle(tc sideCase, rng *rand.Rand, switchAt1 bool, packed map[uint]int
 func TestDenseSwitchParallel(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
 	defer func(r int) { parRound = r }(parRound)
-	for _, top := range []int{0, 50, 70} {
+	defer func(m int, b uint64) { releaseMin, releaseBlock = m, b }(releaseMin, releaseBlock)
+	rel0 := released.Load()
+	defer func() {
+		if runtime.GOOS == "linux" && released.Load() == rel0 {
+			t.Errorf("no page released")
+		}
+	}()
+	for _, top := range []int{-1, 0, 50, 70} {
+		// top -1: twelve P of a[i] 0 or 1 (bytes 0 and 2 in zigzag), z
+		// 0: every byte below 4, packed at 2 bits throughout (4096
+		// states of 30 bytes); top 0: a[i] up to 2 (byte 4): repacked
+		// at 4 bits in the middle.
+		amax, vars, procs := 2, 24, 3
+		if top < 0 {
+			amax, vars, procs = 1, 16, 11
+		}
 		src := fmt.Sprintf(`
-var a[24];
+var a[%d];
 var z = 0;
-P(i) = [a[i] < 2] s.i{a[i] = a[i] + 1} -> P(i) [] [a[i] > 0] d.i{a[i] = a[i] - 1} -> P(i);
+P(i) = [a[i] < %d] s.i{a[i] = a[i] + 1} -> P(i) [] [a[i] > 0] d.i{a[i] = a[i] - 1} -> P(i);
 Q = [z < %d] up{z = z + 9} -> Q [] [z > 0] down{z = z - 5} -> Q;
-Sys = (||| i:{0..3} @ P(i)) ||| Q;
-`, top)
+Sys = (||| i:{0..%d} @ P(i)) ||| Q;
+`, vars, amax, top, procs)
 		mk := func() *Proc {
 			sys, err := compileSrc(t, src).ProcessByName("Sys")
 			if err != nil {
@@ -332,7 +375,7 @@ Sys = (||| i:{0..3} @ P(i)) ||| Q;
 		// With z at 0 every byte stays below 16: packed throughout; up
 		// to 50, z passes 7 (zigzag 16) in the middle of the search,
 		// and the records are unpacked there.
-		if want := map[int]uint{0: 4, 50: 8}[top]; want != 0 && d.pbits != want {
+		if want := map[int]uint{-1: 2, 0: 4, 50: 8}[top]; want != 0 && d.pbits != want {
 			t.Fatalf("top %d: records at %d bits a byte, want %d", top, d.pbits, want)
 		}
 		failed, cases := 0, 0
@@ -341,6 +384,12 @@ Sys = (||| i:{0..3} @ P(i)) ||| Q;
 			for _, w := range []int{2, 4, 16} {
 				for _, region := range []int{storeChunk, 16} {
 					parRegionMax = region
+					// The round of 5 releases the old tables' pages as
+					// they grow, by blocks of 8 KiB.
+					releaseMin, releaseBlock = 16<<20, 1<<16
+					if round == 5 {
+						releaseMin, releaseBlock = 0, 1024
+					}
 					cases++
 					par := recordSearch(t, mk, w, limit)
 					if !sameSearch(t, fmt.Sprintf("top %d workers %d round %d region %d", top, w, round, region), seq, par, false, false) {
@@ -351,6 +400,9 @@ Sys = (||| i:{0..3} @ P(i)) ||| Q;
 			}
 		}
 		t.Logf("top %d: %d states; %d of %d parallel searches differ", top, seq.count, failed, cases)
+		if failed > 0 {
+			t.Errorf("top %d: %d of %d parallel searches differ", top, failed, cases)
+		}
 		if strings.HasPrefix(seq.trace, "error") {
 			t.Errorf("top %d: %s", top, seq.trace)
 		}
@@ -519,6 +571,60 @@ func TestPack4(t *testing.T) {
 			}
 			if pw := packedWords(got[:(n+1)/2]); pw != w {
 				t.Fatalf("%x: packedWords %x, want %x", b, pw, w)
+			}
+		}
+	}
+}
+
+// TestPack2 checks the 2-bit packing of the strings of pack2Min to
+// pack2Max bytes (fold2 of pack32's words) against a loop over the bytes:
+// with h = (len(b)+1)/2, byte i (i < 8) of the word holds b[i] in bits
+// 0-1, b[8+i] in bits 2-3, b[h+i] in bits 4-5 and b[h+8+i] in bits 6-7
+// (0 past a half's end); ok is false exactly when some byte is 4 or more;
+// unfold2 and unpack32 give the string back.
+func TestPack2(t *testing.T) {
+	rng := rand.New(rand.NewPCG(2, 4))
+	for n := pack2Min; n <= pack2Max; n++ {
+		for range 500 {
+			b := make([]byte, n)
+			for i := range b {
+				b[i] = byte(rng.IntN(4))
+			}
+			big := -1
+			if rng.IntN(3) == 0 {
+				big = rng.IntN(n)
+				b[big] = byte(4 + rng.IntN(12))
+			}
+			w0, w1, ok4 := pack32(b)
+			if !ok4 {
+				t.Fatalf("%x: no 4-bit packing", b)
+			}
+			x, ok := fold2(w0, w1)
+			if ok != (big < 0) {
+				t.Fatalf("%x: ok %v", b, ok)
+			}
+			if !ok {
+				continue
+			}
+			h := (n + 1) / 2
+			var want uint64
+			for i := range 8 {
+				// The first half is b[:h], the second b[h:].
+				for k, pos := range []int{i, 8 + i, h + i, h + 8 + i} {
+					if end := map[bool]int{true: h, false: n}[k < 2]; pos < end {
+						want |= uint64(b[pos]) << (8*i + 2*k)
+					}
+				}
+			}
+			if x != want {
+				t.Fatalf("%x: folded %016x, want %016x", b, x, want)
+			}
+			u0, u1 := unfold2(x)
+			if u0 != w0 || u1 != w1 {
+				t.Fatalf("%x: unfolded %x %x, want %x %x", b, u0, u1, w0, w1)
+			}
+			if back := unpack32(nil, u0, u1, n); string(back) != string(b) {
+				t.Fatalf("%x: unpacked %x", b, back)
 			}
 		}
 	}

@@ -151,7 +151,7 @@ type parWorker struct {
 type parPart struct {
 	news     []parNew // new states, in key order
 	deferred []parDef // strings whose probe run left the range
-	left     []uint64 // growing: old slots moved after the partitions
+	left     []uint64 // growing: old slots (inline) or entries (side) moved after the partitions
 	nside    int      // side states in news
 	nbytes   int      // the bytes of their records
 	addrs    []uintptr
@@ -433,9 +433,11 @@ func (r *parSearch) expand(w int) {
 	wk := &r.ws[w]
 	if w == r.W-1 {
 		if r.wantIn > 0 {
+			freeBefore(r.wantIn)
 			r.nextIn = make([]byte, r.wantIn)
 		}
 		if r.wantSide > 0 {
+			freeBefore(8 * r.wantSide)
 			r.nextSide = make([]uint64, r.wantSide)
 		}
 		if r.wantChunk > 0 {
@@ -559,6 +561,7 @@ func (r *parSearch) hashStrings(wk *parWorker) {
 			}
 			if pk.ok {
 				h = d.hash2(pk.w0, pk.w1, len(b)) // sideHashOr's
+				or |= ge4(pk.w0 | pk.w1)
 			} else {
 				var o uint64
 				h, o = d.sideHashOr(b)
@@ -849,6 +852,14 @@ func (r *parSearch) findSide(pt *parPart, b []byte, h uint64, pk *packedKey, key
 	if d.pbits == 4 && d.recLen == ln && d.plen >= 8 && d.plen <= 16 {
 		w0, w1, packed = pk.w0, pk.w1, pk.ok
 	}
+	// Records at 2 bits a byte: one aligned word each (a probe with a
+	// byte of 4 or more is in none).
+	var x2 uint64
+	packed2 := false
+	if d.pbits == 2 && d.recLen == ln {
+		x2, packed2 = fold2(pk.w0, pk.w1)
+		packed2 = packed2 && pk.ok
+	}
 	for i := h >> d.shift; ; {
 		v := d.table[i]
 		if v == 0 {
@@ -868,6 +879,11 @@ func (r *parSearch) findSide(pt *parPart, b []byte, h uint64, pk *packedKey, key
 				k := v&offMask - 1
 				p := unsafe.Add(unsafe.Pointer(unsafe.SliceData(d.dense[k>>d.dbits])), uintptr(k&(1<<d.dbits-1))*uintptr(ln))
 				if eq4(p, ln, o2, o3, k0, k1, k2, k3) {
+					return d.denseID(k), true
+				}
+			} else if packed2 {
+				k := v&offMask - 1
+				if load64(unsafe.Add(unsafe.Pointer(unsafe.SliceData(d.dense[k>>d.dbits])), uintptr(k&(1<<d.dbits-1))*8)) == x2 {
 					return d.denseID(k), true
 				}
 			} else if packed {
@@ -1118,10 +1134,12 @@ func (r *parSearch) growInlinePart(q int, table []byte, slots, oldSlots uint64) 
 func (r *parSearch) growSide(bits uint) {
 	d := &r.s.side
 	table := r.nextSide
+	r.nextSide = nil
 	if len(table) != 1<<bits {
+		table = nil // (a table allocated ahead, too small: garbage)
+		freeBefore(8 << bits)
 		table = make([]uint64, 1<<bits)
 	}
-	r.nextSide = nil
 	old := d.table
 	shift := 64 - bits
 	r.parallel(func(v int) {
@@ -1131,8 +1149,7 @@ func (r *parSearch) growSide(bits uint) {
 	})
 	mask := uint64(len(table) - 1)
 	for q := range r.parts {
-		for _, j := range r.parts[q].left {
-			v := old[j]
+		for _, v := range r.parts[q].left { // (entries: old may be released)
 			i := d.homeOf(v, shift)
 			for table[i] != 0 {
 				i = (i + 1) & mask
@@ -1154,29 +1171,50 @@ func (s *sideSet) homeOf(v uint64, shift uint) uint64 {
 	return s.hashAt(v&offMask-1) >> shift
 }
 
+// growSidePart moves the entries of partition q's range of the old table
+// whose probe runs stay in its range of the new one; the others go to its
+// left list (the entries themselves, not their slots: a big old table
+// gives its pages back as the pass leaves them, as in sideSet.grow). The
+// new range's pages are written once each (touch) ahead of the entries
+// that reach them, rather than all before the pass, so that the two
+// tables are not both held whole.
 func (r *parSearch) growSidePart(q int, old, table []uint64, shift uint) {
 	d := &r.s.side
 	pt := &r.parts[q]
 	pt.left = pt.left[:0]
 	n := uint64(len(table))
 	lo, hi := uint64(q)*n>>r.pbits, uint64(q+1)*n>>r.pbits
-	touch(table[lo:hi], 512)
+	touched := lo
 	on := uint64(len(old))
-	for j := uint64(q) * on >> r.pbits; j < uint64(q+1)*on>>r.pbits; j++ {
+	release := len(old)*8 >= releaseMin
+	j0 := uint64(q) * on >> r.pbits
+	for j := j0; j < uint64(q+1)*on>>r.pbits; j++ {
+		if release && j > j0 && (j-j0)&(releaseBlock-1) == 0 {
+			releasePages(old[j-releaseBlock : j])
+		}
 		v := old[j]
 		if v == 0 {
 			continue
 		}
 		i := d.homeOf(v, shift)
 		if i < lo || i >= hi {
-			pt.left = append(pt.left, j)
+			pt.left = append(pt.left, v)
 			continue
 		}
+		if i >= touched {
+			end := min(hi, i+2*releaseBlock)
+			touch(table[touched:end], 512)
+			touched = end
+		}
 		for i < hi && table[i] != 0 {
-			i++
+			if i++; i == touched && i < hi {
+				end := min(hi, i+2*releaseBlock)
+				touch(table[touched:end], 512)
+				touched = end
+			}
 		}
 		if i == hi {
-			pt.left = append(pt.left, j)
+			pt.left = append(pt.left, v)
 			continue
 		}
 		table[i] = v

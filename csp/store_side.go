@@ -25,8 +25,10 @@ import (
 //     byte of every side string seen is below 16 (component codes and
 //     small variables: codes.go) and the length is 8 to 64, a record is
 //     the string packed at 4 bits a byte (plen = (recLen+1)/2; pack32,
-//     packLong): 14 bytes a state at the philosophers' N = 14 instead of
-//     28 (docs/engine.md); a larger byte unpacks them all once (repack).
+//     packLong); while every byte is below 4 and the length is 17 to 32,
+//     at 2 bits a byte in one word (plen 8; fold2): 8 bytes a state at
+//     the philosophers' N = 14 instead of 28 (docs/engine.md). A larger
+//     byte repacks them all once, wider (repack).
 //     In a store without a width ranks are ids; otherwise ids (rank ->
 //     id) keeps them;
 //   - an arena of [id uint32][uvarint length][bytes] records and refs
@@ -39,10 +41,11 @@ import (
 // the table.
 type sideSet struct {
 	recLen int // the dense records' length; noLen: no record yet; arenaLen: arena
-	// Dense records are packed at 4 bits a byte (pbits 4) while every
-	// byte of every side string seen is below 16 and the length is
-	// packMin..packMax, else kept as they are (pbits 8); plen is a
-	// stored record's length.
+	// Dense records are packed at 2 bits a byte (pbits 2) while every
+	// byte of every side string seen is below 4 and the length is
+	// pack2Min..pack2Max, else at 4 bits a byte (pbits 4) while every
+	// byte is below 16 and the length is packMin..packMax, else kept as
+	// they are (pbits 8); plen is a stored record's length.
 	pbits uint
 	plen  int
 	dense [][]byte
@@ -81,6 +84,17 @@ const (
 	packMax = 64
 	// hiNibbles has the bits a byte below 16 has not, in each byte.
 	hiNibbles = 0xF0F0F0F0F0F0F0F0
+
+	// The lengths of the side strings that pack at 2 bits a byte (into
+	// one word: fold2). Up to 16 bytes the 4-bit packing takes 8 bytes
+	// or fewer already.
+	pack2Min = 17
+	pack2Max = 32
+	// hiBits2 has the bits a byte below 4 has not, in each byte;
+	// hiNib2 the bits a nibble below 4 has not, in each nibble.
+	hiBits2 = 0xFCFCFCFCFCFCFCFC
+	hiNib2  = 0xCCCCCCCCCCCCCCCC
+	loNib2  = 0x3333333333333333
 )
 
 // init prepares an empty set of 1<<bits slots; withIDs: ids are not
@@ -117,8 +131,8 @@ func (s *sideSet) record(off uint64) (uint32, []byte) {
 	return id, c[start : start+int(n) : start+int(n)]
 }
 
-// denseAt returns the stored (packed if pbits is 4) bytes of the dense
-// record of rank k.
+// denseAt returns the stored (packed if pbits is 2 or 4) bytes of the
+// dense record of rank k.
 func (s *sideSet) denseAt(k uint64) []byte {
 	c := s.dense[k>>s.dbits]
 	o := int(k&(1<<s.dbits-1)) * s.plen
@@ -128,6 +142,10 @@ func (s *sideSet) denseAt(k uint64) []byte {
 // hashAt is the hash (sideHash) of the string of the record at loc.
 func (s *sideSet) hashAt(loc uint64) uint64 {
 	if s.recLen >= 0 {
+		if s.pbits == 2 {
+			w0, w1 := unfold2(binary.LittleEndian.Uint64(s.denseAt(loc)))
+			return s.hash2(w0, w1, s.recLen)
+		}
 		if s.pbits == 4 {
 			w := packedWords(s.denseAt(loc)) // packed already
 			return s.hashPacked(&w, s.recLen)
@@ -140,6 +158,12 @@ func (s *sideSet) hashAt(loc uint64) uint64 {
 
 // appendDense appends the string of the dense record of rank k to dst.
 func (s *sideSet) appendDense(dst []byte, k uint64) []byte {
+	if s.pbits == 2 {
+		// One aligned word, unfolded into pack32's two.
+		c := s.dense[k>>s.dbits]
+		w0, w1 := unfold2(load64(unsafe.Add(unsafe.Pointer(unsafe.SliceData(c)), uintptr(k&(1<<s.dbits-1))*8)))
+		return unpack32(dst, w0, w1, s.recLen)
+	}
 	if s.pbits == 4 {
 		if m := s.recLen; m <= 32 && s.plen >= 8 {
 			// The record's two words loaded in place (eqPacked2),
@@ -167,7 +191,7 @@ func (s *sideSet) denseID(k uint64) uint32 {
 // record is packed: the searches use appendGet).
 func (s *sideSet) get(k uint32) []byte {
 	if s.recLen >= 0 {
-		if s.pbits == 4 {
+		if s.pbits != 8 {
 			return s.appendDense(nil, uint64(k))
 		}
 		return s.denseAt(uint64(k))
@@ -209,6 +233,11 @@ func (s *sideSet) match(loc uint64, b []byte) (uint32, bool) {
 	if s.recLen >= 0 {
 		if len(b) != s.recLen {
 			return 0, false
+		}
+		if s.pbits == 2 {
+			w0, w1, ok := pack32(b)
+			x, ok2 := fold2(w0, w1)
+			return s.denseID(loc), ok && ok2 && binary.LittleEndian.Uint64(s.denseAt(loc)) == x
 		}
 		if s.pbits == 4 {
 			w, ok := packW(b)
@@ -260,9 +289,11 @@ func (s *sideSet) add(i, fp uint64, id uint32, b []byte) int {
 }
 
 // fit prepares the set for records of lengths lo to hi whose bytes or to
-// or (orBytes): the first record fixes the dense length and the packing;
-// another length moves the records to the arena; a byte of 16 or more
-// unpacks them (repack). No slot may be provisional (store_par.go) when
+// or (orBytes; a packing string may stand for its bytes with 4 if one of
+// them is 4 or more, else 0): the first record fixes the dense length and
+// the packing; another length moves the records to the arena; a byte of
+// 4 or more repacks 2-bit records at 4 bits, one of 16 or more packed
+// records at 8 (repack). No slot may be provisional (store_par.go) when
 // it switches. Neither switch changes a slot's place: the hash of a
 // string does not depend on how the records are kept (sideHash).
 func (s *sideSet) fit(lo, hi int, or uint64) {
@@ -273,25 +304,34 @@ func (s *sideSet) fit(lo, hi int, or uint64) {
 		bits := uint(8)
 		if lo >= packMin && lo <= packMax && or&hiNibbles == 0 && !packOff {
 			bits = 4
+			if lo >= pack2Min && lo <= pack2Max && or&hiBits2 == 0 && !pack2Off {
+				bits = 2
+			}
 		}
 		s.setBits(bits)
 	case lo != s.recLen || hi != s.recLen:
 		s.toArena()
-	case s.pbits == 4 && or&hiNibbles != 0:
-		s.repack()
+	case s.pbits != 8 && or&hiNibbles != 0:
+		s.repack(8)
+	case s.pbits == 2 && or&hiBits2 != 0:
+		s.repack(4)
 	}
 }
 
-// packOff keeps the dense records unpacked: the tests compare.
-var packOff bool
+// packOff keeps the dense records unpacked, pack2Off at no fewer than 4
+// bits a byte: the tests compare.
+var packOff, pack2Off bool
 
-// setBits sets the packing of the dense records (4 or 8 bits a byte)
+// setBits sets the packing of the dense records (2, 4 or 8 bits a byte)
 // and the size of their chunks.
 func (s *sideSet) setBits(bits uint) {
 	s.pbits = bits
 	s.plen = s.recLen
-	if bits == 4 {
+	switch bits {
+	case 4:
 		s.plen = (s.recLen + 1) / 2
+	case 2:
+		s.plen = 8
 	}
 	s.dbits = 20
 	if s.plen > 0 {
@@ -302,17 +342,17 @@ func (s *sideSet) setBits(bits uint) {
 	}
 }
 
-// repack rewrites the packed dense records at 8 bits a byte, in new
-// chunks; ranks, hence the slots, do not change.
-func (s *sideSet) repack() {
+// repack rewrites the packed dense records at bits (4 or 8) bits a
+// byte, in new chunks; ranks, hence the slots, do not change.
+func (s *sideSet) repack(bits uint) {
 	old := *s
 	s.dense, s.dn = nil, 0
-	s.setBits(8)
+	s.setBits(bits)
 	s.growDense(s.n, nil) // (the ids, kept, have their room)
 	var buf []byte
 	for k := range uint64(s.n) {
 		buf = old.appendDense(buf[:0], k)
-		copy(s.denseAt(k), buf)
+		s.writeDense(k, buf)
 	}
 }
 
@@ -446,22 +486,7 @@ func (s *sideSet) writeRecord(loc uint64, id uint32, b []byte) {
 			// fit was not called: the record would be cut short.
 			panic("lts: side record of the wrong length")
 		}
-		if s.pbits == 4 {
-			w, ok := packW(b)
-			if !ok {
-				panic("lts: side record of a byte above 15 packed")
-			}
-			var pk [packMax / 2]byte
-			le := binary.LittleEndian
-			for j, x := range w {
-				le.PutUint64(pk[8*j:], x)
-			}
-			// Exactly the record's bytes: the parallel rounds write
-			// neighbouring records at once.
-			copy(s.denseAt(loc), pk[:s.plen])
-		} else {
-			copy(s.denseAt(loc), b)
-		}
+		s.writeDense(loc, b)
 		if s.withIDs {
 			s.ids.Set(int(loc), id)
 		}
@@ -472,6 +497,35 @@ func (s *sideSet) writeRecord(loc uint64, id uint32, b []byte) {
 	binary.LittleEndian.PutUint32(c[o:], id)
 	o += binary.PutUvarint(c[o+4:], uint64(len(b))) + 4
 	copy(c[o:o+len(b)], b)
+}
+
+// writeDense writes b (of the dense length) as the dense record of rank
+// k, packed as the records are.
+func (s *sideSet) writeDense(k uint64, b []byte) {
+	switch s.pbits {
+	case 2:
+		w0, w1, ok := pack32(b)
+		x, ok2 := fold2(w0, w1)
+		if !ok || !ok2 {
+			panic("lts: side record of a byte above 3 packed at 2 bits")
+		}
+		binary.LittleEndian.PutUint64(s.denseAt(k), x)
+	case 4:
+		w, ok := packW(b)
+		if !ok {
+			panic("lts: side record of a byte above 15 packed")
+		}
+		var pk [packMax / 2]byte
+		le := binary.LittleEndian
+		for j, x := range w {
+			le.PutUint64(pk[8*j:], x)
+		}
+		// Exactly the record's bytes: the parallel rounds write
+		// neighbouring records at once.
+		copy(s.denseAt(k), pk[:s.plen])
+	default:
+		copy(s.denseAt(k), b)
+	}
 }
 
 // recSize is the room the record of a string of n bytes takes.
@@ -485,10 +539,19 @@ func (s *sideSet) recSize(n int) int {
 // grow doubles the table. Up to 2^26 slots the home slot is a prefix of
 // the fingerprint, so no string is read; beyond, strings are rehashed.
 func (s *sideSet) grow() {
+	freeBefore(16 * len(s.table))
 	table := make([]uint64, 2*len(s.table))
 	mask := uint64(len(table) - 1)
 	shift := s.shift - 1
-	for _, v := range s.table {
+	// A big old table gives its pages back as the pass leaves them, while
+	// the new one's are faulted in as they are written (homes are the
+	// top bits of the hashes, so slot j moves near 2j): the two are not
+	// both held whole (releasePages).
+	release := len(s.table)*8 >= releaseMin
+	for j, v := range s.table {
+		if release && uint64(j)&(releaseBlock-1) == 0 && j > 0 {
+			releasePages(s.table[j-int(releaseBlock) : j])
+		}
 		if v == 0 {
 			continue
 		}
@@ -507,6 +570,14 @@ func (s *sideSet) grow() {
 	s.table, s.mask, s.shift = table, mask, shift
 	collectOld(old * 8)
 }
+
+// A grow gives the pages of an old table of releaseMin bytes or more
+// back by blocks of releaseBlock slots (512 KiB; a power of 2) as it
+// leaves them. The tests lower both.
+var (
+	releaseMin   = 16 << 20
+	releaseBlock = uint64(1 << 16)
+)
 
 // slotAddrs appends the address of the home slot of hash h (and the next
 // line for a slot at the end of a line: a probe run often reaches it).
@@ -567,20 +638,41 @@ func (s *sideSet) sideHash(b []byte) uint64 {
 	return h
 }
 
-// sideHashOr is sideHash, with the or of b's words (orBytes) for the
-// strings that it packs (else all ones).
+// sideHashOr is sideHash, with what fit takes of b's bytes: for the
+// strings that it packs, 4 if one of them is 4 or more, else 0 (ge4);
+// for the others all ones.
 func (s *sideSet) sideHashOr(b []byte) (h, or uint64) {
 	n := len(b)
 	if n >= packMin && n <= 32 {
 		if w0, w1, ok := pack32(b); ok {
-			return s.hash2(w0, w1, n), 0
+			return s.hash2(w0, w1, n), ge4(w0 | w1)
 		}
 	} else if n > 32 && n <= packMax {
 		if w, ok := packLong(b); ok {
-			return s.hashPacked(&w, n), 0
+			return s.hashPacked(&w, n), ge4(w[0] | w[1] | w[2] | w[3])
 		}
 	}
 	return maphash.Bytes(s.seed, b), ^uint64(0)
+}
+
+// ge4 is 4 if some nibble of the packed words or-ed into w is 4 or more,
+// else 0: the or that fit takes for a string that packs at 4 bits.
+func ge4(w uint64) uint64 {
+	t := w & hiNib2
+	return (t | -t) >> 63 << 2
+}
+
+// fold2 folds pack32's words of a string of 17 to 32 bytes (w1 holds
+// its packed bytes 8 to 15) into one word of 2 bits a byte: w0's nibble
+// j in bits 0-1 of nibble j, w1's in bits 2-3. ok: every nibble is below
+// 4, so that the word is the string's packing (unfold2 inverts it).
+func fold2(w0, w1 uint64) (x uint64, ok bool) {
+	return w0 | w1<<2, (w0|w1)&hiNib2 == 0
+}
+
+// unfold2 is the inverse of fold2.
+func unfold2(x uint64) (w0, w1 uint64) {
+	return x & loNib2, x >> 2 & loNib2
 }
 
 // hash2 is hashPacked for a string of up to 32 bytes (two packed words).
