@@ -375,24 +375,27 @@ func (x *bfs) run(visit visitor) {
 
 // runBatched is run for a frontier.Batcher (*Proc is one, to overlap the
 // cache misses of its state set): the same visit order, in batches.
-func (x *bfs) runBatched(bs frontier.Batcher, level []lts.State, visit visitor) {
+func (x *bfs) runBatched(bs frontier.Batcher, first []lts.State, visit visitor) {
 	var buf []lts.Transition
 	var counts []int
-	var next []lts.State
+	level := idRun{ids: first, listed: true}
+	var next idRun
+	var buf1 []lts.State // a batch of a run
 	sized, _ := bs.(lts.Sized)
-	for len(level) > 0 {
+	for level.n() > 0 {
 		if x.cp != nil {
 			// The levels before this one are done: their bytes go.
-			x.cp.forget(level[0])
+			x.cp.forget(level.at(0))
 		}
 		x.startLevel()
-		next = next[:0]
-		for lo := 0; lo < len(level); lo += frontier.BatchSize {
+		next.reset()
+		for lo := 0; lo < level.n(); lo += frontier.BatchSize {
 			if r := x.poll(); r != "" {
 				x.reason = r
 				return
 			}
-			hi := min(lo+frontier.BatchSize, len(level))
+			hi := min(lo+frontier.BatchSize, level.n())
+			batch := level.slice(lo, hi, &buf1)
 			// If the search has marked as many states as the system
 			// holds, it has marked exactly the ids below that count (a
 			// Sized system's ids are dense): the targets below it (most
@@ -406,13 +409,13 @@ func (x *bfs) runBatched(bs frontier.Batcher, level []lts.State, visit visitor) 
 				}
 			}
 			var err error
-			buf, counts, err = bs.SuccessorsBatch(level[lo:hi], buf[:0], counts[:0])
+			buf, counts, err = bs.SuccessorsBatch(batch, buf[:0], counts[:0])
 			if known == 0 {
 				x.warm(buf)
 			}
 			off := 0
 			for k, n := range counts {
-				s := level[lo+k]
+				s := batch[k]
 				ts := buf[off : off+n]
 				off += n
 				x.trans += int64(n)
@@ -428,20 +431,86 @@ func (x *bfs) runBatched(bs frontier.Batcher, level []lts.State, visit visitor) 
 						ev = lts.Event(j)
 					}
 					if x.mark(t.Target, s, ev) {
-						next = append(next, t.Target)
+						next.add(t.Target)
 					}
 				}
 			}
 			if err != nil {
-				x.err, x.errAt = err, level[lo+len(counts)]
+				x.err, x.errAt = err, batch[len(counts)]
 				return
 			}
 		}
-		if len(next) > 0 {
+		if next.n() > 0 {
 			x.depth++
 		}
 		level, next = next, level
 	}
+}
+
+// idRun is a BFS level of runBatched: the ids lo, lo+1, ..., lo+k-1 while
+// they come in that order (a process's new states do: "The parent tree
+// beyond treeKeep"), so that a level costs no memory (4 bytes a state of
+// its largest two levels before: 9 MiB at the philosophers' N = 14), else
+// the list ids (listed).
+type idRun struct {
+	lo     lts.State
+	k      int
+	ids    []lts.State
+	listed bool
+}
+
+func (r *idRun) n() int {
+	if r.listed {
+		return len(r.ids)
+	}
+	return r.k
+}
+
+func (r *idRun) at(i int) lts.State {
+	if r.listed {
+		return r.ids[i]
+	}
+	return r.lo + lts.State(i)
+}
+
+// slice returns the ids i in [lo, hi): a part of the list, or written
+// into *buf (the caller's own: not a part of a list, which a later add
+// to this run may overwrite).
+func (r *idRun) slice(lo, hi int, buf *[]lts.State) []lts.State {
+	if r.listed {
+		return r.ids[lo:hi]
+	}
+	b := (*buf)[:0]
+	for i := lo; i < hi; i++ {
+		b = append(b, r.lo+lts.State(i))
+	}
+	*buf = b
+	return b
+}
+
+func (r *idRun) add(s lts.State) {
+	if !r.listed {
+		switch {
+		case r.k == 0:
+			r.lo, r.k = s, 1
+			return
+		case s == r.lo+lts.State(r.k):
+			r.k++
+			return
+		}
+		// Out of order: the run so far becomes a list.
+		r.ids = r.ids[:0]
+		for i := range r.k {
+			r.ids = append(r.ids, r.lo+lts.State(i))
+		}
+		r.listed = true
+	}
+	r.ids = append(r.ids, s)
+}
+
+// reset empties r (a run again, its list's room kept).
+func (r *idRun) reset() {
+	r.k, r.ids, r.listed = 0, r.ids[:0], false
 }
 
 // runParallel expands each level with several workers (internal/frontier),

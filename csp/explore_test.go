@@ -2,7 +2,9 @@ package csp
 
 import (
 	"context"
+	"math/rand/v2"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -417,5 +419,49 @@ Sys = ||| i:{0..2} @ P(i);
 	s2, t2, tr2 := run(grown)
 	if s1 != s0 || t1 != t0 || tr1 != tr0 || s2 != s0 || t2 != t0 || tr2 != tr0 {
 		t.Errorf("fresh %d/%d %q, again %d/%d %q, grown %d/%d %q", s0, t0, tr0, s1, t1, tr1, s2, t2, tr2)
+	}
+}
+
+// TestIDRun checks runBatched's levels (idRun) against a slice: sequences
+// of ids that run in order, then break off (a gap, a repeat, a smaller
+// id) at random moments, with resets between; n, at and slice must give
+// the slice's ids, and a level stays a run (no list) while in order.
+func TestIDRun(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 16))
+	var r idRun
+	var buf []lts.State
+	for round := range 2000 {
+		r.reset()
+		var want []lts.State
+		s := lts.State(rng.IntN(1 << 20))
+		breakAt := rng.IntN(40)
+		if round%3 == 0 {
+			breakAt = -1 // in order throughout
+		}
+		for i := range rng.IntN(600) {
+			if i == breakAt || breakAt >= 0 && i > breakAt && rng.IntN(5) == 0 {
+				s = lts.State(rng.IntN(1 << 20))
+			}
+			r.add(s)
+			want = append(want, s)
+			s++
+		}
+		if r.n() != len(want) {
+			t.Fatalf("round %d: %d ids, want %d", round, r.n(), len(want))
+		}
+		if inOrder := breakAt < 0 || breakAt >= len(want); inOrder && r.listed && len(want) > 0 {
+			t.Fatalf("round %d: %d ids in order listed", round, len(want))
+		}
+		for i, id := range want {
+			if r.at(i) != id {
+				t.Fatalf("round %d: at(%d) = %d, want %d", round, i, r.at(i), id)
+			}
+		}
+		for lo := 0; lo < len(want); lo += 7 {
+			hi := min(lo+1+rng.IntN(300), len(want))
+			if got := r.slice(lo, hi, &buf); !slices.Equal(got, want[lo:hi]) {
+				t.Fatalf("round %d: slice(%d, %d) = %v, want %v", round, lo, hi, got, want[lo:hi])
+			}
+		}
 	}
 }
