@@ -94,7 +94,10 @@
 // never by copying. Almost every code and variable fits one byte, so
 // encode and decode take a one-byte path (the same bytes as the varints);
 // while every byte of every side state is below 16, the dense records are
-// packed at 4 bits a byte (store_side.go).
+// packed at 4 bits a byte, and while every byte is below 4 (records of 17
+// to 32 bytes) at 2 bits, one word each (store_side.go). A big side table
+// gives its pages back as it is moved into the doubled one, so that a
+// grow does not hold both whole (release_linux.go).
 //
 // Two other designs of the set were measured and dropped (docs/engine.md
 // has the figures): bit-packing the states to their widths (packing every

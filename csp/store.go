@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"hash/maphash"
 	"math"
+	"runtime"
 	"runtime/debug"
 	"sync/atomic"
 	"unsafe"
@@ -327,7 +328,6 @@ func (s *store) grow() {
 		panic("lts: state table full")
 	}
 	oldSlots := s.slots
-	freeBefore(int(slots) * s.slot)
 	table := make([]byte, int(slots)*s.slot)
 	touch(table, 4096)
 	base := unsafe.Pointer(unsafe.SliceData(table))
@@ -370,11 +370,21 @@ func (s *store) grow() {
 var bigOld = 16 << 20
 
 // collectOld runs the collector when a table of the given bytes has just
-// become garbage, if it is big, and returns the free pages to the system
-// (the collector is paced for speed, so the runtime would keep them: the
-// next table, larger, cannot reuse them, and the records grow into them
-// only slowly).
+// become garbage, if it is big.
 func collectOld(bytes int) {
+	if bytes >= bigOld {
+		runtime.GC()
+		oldCollected.Add(1)
+	}
+}
+
+// collectOldFree is collectOld for the side set's table: it also returns
+// the free pages to the system (the runtime would keep them: the next
+// table, larger, cannot reuse them, and the records grow into them only
+// slowly). A later search in the same process then faults its pages in
+// again: the inline table (states of up to 24 bytes) keeps collectOld,
+// whose pages the rest of its search reuses.
+func collectOldFree(bytes int) {
 	if bytes >= bigOld {
 		debug.FreeOSMemory()
 		oldCollected.Add(1)
@@ -385,7 +395,7 @@ func collectOld(bytes int) {
 var oldCollected atomic.Int64
 
 // freeBefore returns the free pages to the system (after a collection)
-// before a table of the given bytes is allocated, if it is big: the
+// before a side table of the given bytes is allocated, if it is big: the
 // peak comes while the old table and the new one are both held, and the
 // pages that the search's garbage left (the levels' lists as they
 // double, the first dense chunk's copies) would add to it.

@@ -433,7 +433,6 @@ func (r *parSearch) expand(w int) {
 	wk := &r.ws[w]
 	if w == r.W-1 {
 		if r.wantIn > 0 {
-			freeBefore(r.wantIn)
 			r.nextIn = make([]byte, r.wantIn)
 		}
 		if r.wantSide > 0 {
@@ -1160,7 +1159,7 @@ func (r *parSearch) growSide(bits uint) {
 	d.table, d.mask, d.shift = table, mask, shift
 	n := len(old) * 8
 	old = nil
-	collectOld(n)
+	collectOldFree(n)
 }
 
 // homeOf is the home slot, in a table of shift, of the entry v.

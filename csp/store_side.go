@@ -568,7 +568,7 @@ func (s *sideSet) grow() {
 	}
 	old := len(s.table)
 	s.table, s.mask, s.shift = table, mask, shift
-	collectOld(old * 8)
+	collectOldFree(old * 8)
 }
 
 // A grow gives the pages of an old table of releaseMin bytes or more
