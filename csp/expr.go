@@ -594,14 +594,29 @@ type lvalue struct {
 
 // access resolves a[i][j] or x into its storage.
 func (p *Program) access(e lang.Expr, sc *scope) (lvalue, error) {
-	var idx []lang.Expr
-	x := e
-	for {
+	// The indices in the order written (a[i][j]: i, then j), collected
+	// into a small array: a short check compiles many accesses when it
+	// builds its templates (Program.specialize), and the three slices
+	// made here for each were about a tenth of that.
+	var idxBuf [4]lang.Expr
+	n := 0
+	for x := e; ; {
 		ie, ok := x.(*lang.IndexExpr)
 		if !ok {
 			break
 		}
-		idx = append([]lang.Expr{ie.Index}, idx...)
+		n++
+		x = ie.X
+	}
+	idx := idxBuf[:0]
+	if n > len(idxBuf) {
+		idx = make([]lang.Expr, 0, n)
+	}
+	idx = idx[:n]
+	x := e
+	for k := n - 1; k >= 0; k-- {
+		ie := x.(*lang.IndexExpr)
+		idx[k] = ie.Index
 		x = ie.X
 	}
 	id, ok := x.(*lang.Ident)
@@ -635,8 +650,13 @@ func (p *Program) access(e lang.Expr, sc *scope) (lvalue, error) {
 	if len(idx) == 0 {
 		return lv, nil
 	}
-	fs := make([]evalFn, len(idx))
-	pos := make([]lang.Pos, len(idx))
+	var fsBuf [4]evalFn
+	var posBuf [4]lang.Pos
+	fs, pos := fsBuf[:], posBuf[:]
+	if len(idx) > len(fsBuf) {
+		fs, pos = make([]evalFn, len(idx)), make([]lang.Pos, len(idx))
+	}
+	fs, pos = fs[:len(idx):len(idx)], pos[:len(idx):len(idx)]
 	var c0 cexpr // the first index, compiled
 	for i, ix := range idx {
 		c, err := p.expr(ix, sc)
@@ -687,12 +707,15 @@ func (p *Program) access(e lang.Expr, sc *scope) (lvalue, error) {
 		}
 		return lv, nil
 	}
+	// Several dimensions: the closure keeps copies (fs and pos may be
+	// the arrays above).
+	fsc, posc := append([]evalFn(nil), fs...), append([]lang.Pos(nil), pos...)
 	lv.offset = func(m *machine) int64 {
 		var off int64
-		for i, f := range fs {
+		for i, f := range fsc {
 			v := f(m)
 			if v < 0 || v >= int64(dims[i]) {
-				m.fail(pos[i], "index %d out of range [0, %d) of %s", v, dims[i], name)
+				m.fail(posc[i], "index %d out of range [0, %d) of %s", v, dims[i], name)
 				return 0
 			}
 			off = off*int64(dims[i]) + v
@@ -773,6 +796,14 @@ func (p *Program) binary(e *lang.BinaryExpr, sc *scope) (cexpr, error) {
 	x, err := p.expr(e.X, sc)
 	if err != nil {
 		return x, err
+	}
+	if and := e.Op == "&&"; (and || e.Op == "||") && x.konst && (x.val != 0) != and && sc.konst != nil && !sc.effects && !shapesOff {
+		// false && y, true || y, in a guard or event datum compiled for
+		// one environment (Program.specialize): y is never evaluated, so
+		// it is not compiled either (what logic would return, without
+		// the cost of y: in a short check, compiling guards is a large
+		// part of the time, and [] v:{1..V} makes many such operands).
+		return constExpr(boolInt(!and)), nil
 	}
 	y, err := p.expr(e.Y, sc)
 	if err != nil {
