@@ -313,6 +313,64 @@ func sideOracle(tc sideCase, rng *rand.Rand, switchAt1 bool, packed map[uint]int
 	return nil
 }
 
+// denseSwitchModel returns a maker of TestDenseSwitchParallel's model:
+// with top -1 every byte of its 30-byte states stays below 4, with top 0
+// below 16, with 50 some pass 15 in the middle of the search, with 70 z
+// takes two bytes (the arena).
+func denseSwitchModel(t *testing.T, top int) func() *Proc {
+	amax, vars, procs := 2, 24, 3
+	if top < 0 {
+		amax, vars, procs = 1, 16, 11
+	}
+	src := fmt.Sprintf(`
+var a[%d];
+var z = 0;
+P(i) = [a[i] < %d] s.i{a[i] = a[i] + 1} -> P(i) [] [a[i] > 0] d.i{a[i] = a[i] - 1} -> P(i);
+Q = [z < %d] up{z = z + 9} -> Q [] [z > 0] down{z = z - 5} -> Q;
+Sys = (||| i:{0..%d} @ P(i)) ||| Q;
+`, vars, amax, top, procs)
+	return func() *Proc {
+		sys, err := compileSrc(t, src).ProcessByName("Sys")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sys
+	}
+}
+
+// TestSideCollisionsParallel: with the side hashes cut to their top 4
+// bits (16 fingerprints and home slots for thousands of states), every
+// lookup of the sequential and parallel searches compares records whose
+// fingerprints agree but whose bytes differ (at 2, 4 and 8 bits a value,
+// and in the arena) and probe runs cross the partitions; the searches
+// must still give the ids, transitions and counterexample of the
+// sequential search with the full hash.
+func TestSideCollisionsParallel(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
+	defer func(r int) { parRound = r }(parRound)
+	defer func(m uint64) { sideHashMask = m }(sideHashMask)
+	for _, top := range []int{-1, 0, 50, 70} {
+		mk := denseSwitchModel(t, top)
+		const limit = 100000
+		sideHashMask = ^uint64(0)
+		parRound = 2048
+		want := recordSearch(t, mk, 1, limit)
+		sideHashMask = 0xF << 60
+		failed, cases := 0, 0
+		for _, w := range []int{1, 2, 4} {
+			for _, round := range []int{2048, 64} {
+				parRound = round
+				cases++
+				got := recordSearch(t, mk, w, limit)
+				if !sameSearch(t, fmt.Sprintf("top %d workers %d round %d", top, w, round), want, got, false, false) {
+					failed++
+				}
+			}
+		}
+		t.Logf("top %d: %d states; %d of %d weak-hash searches differ", top, want.count, failed, cases)
+	}
+}
+
 // TestDenseSwitchParallel: the side set moves from dense records to the
 // arena in the middle of a search, when a variable first takes two bytes
 // (z above 63), in a round of the parallel search; the searches with 2, 4
@@ -334,24 +392,7 @@ func TestDenseSwitchParallel(t *testing.T) {
 		// 0: every byte below 4, packed at 2 bits throughout (4096
 		// states of 30 bytes); top 0: a[i] up to 2 (byte 4): repacked
 		// at 4 bits in the middle.
-		amax, vars, procs := 2, 24, 3
-		if top < 0 {
-			amax, vars, procs = 1, 16, 11
-		}
-		src := fmt.Sprintf(`
-var a[%d];
-var z = 0;
-P(i) = [a[i] < %d] s.i{a[i] = a[i] + 1} -> P(i) [] [a[i] > 0] d.i{a[i] = a[i] - 1} -> P(i);
-Q = [z < %d] up{z = z + 9} -> Q [] [z > 0] down{z = z - 5} -> Q;
-Sys = (||| i:{0..%d} @ P(i)) ||| Q;
-`, vars, amax, top, procs)
-		mk := func() *Proc {
-			sys, err := compileSrc(t, src).ProcessByName("Sys")
-			if err != nil {
-				t.Fatal(err)
-			}
-			return sys
-		}
+		mk := denseSwitchModel(t, top)
 		// A limit far above the count: a store that loses states
 		// (a record cut short never matches again) ends, and fails.
 		const limit = 100000

@@ -652,8 +652,14 @@ func (s *sideSet) sideHashOr(b []byte) (h, or uint64) {
 			return s.hashPacked(&w, n), ge4(w[0] | w[1] | w[2] | w[3])
 		}
 	}
-	return maphash.Bytes(s.seed, b), ^uint64(0)
+	return maphash.Bytes(s.seed, b) & sideHashMask, ^uint64(0)
 }
+
+// sideHashMask is and-ed into every side hash. Tests lower it
+// (TestSideCollisionsParallel) so that fingerprints collide and the byte
+// compares of every lookup path run; a 26-bit fingerprint otherwise
+// filters nearly every probe before them.
+var sideHashMask = ^uint64(0)
 
 // ge4 is 4 if some nibble of the packed words or-ed into w is 4 or more,
 // else 0: the or that fit takes for a string that packs at 4 bits.
@@ -678,7 +684,7 @@ func unfold2(x uint64) (w0, w1 uint64) {
 // hash2 is hashPacked for a string of up to 32 bytes (two packed words).
 func (s *sideSet) hash2(w0, w1 uint64, n int) uint64 {
 	k := &s.hk
-	return mum(mum(w0^k[0], w1^k[1])^k[4], uint64(n)^k[5])
+	return mum(mum(w0^k[0], w1^k[1])^k[4], uint64(n)^k[5]) & sideHashMask
 }
 
 // hashPacked is the hash of the string of n bytes whose packing is w.
@@ -688,7 +694,7 @@ func (s *sideSet) hashPacked(w *[4]uint64, n int) uint64 {
 	}
 	k := &s.hk
 	h := mum(w[0]^k[0], w[1]^k[1]) ^ mum(w[2]^k[2], w[3]^k[3])
-	return mum(h^k[4], uint64(n)^k[5])
+	return mum(h^k[4], uint64(n)^k[5]) & sideHashMask
 }
 
 // mum folds the 128-bit product of a and b.
