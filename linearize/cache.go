@@ -3,6 +3,8 @@ package linearize
 import (
 	"sync"
 
+	"github.com/quasar-verify/quasar/internal/intern"
+
 	"github.com/quasar-verify/quasar/lts"
 )
 
@@ -112,7 +114,7 @@ func (c *succCache) add(s lts.State, e cacheEntry) cacheEntry {
 		c.old, c.cur = c.cur, c.old.recycle()
 	}
 	if int(s) >= len(g.at) {
-		g.at = append(g.at, make([]uint32, int(s)+1-len(g.at)+len(g.at))...)
+		g.at = intern.AppendDoubling(g.at, make([]uint32, int(s)+1-len(g.at)+len(g.at))...)
 	}
 	if len(g.trs) == 0 || cacheChunk-g.filled < len(e.trs) {
 		n := max(cacheChunk, len(e.trs))
@@ -125,8 +127,8 @@ func (c *succCache) add(s lts.State, e cacheEntry) cacheEntry {
 	sp := cacheSpan{block: uint32(b), off: uint32(g.filled), n: uint32(len(e.trs)), only: e.only}
 	g.filled += len(e.trs)
 	g.total += len(e.trs)
-	g.ents = append(g.ents, sp)
-	g.states = append(g.states, s)
+	g.ents = intern.AppendDoubling(g.ents, sp)
+	g.states = intern.AppendDoubling(g.states, s)
 	g.at[s] = uint32(len(g.ents))
 	end := sp.off + sp.n
 	return cacheEntry{trs: g.trs[b][sp.off:end:end], mv: g.mv[b][sp.off:end:end], only: e.only}

@@ -63,6 +63,10 @@ type Reduced struct {
 	// compressed with the responses as an internal step is, labelled
 	// with both (combined).
 	choose string
+	// combined memoises combine (by first<<32 | e): interning the name
+	// costs a string's building per compressed choice.
+	combMu   sync.Mutex
+	combined map[uint64]lts.Event
 }
 
 type forcedState struct {
@@ -916,8 +920,22 @@ func (r *Reduced) combine(first, e lts.Event) lts.Event {
 	if first == lts.Tau {
 		return e
 	}
+	k := uint64(first)<<32 | uint64(e)
+	r.combMu.Lock()
+	c, ok := r.combined[k]
+	r.combMu.Unlock()
+	if ok {
+		return c
+	}
 	d := r.tab.Data(first)
-	return r.tab.Intern(r.choose, d[0], d[1], int(e))
+	c = r.tab.Intern(r.choose, d[0], d[1], int(e))
+	r.combMu.Lock()
+	if r.combined == nil {
+		r.combined = map[uint64]lts.Event{}
+	}
+	r.combined[k] = c
+	r.combMu.Unlock()
+	return c
 }
 
 // split returns the choice and the response of a combined label, ok

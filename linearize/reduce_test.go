@@ -179,3 +179,35 @@ func reach(t *testing.T, sys lts.System, set []lts.State, tauOnly bool) map[lts.
 	}
 	return seen
 }
+
+// TestCombineMemo: the label of a choice compressed with a response
+// (combine, memoised) is choose.T.A.R for each choice and each response,
+// asked in any order and again; a memo keyed by the choice alone would give
+// one choice's first response to all of them.
+func TestCombineMemo(t *testing.T) {
+	tab := lts.NewEventTable()
+	r := &Reduced{tab: tab, choose: "choose$"}
+	var choices, responses []lts.Event
+	for th := range 3 {
+		for v := 1; v <= 2; v++ {
+			choices = append(choices, tab.Intern("choose$", th, v))
+		}
+		for v := range 3 {
+			responses = append(responses, tab.Intern("deq_res", th, v))
+		}
+	}
+	for range 2 {
+		for _, c := range choices {
+			for _, e := range responses {
+				d := tab.Data(c)
+				want := tab.Intern("choose$", d[0], d[1], int(e))
+				if got := r.combine(c, e); got != want {
+					t.Fatalf("combine(%s, %s) = %s, want %s", tab.Name(c), tab.Name(e), tab.Name(got), tab.Name(want))
+				}
+			}
+		}
+	}
+	if got := r.combine(lts.Tau, responses[0]); got != responses[0] {
+		t.Fatalf("combine(tau, %s) = %s", tab.Name(responses[0]), tab.Name(got))
+	}
+}

@@ -225,9 +225,10 @@ type Wrapper struct {
 	perms      map[permKey]lts.State  // PermuteState's memo
 	perms8     intern.Memo[lts.State] // the same for renamings of threads 0..7 (a packed key hashes faster)
 
-	vec []uint32 // scratch: a state's vector being built
-	key []byte
-	en  []lts.Event
+	vec    []uint32 // scratch: a state's vector being built
+	rstack []uint32 // respond's: the vectors of the states in between
+	key    []byte
+	en     []lts.Event
 
 	// Arguments chosen late (SetLate): by op number, the values an open
 	// invocation (OP_inv.T without its argument) stands for; choose is
@@ -353,7 +354,7 @@ func (w *Wrapper) Step(s lts.State, e lts.Event, buf []lts.State) ([]lts.State, 
 	buf, err := w.step(s, e, buf)
 	if err == nil {
 		w.memo.Put(key, span{uint32(len(w.steps)), uint32(len(buf) - n)})
-		w.steps = append(w.steps, buf[n:]...)
+		w.steps = intern.AppendDoubling(w.steps, buf[n:]...)
 	}
 	return buf, err
 }
@@ -418,49 +419,62 @@ func (w *Wrapper) step(s lts.State, e lts.Event, buf []lts.State) ([]lts.State, 
 
 // respond appends the states after thread k.thread's response with
 // results k.data: after linearization steps of other called threads (any
-// subset, any order) and then its own, unless it is done already.
+// subset, any order) and then its own, unless it is done already. The
+// states in between (other threads' linearizations) are vectors on
+// w.rstack, not interned: only the states after the response are.
 func (w *Wrapper) respond(s lts.State, k *evKind, buf []lts.State) ([]lts.State, error) {
-	cur := w.thread(s, k.thread)
+	base := len(w.rstack)
+	w.rstack = append(w.rstack, w.vector(s)...)
+	buf, err := w.respondVec(base, len(w.rstack)-base, k, buf)
+	w.rstack = w.rstack[:base]
+	return buf, err
+}
+
+// respondVec is respond from the state whose vector is
+// w.rstack[base:base+n] (k.thread is one of its threads: it is busy).
+func (w *Wrapper) respondVec(base, n int, k *evKind, buf []lts.State) ([]lts.State, error) {
+	v := w.rstack[base : base+n]
+	cur := v[k.thread+1]
 	if w.statuses[cur].kind == done {
 		if cur == k.status {
-			buf = append(buf, w.with(s, k.thread, 0))
+			buf = append(buf, w.internWith(v, lts.State(v[0]), k.thread, 0))
 		}
 		return buf, nil
 	}
 	// Its own linearization step, now.
-	effs, err := w.effectsOf(s, k.thread)
+	effs, err := w.effectsFor(lts.State(v[0]), cur)
 	if err != nil {
 		return buf, err
 	}
 	for _, ef := range effs {
 		if ef.done == k.status {
-			buf = append(buf, w.withSpec(s, ef.spec, k.thread, 0))
+			buf = append(buf, w.internWith(w.rstack[base:base+n], ef.spec, k.thread, 0))
 		}
 	}
 	// Or another called thread's first.
-	for i := range w.threads(s) {
-		if i == k.thread || w.statuses[w.thread(s, i)].kind != called {
+	for i := range n - 1 {
+		t := w.rstack[base+1+i]
+		if i == k.thread || w.statuses[t].kind != called {
 			continue
 		}
-		effs, err := w.effectsOf(s, i)
+		effs, err := w.effectsFor(lts.State(w.rstack[base]), t)
 		if err != nil {
 			return buf, err
 		}
 		// (Appending to w.effects never changes the entries effs holds.)
 		for _, ef := range effs {
-			o := w.withSpec(s, ef.spec, i, ef.done)
-			if buf, err = w.respond(o, k, buf); err != nil {
+			o := len(w.rstack)
+			w.rstack = append(w.rstack, w.rstack[base:base+n]...)
+			w.rstack[o] = uint32(ef.spec)
+			w.rstack[o+1+i] = ef.done
+			buf, err = w.respondVec(o, n, k, buf)
+			w.rstack = w.rstack[:o]
+			if err != nil {
 				return buf, err
 			}
 		}
 	}
 	return buf, nil
-}
-
-// effectsOf returns the ways the called operation of thread i of state s
-// can take effect (not to be modified; valid until the next call).
-func (w *Wrapper) effectsOf(s lts.State, i int) ([]effect, error) {
-	return w.effectsFor(w.spec0(s), w.thread(s, i))
 }
 
 // effectsFor returns the ways the called operation with status t can take
@@ -703,6 +717,16 @@ func (w *Wrapper) withSpec(s lts.State, sp lts.State, i int, t uint32) lts.State
 	return w.intern(v)
 }
 
+// internWith returns the id of the state with vector v, but for
+// specification state sp and thread i's status t (i < len(v)-1).
+func (w *Wrapper) internWith(v []uint32, sp lts.State, i int, t uint32) lts.State {
+	u := append(w.vec[:0], v...)
+	u[0] = uint32(sp)
+	u[i+1] = t
+	w.vec = u
+	return w.intern(u)
+}
+
 // intern returns the id of the state with vector v (trailing idle
 // threads are dropped first: one vector per state), adding it if new.
 func (w *Wrapper) intern(v []uint32) lts.State {
@@ -713,8 +737,8 @@ func (w *Wrapper) intern(v []uint32) lts.State {
 	// The index assigns ids in order, as the arena does.
 	id, added := w.index.Intern(k)
 	if added {
-		w.arena = append(w.arena, v...)
-		w.off = append(w.off, uint32(len(w.arena)))
+		w.arena = intern.AppendDoubling(w.arena, v...)
+		w.off = intern.AppendDoubling(w.off, uint32(len(w.arena)))
 	}
 	return lts.State(id)
 }
@@ -928,8 +952,8 @@ func (w *Wrapper) mask(s lts.State) threadMask {
 	}
 	m.busy = m.called | m.done
 	if m.busy != 0 {
-		for int(s) >= len(w.masksOf) {
-			w.masksOf = append(w.masksOf, threadMask{})
+		if int(s) >= len(w.masksOf) {
+			w.masksOf = intern.AppendDoubling(w.masksOf, make([]threadMask, int(s)+1-len(w.masksOf))...)
 		}
 		w.masksOf[s] = m
 	}

@@ -66,9 +66,11 @@ type pairSym struct {
 	// With few threads a renaming and its ties fit in 32 bits beside a
 	// macrostate: memo64 and canon64 are memo and canon under that
 	// packed key (a 64-bit key hashes several times faster).
-	n       int
-	memo64  intern.Memo[uint32]
-	canon64 intern.Memo[canonVal]
+	n      int
+	memo64 intern.Memo[uint32]
+	// canon64's values are canonVal packed: m | p<<32 (p moves only
+	// the first n threads, so it fits in 32 bits).
+	canon64 intern.Memo[uint64]
 	// permBuf is permute's scratch (internReduced keeps no reference).
 	permBuf []lts.State
 	pre     []lts.State // prepareImpl's
@@ -86,7 +88,7 @@ func newPairSym(impl lts.System, spec lts.Automaton) *pairSym {
 		return nil
 	}
 	return &pairSym{impl: mi, spec: ps, memo: map[permMacro]uint32{}, stab: map[uint64][]lts.Perm{}, canon: map[canonKey]canonVal{},
-		n: mi.Symmetry(), memo64: intern.NewMemo[uint32](1024), canon64: intern.NewMemo[canonVal](1024)}
+		n: mi.Symmetry(), memo64: intern.NewMemo[uint32](1024), canon64: intern.NewMemo[uint64](1024)}
 }
 
 // pack packs macrostate m, renaming p and ties into one key, if they fit:
@@ -140,7 +142,7 @@ func (s *search) canonical(m uint32, mv lts.Move) (uint32, lts.Perm) {
 	k := canonKey{m, mv.Perm, mv.Ties}
 	if packed {
 		if r, ok := s.sym.canon64.Get(k64); ok {
-			return r.m, r.p
+			return uint32(r), lts.Perm(r >> 32)
 		}
 	} else if r, ok := s.sym.canon[k]; ok {
 		return r.m, r.p
@@ -160,8 +162,8 @@ func (s *search) canonical(m uint32, mv lts.Move) (uint32, lts.Perm) {
 		}
 	}
 	r := canonVal{best, mv.Perm.Then(bp)}
-	if packed {
-		s.sym.canon64.Put(k64, r)
+	if packed && uint64(r.p)>>32 == 0 {
+		s.sym.canon64.Put(k64, uint64(r.m)|uint64(r.p)<<32)
 	} else {
 		s.sym.canon[k] = r
 	}

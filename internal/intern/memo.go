@@ -9,18 +9,30 @@ import "unsafe"
 // tables outgrow the caches: the memos of the refinement search and of
 // linearize.Wrapper.
 //
+// A slot is the key and the value, nothing else: a slot holds key k as
+// k ^ memoFlip, so that the zero slot is empty and no used-flag widens
+// the slot (a value of 8 bytes makes a slot of 16 bytes, not 24); the one
+// key whose flipped form is zero, memoFlip itself, is kept beside the
+// table.
+//
 // The zero value is not usable; call NewMemo. Not safe for concurrent use.
 type Memo[V any] struct {
 	table []memoSlot[V]
 	n     int
 	shift uint // 64 - log2(len(table)), for Fibonacci hashing
+	// The key memoFlip, if put.
+	hasFlip bool
+	flipVal V
 }
 
 type memoSlot[V any] struct {
-	key  uint64
-	used bool
-	val  V
+	key uint64 // the key ^ memoFlip; 0: empty
+	val V
 }
+
+// memoFlip is the key a slot cannot hold (any constant will do; this one
+// is no key the callers' packings make often).
+const memoFlip = 0xA5A5_5A5A_C3C3_3C3C
 
 // NewMemo returns an empty memo sized for about n keys.
 func NewMemo[V any](n int) Memo[V] {
@@ -37,30 +49,42 @@ func (m *Memo[V]) home(k uint64) uint64 { return (k * 0x9E3779B97F4A7C15) >> m.s
 
 // Get returns the value of k, if any.
 func (m *Memo[V]) Get(k uint64) (V, bool) {
+	f := k ^ memoFlip
+	if f == 0 {
+		return m.flipVal, m.hasFlip
+	}
 	mask := uint64(len(m.table) - 1)
 	for i := m.home(k); ; i = (i + 1) & mask {
 		sl := &m.table[i]
-		if !sl.used {
+		if sl.key == f {
+			return sl.val, true
+		}
+		if sl.key == 0 {
 			var zero V
 			return zero, false
-		}
-		if sl.key == k {
-			return sl.val, true
 		}
 	}
 }
 
 // Put sets the value of k.
 func (m *Memo[V]) Put(k uint64, v V) {
+	f := k ^ memoFlip
+	if f == 0 {
+		if !m.hasFlip {
+			m.n++
+		}
+		m.hasFlip, m.flipVal = true, v
+		return
+	}
 	mask := uint64(len(m.table) - 1)
 	i := m.home(k)
-	for ; m.table[i].used; i = (i + 1) & mask {
-		if m.table[i].key == k {
+	for ; m.table[i].key != 0; i = (i + 1) & mask {
+		if m.table[i].key == f {
 			m.table[i].val = v
 			return
 		}
 	}
-	m.table[i] = memoSlot[V]{key: k, used: true, val: v}
+	m.table[i] = memoSlot[V]{key: f, val: v}
 	if m.n++; m.n*4 > len(m.table)*3 {
 		m.grow()
 	}
@@ -73,11 +97,11 @@ func (m *Memo[V]) grow() {
 	m.shift--
 	mask := uint64(len(m.table) - 1)
 	for _, sl := range old {
-		if !sl.used {
+		if sl.key == 0 {
 			continue
 		}
-		i := m.home(sl.key)
-		for m.table[i].used {
+		i := m.home(sl.key ^ memoFlip)
+		for m.table[i].key != 0 {
 			i = (i + 1) & mask
 		}
 		m.table[i] = sl

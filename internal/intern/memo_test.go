@@ -28,3 +28,27 @@ func TestMemo(t *testing.T) {
 		t.Fatalf("Len %d, want %d", m.Len(), len(want))
 	}
 }
+
+// TestMemoFlipKey: the one key a slot cannot hold (memoFlip) is kept like
+// any other, and keys next to it are not confused with it.
+func TestMemoFlipKey(t *testing.T) {
+	m := NewMemo[uint32](0)
+	if _, ok := m.Get(memoFlip); ok {
+		t.Fatal("found memoFlip before it was put")
+	}
+	m.Put(memoFlip^1, 7)
+	if _, ok := m.Get(memoFlip); ok {
+		t.Fatal("found memoFlip, put only its neighbour")
+	}
+	m.Put(memoFlip, 5)
+	m.Put(memoFlip, 6)
+	m.Put(0, 8)
+	for k, want := range map[uint64]uint32{memoFlip: 6, memoFlip ^ 1: 7, 0: 8} {
+		if got, ok := m.Get(k); !ok || got != want {
+			t.Fatalf("key %x: Get %d %v, want %d", k, got, ok, want)
+		}
+	}
+	if m.Len() != 3 {
+		t.Fatalf("Len %d, want 3", m.Len())
+	}
+}
