@@ -355,11 +355,22 @@ func (s *compactStore) grow() {
 	if slots > 1<<40 {
 		panic("lts: fingerprint table full")
 	}
+	freeBefore(int(slots) * fpSlot)
 	old, oldSlots := s.table, s.slots
 	s.table, s.slots = make([]byte, slots*fpSlot), slots
-	touch(s.table, 4096)
 	base := unsafe.Pointer(unsafe.SliceData(old))
+	// As the side set's grow: a big old table gives its pages back as
+	// the pass leaves them (home slots grow with the fingerprint's mixed
+	// top bits, so slot j moves near 2j), and the new one's pages are
+	// faulted in as they are written, so the two are not held whole.
+	release := len(old) >= releaseMin
+	if !release {
+		touch(s.table, 4096)
+	}
 	for j := range oldSlots {
+		if release && j&(releaseBlock-1) == 0 && j > 0 {
+			releasePages(old[(j-releaseBlock)*fpSlot : j*fpSlot])
+		}
 		p := unsafe.Add(base, uintptr(j)*fpSlot)
 		if load32(unsafe.Add(p, 8)) == 0 {
 			continue
@@ -373,7 +384,7 @@ func (s *compactStore) grow() {
 		copy(unsafe.Slice((*byte)(s.at(i)), fpSlot), unsafe.Slice((*byte)(p), fpSlot))
 	}
 	old = nil
-	collectOld(int(oldSlots) * fpSlot)
+	collectOldFree(int(oldSlots) * fpSlot)
 }
 
 // InternAll interns the strings enc[ends[i-1]:ends[i]] in order, the

@@ -18,7 +18,7 @@ var released atomic.Int64
 // pages leave the process's memory while the new table's fill up, so
 // that a grow does not hold both tables whole (docs/engine.md, "Records
 // at 2 bits a value and tables released as they move").
-func releasePages(t []uint64) {
+func releasePages[T any](t []T) {
 	const page = 4096
 	if len(t) == 0 {
 		return
@@ -26,7 +26,7 @@ func releasePages(t []uint64) {
 	p := unsafe.Pointer(unsafe.SliceData(t))
 	a := uintptr(p)
 	lo := (a + page - 1) &^ (page - 1)
-	hi := (a + uintptr(len(t))*8) &^ (page - 1)
+	hi := (a + uintptr(len(t))*unsafe.Sizeof(t[0])) &^ (page - 1)
 	if hi <= lo {
 		return
 	}

@@ -9,4 +9,4 @@ var released atomic.Int64
 
 // releasePages does nothing here (see release_linux.go): a grow holds
 // the old table whole until it is collected.
-func releasePages(t []uint64) {}
+func releasePages[T any](t []T) {}
