@@ -18,11 +18,19 @@ var released atomic.Int64
 // pages leave the process's memory while the new table's fill up, so
 // that a grow does not hold both tables whole (docs/engine.md, "Records
 // at 2 bits a value and tables released as they move").
+//
+// What makes it sound on memory of the Go heap: t holds no pointers (the
+// collector never reads it); only pages wholly inside t are released
+// (the kernel rounds the length up to its page, so the bounds are
+// rounded to the real page size, not to 4 KiB: a page of 16 or 64 KiB
+// would otherwise reach past t); and zero pages are what the runtime
+// writes anyway in a span it reuses, unless it knows the span fresh,
+// which these pages then are.
 func releasePages[T any](t []T) {
-	const page = 4096
 	if len(t) == 0 {
 		return
 	}
+	page := uintptr(pageSize)
 	p := unsafe.Pointer(unsafe.SliceData(t))
 	a := uintptr(p)
 	lo := (a + page - 1) &^ (page - 1)
@@ -30,8 +38,9 @@ func releasePages[T any](t []T) {
 	if hi <= lo {
 		return
 	}
-	// The pages lie in the Go heap: the runtime zeroes a span it reuses
-	// unless it knows it fresh, and zero pages are what it would write.
 	released.Add(int64((hi - lo) / page))
 	_ = syscall.Madvise(unsafe.Slice((*byte)(unsafe.Add(p, lo-a)), hi-lo), syscall.MADV_DONTNEED)
 }
+
+// pageSize is the system's page size.
+var pageSize = syscall.Getpagesize()
