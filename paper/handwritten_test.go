@@ -236,23 +236,25 @@ func hwExplore(sym bool) (states, transitions int) {
 }
 
 // TestHandWrittenSegQueue: the engine's counts of Impl() (its deadlock
-// check, with and without the symmetry) equal the hand-written
-// explorer's.
+// check, with and without the symmetry, with one worker and two) equal
+// the hand-written explorer's.
 func TestHandWrittenSegQueue(t *testing.T) {
 	_, src, err := models.Generate("segqueue", map[string]int{"qf": 1, "seg": 3, "track": 1})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, sym := range []bool{false, true} {
-		rep, err := pipeline.Source(context.Background(), "segqueue.csp", src, pipeline.Options{Workers: 1, Assert: "Impl() deadlockfree", NoSymmetry: !sym})
-		if err != nil {
-			t.Fatal(err)
-		}
-		a := rep.Assertions[0]
 		states, transitions := hwExplore(sym)
-		if a.Verdict != lts.Valid || a.Stats.States != int64(states) || a.Stats.Transitions != int64(transitions) {
-			t.Errorf("symmetry %v: the engine %v with %d states, %d transitions; by hand %d states, %d transitions",
-				sym, a.Verdict, a.Stats.States, a.Stats.Transitions, states, transitions)
+		for _, workers := range []int{1, 2} {
+			rep, err := pipeline.Source(context.Background(), "segqueue.csp", src, pipeline.Options{Workers: workers, Assert: "Impl() deadlockfree", NoSymmetry: !sym})
+			if err != nil {
+				t.Fatal(err)
+			}
+			a := rep.Assertions[0]
+			if a.Verdict != lts.Valid || a.Stats.States != int64(states) || a.Stats.Transitions != int64(transitions) {
+				t.Errorf("symmetry %v, %d workers: the engine %v with %d states, %d transitions; by hand %d states, %d transitions",
+					sym, workers, a.Verdict, a.Stats.States, a.Stats.Transitions, states, transitions)
+			}
 		}
 		t.Logf("symmetry %v: %d states, %d transitions", sym, states, transitions)
 	}
