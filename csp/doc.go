@@ -75,7 +75,9 @@
 // arena it touched two, the slot and then the record, one dependent cache
 // miss after the other. States of other lengths (and every state of a
 // wider process: a slot would cost its width at every load) go to a side
-// set: a table of 26-bit fingerprint + location, and while every side
+// set: a table of fingerprint + location (4-byte slots of a short
+// fingerprint + rank while the records are dense: growing the table
+// rebuilds it from the records, the old one freed first), and while every side
 // record has one length (nearly always) the records alone in a dense
 // array indexed by rank (the location is the rank, Get reads the record
 // directly); once a second length appears, chunks of [id][length][bytes]

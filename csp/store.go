@@ -36,8 +36,8 @@ import (
 //
 // States of any other length (a variable above 63 or a component code
 // above 127 takes more bytes), and all states when the width is above
-// maxWidth, go to a side set (sideSet): a table of 26-bit fingerprint +
-// location, and the records in a dense array indexed by rank while they
+// maxWidth, go to a side set (sideSet): a table of fingerprint + location
+// (4-byte slots of fingerprint + rank while the records are dense), and the records in a dense array indexed by rank while they
 // all have one length (packed at 4 bits a byte while every byte is below
 // 16), else in an arena of [id][uvarint length][bytes] records (the
 // previous design). Their index entry is k<<1|1, k their rank in the side set
@@ -644,6 +644,10 @@ func (s *store) internAllSide(enc []byte, ends []int, ids []uint32) []uint32 {
 			b := enc[start:ends[k]]
 			start = ends[k]
 			h := s.hashes[k]
+			if d.t4 != nil {
+				ids = s.internSide4(b, h, &s.packs[k], ids)
+				continue
+			}
 			fp := h >> offBits
 			table, mask := d.table, d.mask // add may grow the table
 			i := h >> d.shift
@@ -768,6 +772,45 @@ func (s *store) internAllSide(enc []byte, ends []int, ids []uint32) []uint32 {
 	return ids
 }
 
+// internSide4 is internAllSide's lookup of b (hash h, packing pk) in a
+// table of 4-byte slots, and its insertion if new; it appends b's id. The
+// records at 2 bits a byte have their loop (the probe folded, one word
+// compared); the others take find.
+func (s *store) internSide4(b []byte, h uint64, pk *packedKey, ids []uint32) []uint32 {
+	d := &s.side
+	if d.pbits == 2 && d.recLen == len(b) {
+		if x, ok := fold2(pk.w0, pk.w1); ok && pk.ok {
+			t, mask, rm := d.t4, d.mask, d.rmask
+			f := d.fp4(h)
+			dense, dbits := d.dense, d.dbits
+			dmask := uint64(1)<<dbits - 1
+			i := h >> d.shift
+			for ; ; i = (i + 1) & mask {
+				v := t[i]
+				if v == 0 {
+					break
+				}
+				if v&^rm != f {
+					continue
+				}
+				r := uint64(v&rm - 1)
+				if load64(unsafe.Add(unsafe.Pointer(unsafe.SliceData(dense[r>>dbits])), uintptr(r&dmask)*8)) == x {
+					return append(ids, uint32(r))
+				}
+			}
+			id := s.newID()
+			d.add(i, uint64(f), id, b)
+			return append(ids, id)
+		}
+	}
+	i, fp, id, ok := d.find(b, h)
+	if !ok {
+		id = s.newID()
+		d.add(i, fp, id, b)
+	}
+	return append(ids, id)
+}
+
 // eq4 reports whether the ln bytes (8 to 32) at p are the string whose
 // words at 0, ln-8, o2 = min(8, ln-8) and o3 = min(16, ln-8) are k0 to k3
 // (together they cover it): four loads, one branch.
@@ -782,8 +825,16 @@ func (s *store) sideSlots(lo, hi int) {
 	}
 	d := &s.side
 	shift := d.shift
-	base := uintptr(unsafe.Pointer(unsafe.SliceData(d.table)))
 	s.addrs = s.addrs[:0]
+	if d.t4 != nil {
+		base := uintptr(unsafe.Pointer(unsafe.SliceData(d.t4)))
+		for _, h := range s.hashes[lo:hi] {
+			s.addrs = append(s.addrs, base+uintptr(h>>shift)*4)
+		}
+		prefetch(s.addrs)
+		return
+	}
+	base := uintptr(unsafe.Pointer(unsafe.SliceData(d.table)))
 	for _, h := range s.hashes[lo:hi] {
 		a := base + uintptr(h>>shift)*8
 		s.addrs = append(s.addrs, a)
@@ -806,6 +857,40 @@ func (s *store) sideRecords(ends []int, lo, hi int) {
 	start := 0
 	if lo > 0 {
 		start = ends[lo-1]
+	}
+	if t := d.t4; t != nil && d.recLen > 0 {
+		// 4-byte slots (dense records): as below.
+		dense, dbits, rl := d.dense, d.dbits, uintptr(d.plen)
+		dmask := uint64(1)<<dbits - 1
+		rm := d.rmask
+		for _, h := range s.hashes[lo:hi] {
+			f := d.fp4(h)
+			for i := h >> shift; ; i = (i + 1) & mask {
+				v := t[i]
+				if v == 0 {
+					break
+				}
+				if v&^rm == f {
+					r := uint64(v&rm - 1)
+					p := uintptr(unsafe.Pointer(unsafe.SliceData(dense[r>>dbits]))) + uintptr(r&dmask)*rl
+					s.addrs = append(s.addrs, p)
+					if last := p + rl - 1; last&^63 != p&^63 {
+						s.addrs = append(s.addrs, last)
+					}
+					break
+				}
+			}
+		}
+		prefetch(s.addrs)
+		return
+	}
+	if d.t4 != nil {
+		for k := lo; k < hi; k++ {
+			s.addrs = d.recordAddrs(s.hashes[k], ends[k]-start, s.addrs)
+			start = ends[k]
+		}
+		prefetch(s.addrs)
+		return
 	}
 	if d.recLen > 0 {
 		// Dense records: the first and last line of record r.

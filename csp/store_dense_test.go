@@ -207,7 +207,7 @@ func sideOracle(tc sideCase, rng *rand.Rand, switchAt1 bool, packed map[uint]int
 	var enc []byte
 	var ends []int
 	var ids []uint32
-	table := len(s.side.table)
+	table := s.side.slotCount()
 	for step := 0; step < n; {
 		if rng.IntN(2) == 0 {
 			b := str(step)
@@ -240,8 +240,8 @@ func sideOracle(tc sideCase, rng *rand.Rand, switchAt1 bool, packed map[uint]int
 				return fmt.Errorf("step %d: %d strings after a batch, want %d (%d before)", step, s.Len(), len(keys), before)
 			}
 		}
-		if len(s.side.table) != table {
-			table = len(s.side.table)
+		if s.side.slotCount() != table {
+			table = s.side.slotCount()
 			if err := checkAll(); err != nil {
 				return fmt.Errorf("after growing to %d slots: %v", table, err)
 			}
@@ -310,7 +310,65 @@ func sideOracle(tc sideCase, rng *rand.Rand, switchAt1 bool, packed map[uint]int
 	} else if len(lens) > 1 && (d.recLen != arenaLen || len(d.dense) != 0) {
 		return fmt.Errorf("%d lengths: dense length %d, %d dense chunks", len(lens), d.recLen, len(d.dense))
 	}
+	// 4-byte slots while the records are dense and the table has up to
+	// 1<<slot4Max slots, else 8-byte ones.
+	bits := uint(0)
+	for 1<<bits < d.slotCount() {
+		bits++
+	}
+	if four := !slot4Off && d.recLen != arenaLen && bits <= slot4Max; four != (d.t4 != nil) || four == (d.table != nil) || four && d.rbits != bits {
+		return fmt.Errorf("dense length %d, 2^%d slots: 4-byte table %v (%d rank bits), 8-byte table %v", d.recLen, bits, d.t4 != nil, d.rbits, d.table != nil)
+	}
 	return nil
+}
+
+// TestSideSlot4 runs TestSideSetOracle's scenarios with the side table's
+// slot width forced by its hooks: 8-byte slots throughout (slot4Off);
+// 4-byte slots up to 2^9 slots, then 8-byte ones rebuilt from the records
+// (slot4Max 9); and 4-byte slots with the hashes cut to their top 16 bits
+// (sideHashMask), so that the 4-byte fingerprints (bits 32 to 63-rbits of
+// the hash) are all zero past 2^16 slots and mostly equal below: every
+// probe compares records.
+func TestSideSlot4(t *testing.T) {
+	defer func(o bool, m uint, h uint64) { slot4Off, slot4Max, sideHashMask = o, m, h }(slot4Off, slot4Max, sideHashMask)
+	cases := []sideCase{
+		{name: "dense28", width: -1, first: 28},
+		{name: "dense5", width: -1, first: 5},
+		{name: "dense0", width: -1, first: 0},
+		{name: "dense33", width: -1, first: 33},
+		{name: "dense15", width: -1, first: 15},
+		{name: "dense65", width: -1, first: 65},
+		{name: "dense-ids", width: 18, first: 28, inline: true},
+		{name: "switch", width: -1, first: 28, after: []int{28, 29, 5, 200, 0}},
+		{name: "switch-ids", width: 18, first: 28, after: []int{28, 31, 0, 17}, inline: true},
+		{name: "mixed", width: -1, first: -1, after: []int{3, 28, 40, 0, 130}},
+	}
+	modes := []struct {
+		name string
+		off  bool
+		max  uint
+		mask uint64
+	}{
+		{"8-byte", true, 27, ^uint64(0)},
+		{"max9", false, 9, ^uint64(0)},
+		{"weak", false, 27, 0xFFFF << 48},
+	}
+	runs := 4
+	if testing.Short() {
+		runs = 2
+	}
+	for _, m := range modes {
+		slot4Off, slot4Max, sideHashMask = m.off, m.max, m.mask
+		packed := map[uint]int{}
+		for _, tc := range cases {
+			for run := range runs {
+				rng := rand.New(rand.NewPCG(uint64(run), 78))
+				if err := sideOracle(tc, rng, run == 0, packed); err != nil {
+					t.Errorf("%s %s run %d: %v", m.name, tc.name, run, err)
+				}
+			}
+		}
+	}
 }
 
 // denseSwitchModel returns a maker of TestDenseSwitchParallel's model:

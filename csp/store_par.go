@@ -287,6 +287,8 @@ func (r *parSearch) round(states []lts.State) (errAt int, err error) {
 		p.mu.Unlock()
 	}()
 	s := r.s
+	// The rounds know only the side set's 8-byte slots.
+	s.side.widen()
 	r.states = states
 	r.n0 = uint32(s.n)
 	if r.n0 != r.treeN0 {

@@ -11,11 +11,15 @@ import (
 )
 
 // sideSet holds the states whose length is not the store's width (every
-// state, in a store without a width). Its table has 8-byte slots of
-// 26-bit fingerprint + location, so a probe compares bytes only when the
-// fingerprints agree; the home slot is the top bits of the hash, so up to
-// 2^26 slots it is a prefix of the fingerprint and growing the table reads
-// no record. The records are kept in one of two ways:
+// state, in a store without a width). While its records are dense (below)
+// and it has up to 2^slot4Max slots, its table has 4-byte slots of a
+// 32-log2(slots)-bit fingerprint + rank (t4): growing it rebuilds it from
+// the records (rebuild), after freeing the old one. Otherwise (the arena,
+// a bigger table, or once a parallel search has run: widen) it has 8-byte
+// slots of 26-bit fingerprint + location; the home slot is the top bits
+// of the hash, so up to 2^26 slots it is a prefix of the fingerprint and
+// growing the table reads no record. A probe compares bytes only when the
+// fingerprints agree. The records are kept in one of two ways:
 //
 //   - dense, while every record has one length recLen (nearly always: a
 //     state takes one byte per component and per variable): record k (its
@@ -60,10 +64,21 @@ type sideSet struct {
 	refs   [][]uint64 // rank -> arena offset, in blocks of refBlock
 	n      int
 	table  []uint64 // 0 = empty, else fingerprint<<offBits | (location+1)
-	mask   uint64
-	shift  uint // 64 - log2(len(table)): the home slot of hash h is h>>shift
-	seed   maphash.Seed
-	hk     [6]uint64 // the keys of hashPacked, from seed
+	// t4, if set, is the table instead (table is nil): 4-byte slots of
+	// fingerprint<<rbits | (rank+1), while the records are dense and the
+	// table has up to 1<<slot4Max slots (rbits = log2 slots: a rank fits,
+	// the load being at most 3/4). The fingerprint is bits 32 to 63-rbits
+	// of the hash, those below the home's (slot4).
+	t4    []uint32
+	rbits uint
+	rmask uint32
+	// wide: the table stays at 8-byte slots (a parallel search has run:
+	// store_par.go knows only those).
+	wide  bool
+	mask  uint64
+	shift uint // 64 - log2(len(table)): the home slot of hash h is h>>shift
+	seed  maphash.Seed
+	hk    [6]uint64 // the keys of hashPacked, from seed
 }
 
 const (
@@ -104,8 +119,28 @@ func (s *sideSet) init(seed maphash.Seed, bits uint, withIDs bool) {
 	for i := range s.hk {
 		s.hk[i] = maphash.Comparable(seed, i) | 1
 	}
-	s.table, s.mask, s.shift = make([]uint64, 1<<bits), 1<<bits-1, 64-bits
+	s.mask, s.shift = 1<<bits-1, 64-bits
+	if bits <= slot4Max && !slot4Off {
+		s.t4, s.rbits, s.rmask = make([]uint32, 1<<bits), bits, 1<<bits-1
+	} else {
+		s.table = make([]uint64, 1<<bits)
+	}
 }
+
+// slot4Max is the log2 of the largest table of 4-byte slots: 5
+// fingerprint bits (a record read for about one occupied probe in 32
+// whose string differs).
+var slot4Max = uint(27)
+
+// slot4Off keeps the side tables at 8-byte slots: the tests compare.
+var slot4Off bool
+
+// fp4 is the fingerprint word of hash h in a table of 4-byte slots:
+// bits 32 to 63-rbits of h, at the top of the slot.
+func (s *sideSet) fp4(h uint64) uint32 { return uint32(h>>32) << s.rbits }
+
+// slotCount is the number of slots of the table.
+func (s *sideSet) slotCount() int { return int(s.mask + 1) }
 
 func (s *sideSet) bytes() int64 {
 	var n int64
@@ -118,7 +153,7 @@ func (s *sideSet) bytes() int64 {
 	for _, r := range s.refs {
 		n += int64(cap(r)) * 8
 	}
-	return n + s.ids.Bytes(4) + int64(len(s.table))*8
+	return n + s.ids.Bytes(4) + int64(len(s.table))*8 + int64(len(s.t4))*4
 }
 
 // record returns the id and bytes of the arena record at off.
@@ -209,9 +244,23 @@ func (s *sideSet) appendGet(dst []byte, k uint32) []byte {
 	return append(dst, b...)
 }
 
-// find returns the table slot of b (empty if absent) and its fingerprint,
-// and b's id if found.
+// find returns the table slot of b (empty if absent) and its fingerprint
+// (for add: of 4-byte slots, fp4's word), and b's id if found.
 func (s *sideSet) find(b []byte, h uint64) (slot uint64, fp uint64, id uint32, ok bool) {
+	if t := s.t4; t != nil {
+		f, rm := s.fp4(h), s.rmask
+		for i := h >> s.shift; ; i = (i + 1) & s.mask {
+			v := t[i]
+			if v == 0 {
+				return i, uint64(f), 0, false
+			}
+			if v&^rm == f {
+				if id, ok := s.match(uint64(v&rm-1), b); ok {
+					return i, uint64(f), id, true
+				}
+			}
+		}
+	}
 	fp = h >> offBits
 	for i := h >> s.shift; ; i = (i + 1) & s.mask {
 		v := s.table[i]
@@ -279,10 +328,20 @@ func eqBytes(a, b []byte) bool {
 // add stores b with id at the empty slot i (from find) and returns its
 // rank.
 func (s *sideSet) add(i, fp uint64, id uint32, b []byte) int {
+	four := s.t4 != nil
 	k, loc := s.reserveRecord(len(b), orBytes(b))
 	s.writeRecord(loc, id, b)
-	s.table[i] = fp<<offBits | (loc + 1)
-	if uint64(s.n)*4 > uint64(len(s.table))*3 {
+	switch {
+	case s.t4 != nil:
+		s.t4[i] = uint32(fp) | uint32(loc+1)
+	case four:
+		// toArena has just widened the slots, in place: the
+		// fingerprint is the top of the hash (a prefix of fp's word).
+		s.table[i] = s.hashAt(loc)>>offBits<<offBits | (loc + 1)
+	default:
+		s.table[i] = fp<<offBits | (loc + 1)
+	}
+	if uint64(s.n)*4 > (s.mask+1)*3 {
 		s.grow()
 	}
 	return k
@@ -371,12 +430,45 @@ func (s *sideSet) toArena() {
 		buf = old.appendDense(buf[:0], k)
 		s.writeRecord(off, old.denseID(k), buf)
 	}
+	if s.t4 != nil {
+		s.widenSlots()
+		return
+	}
 	for i, v := range s.table {
 		if v != 0 && v&provBit == 0 {
 			k := v&offMask - 1
 			s.table[i] = v>>offBits<<offBits | (s.refs[k>>refBits][k&(refBlock-1)] + 1)
 		}
 	}
+}
+
+// widen keeps the table at 8-byte slots from now on (a parallel search
+// starts: store_par.go knows only those).
+func (s *sideSet) widen() {
+	s.wide = true
+	if s.t4 != nil {
+		s.widenSlots()
+	}
+}
+
+// widenSlots moves the 4-byte slots to 8-byte ones in the same places
+// (find's slot stays valid), the fingerprints from the records' hashes;
+// a slot's rank becomes its location (its arena offset after toArena).
+func (s *sideSet) widenSlots() {
+	table := make([]uint64, len(s.t4))
+	for i, v := range s.t4 {
+		if v == 0 {
+			continue
+		}
+		loc := uint64(v&s.rmask - 1)
+		if s.recLen < 0 {
+			loc = s.refs[loc>>refBits][loc&(refBlock-1)]
+		}
+		table[i] = s.hashAt(loc)>>offBits<<offBits | (loc + 1)
+	}
+	old := len(s.t4)
+	s.t4, s.table, s.rbits, s.rmask = nil, table, 0, 0
+	collectOldFree(old * 4)
 }
 
 // reserveRecord reserves the record of a string of n bytes whose bytes or
@@ -539,6 +631,10 @@ func (s *sideSet) recSize(n int) int {
 // grow doubles the table. Up to 2^26 slots the home slot is a prefix of
 // the fingerprint, so no string is read; beyond, strings are rehashed.
 func (s *sideSet) grow() {
+	if s.t4 != nil {
+		s.rebuild(65 - s.shift)
+		return
+	}
 	freeBefore(16 * len(s.table))
 	table := make([]uint64, 2*len(s.table))
 	mask := uint64(len(table) - 1)
@@ -571,6 +667,63 @@ func (s *sideSet) grow() {
 	collectOldFree(old * 8)
 }
 
+// rebuild replaces the table of 4-byte slots with one of 1<<bits slots,
+// of 4 bytes up to 1<<slot4Max slots, else of 8. A slot does not hold its
+// home: the slots are rebuilt from the records (dense), in rank order. The
+// old table is dropped (and its pages returned) before the new one is
+// allocated, so that the two are never both held; the reads of the
+// records are sequential, the writes into the new table random, their
+// lines prefetched a batch ahead.
+func (s *sideSet) rebuild(bits uint) {
+	old := len(s.t4)
+	s.t4 = nil
+	collectOldFree(old * 4)
+	four := bits <= slot4Max && !s.wide
+	s.mask, s.shift = 1<<bits-1, 64-bits
+	var t4 []uint32
+	var t8 []uint64
+	if four {
+		t4 = make([]uint32, 1<<bits)
+		s.t4, s.rbits, s.rmask = t4, bits, 1<<bits-1
+	} else {
+		t8 = make([]uint64, 1<<bits)
+		s.table, s.rbits, s.rmask = t8, 0, 0
+	}
+	const batch = 64
+	var hs [batch]uint64
+	var addrs [batch]uintptr
+	n := uint64(s.n)
+	for lo := uint64(0); lo < n; lo += batch {
+		hi := min(lo+batch, n)
+		for k := lo; k < hi; k++ {
+			hs[k-lo] = s.hashAt(k)
+		}
+		for k := lo; k < hi; k++ {
+			if four {
+				addrs[k-lo] = uintptr(unsafe.Pointer(&t4[hs[k-lo]>>s.shift]))
+			} else {
+				addrs[k-lo] = uintptr(unsafe.Pointer(&t8[hs[k-lo]>>s.shift]))
+			}
+		}
+		prefetch(addrs[:hi-lo])
+		for k := lo; k < hi; k++ {
+			h := hs[k-lo]
+			i := h >> s.shift
+			if four {
+				for t4[i] != 0 {
+					i = (i + 1) & s.mask
+				}
+				t4[i] = s.fp4(h) | uint32(k+1)
+				continue
+			}
+			for t8[i] != 0 {
+				i = (i + 1) & s.mask
+			}
+			t8[i] = h>>offBits<<offBits | (k + 1)
+		}
+	}
+}
+
 // A grow gives the pages of an old table of releaseMin bytes or more
 // back by blocks of releaseBlock slots (512 KiB; a power of 2) as it
 // leaves them. The tests lower both.
@@ -582,6 +735,9 @@ var (
 // slotAddrs appends the address of the home slot of hash h (and the next
 // line for a slot at the end of a line: a probe run often reaches it).
 func (s *sideSet) slotAddrs(h uint64, addrs []uintptr) []uintptr {
+	if s.t4 != nil {
+		return append(addrs, uintptr(unsafe.Pointer(unsafe.SliceData(s.t4)))+uintptr(h>>s.shift)*4)
+	}
 	a := uintptr(unsafe.Pointer(unsafe.SliceData(s.table))) + uintptr(h>>s.shift)*8
 	addrs = append(addrs, a)
 	if a&63 >= 40 {
@@ -594,6 +750,18 @@ func (s *sideSet) slotAddrs(h uint64, addrs []uintptr) []uintptr {
 // h whose fingerprint agrees (and of its last byte if a record of length
 // ln would straddle two lines).
 func (s *sideSet) recordAddrs(h uint64, ln int, addrs []uintptr) []uintptr {
+	if t := s.t4; t != nil {
+		f, rm := s.fp4(h), s.rmask
+		for i := h >> s.shift; ; i = (i + 1) & s.mask {
+			v := t[i]
+			if v == 0 {
+				return addrs
+			}
+			if v&^rm == f {
+				return s.recordLines(uint64(v&rm-1), ln, addrs)
+			}
+		}
+	}
 	fp := h >> offBits
 	for i := h >> s.shift; ; i = (i + 1) & s.mask {
 		v := s.table[i]

@@ -53,9 +53,9 @@ func TestInternAllWindows(t *testing.T) {
 						enc = append(enc, storeKey(uint64(rng.IntN(20*window*(round+1))), max(ln, 0))...)
 						ends = append(ends, len(enc))
 					}
-					slots, side := s.slots, len(s.side.table)
+					slots, side := s.slots, s.side.slotCount()
 					ids = s.InternAll(enc, ends, ids[:0])
-					if s.slots != slots || len(s.side.table) != side {
+					if s.slots != slots || s.side.slotCount() != side {
 						grown++
 					}
 					if len(ids) != n {
