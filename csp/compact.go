@@ -566,8 +566,20 @@ func (s *Proc) Compaction() CompactMode {
 // forget releases the bytes of the states below id (compacted systems).
 func (s *Proc) forget(below lts.State) {
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	s.fp.forget(uint32(below))
-	s.mu.Unlock()
+}
+
+// pinIfHas pins b as the bytes of id if the visited set has it, under
+// the lock.
+func (s *Proc) pinIfHas(id lts.State, b []byte) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ok := s.fp.has(b)
+	if ok {
+		s.fp.pin(uint32(id), b)
+	}
+	return ok
 }
 
 // rebuild replays a path of a compacted system from its initial state:
@@ -599,13 +611,7 @@ func (s *Proc) rebuild(ids []lts.State, idx []int) ([]lts.Event, error) {
 			lo = x.ends[k-1]
 		}
 		next := append([]byte(nil), x.enc[lo:x.ends[k]]...)
-		s.mu.Lock()
-		ok := s.fp.has(next)
-		if ok {
-			s.fp.pin(uint32(ids[i]), next)
-		}
-		s.mu.Unlock()
-		if !ok {
+		if !s.pinIfHas(ids[i], next) {
 			return nil, fmt.Errorf("step %d: the replayed state is not in the visited set", i)
 		}
 		events[i] = x.evs[k]

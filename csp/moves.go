@@ -100,9 +100,7 @@ func (s *Proc) keepComp(x *scratch, comp int32) {
 func (s *Proc) LocalSteps(t lts.State, evs []lts.Event, ends []int) (outEvs []lts.Event, outEnds []int) {
 	var cb [16]uint32
 	var sb [64]byte
-	s.mu.Lock()
-	comps, _ := s.decodeComps(s.store.AppendGet(sb[:0], uint32(t)), cb[:0])
-	s.mu.Unlock()
+	comps, _ := s.decodeComps(s.storeGet(t, sb[:0]), cb[:0])
 	return s.localSteps(comps, evs, ends)
 }
 
@@ -413,10 +411,17 @@ func (p *Program) EventThreads(q lang.Proc) string {
 // less on memory. It changes nothing else.
 func (s *Proc) Prefetch(ts []lts.State) {
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	if s.fp == nil {
 		s.store.PrefetchGet(ts)
 	}
-	s.mu.Unlock()
+}
+
+// storeGet appends the exact store's encoding of t to buf, under the lock.
+func (s *Proc) storeGet(t lts.State, buf []byte) []byte {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.store.AppendGet(buf, uint32(t))
 }
 
 // Truncate drops the successors of p from the n-th on.

@@ -43,6 +43,9 @@ type Proc struct {
 
 	mu    sync.Mutex
 	store *store
+	// broken is the error of a panic during a search step (breaks):
+	// the store may be half updated, so no later step may use it.
+	broken atomic.Pointer[error]
 	// fp, if not nil, replaces store: a probabilistic visited set
 	// (compact.go, Compacted).
 	fp   *compactStore
@@ -369,9 +372,8 @@ func oneByteEach(b []byte) bool {
 // raw copies the encoding of t into buf.
 func (s *Proc) raw(t lts.State, buf []byte) []byte {
 	s.mu.Lock()
-	buf = s.appendGet(buf[:0], uint32(t))
-	s.mu.Unlock()
-	return buf
+	defer s.mu.Unlock()
+	return s.appendGet(buf[:0], uint32(t))
 }
 
 func (s *Proc) terminated(t lts.State) bool {
@@ -437,6 +439,13 @@ func (s *Proc) appendGet(dst []byte, t uint32) []byte {
 
 // lookup returns the id of the state enc if the set holds it (s.mu held).
 // A compacted set knows only the states it has pinned.
+// lookupLocked is lookup under the lock.
+func (s *Proc) lookupLocked(enc []byte) (uint32, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.lookup(enc)
+}
+
 func (s *Proc) lookup(enc []byte) (uint32, bool) {
 	if s.fp != nil {
 		return s.fp.Lookup(enc)
@@ -458,9 +467,12 @@ func (s *Proc) getScratch() *scratch {
 
 // Successors appends the transitions of t, in a deterministic order.
 func (s *Proc) Successors(t lts.State, buf []lts.Transition) (out []lts.Transition, err error) {
+	if err := s.brokenErr(); err != nil {
+		return buf, err
+	}
 	defer func() {
 		if r := recover(); r != nil {
-			out, err = buf, fmt.Errorf("lts: internal error: %v", r)
+			out, err = buf, s.breaks(r)
 		}
 	}()
 	x := s.getScratch()
@@ -478,23 +490,56 @@ func (s *Proc) intern(x *scratch, buf []lts.Transition) []lts.Transition {
 	if s.sym != nil {
 		s.canonAll(x)
 	}
-	s.mu.Lock()
-	var hot bool
-	if s.fp != nil {
-		x.ids = s.fp.InternAll(x.enc, x.ends, x.ids[:0])
-		hot = s.p.hot(s.fp.Len())
-	} else {
-		x.ids = s.store.InternAll(x.enc, x.ends, x.ids[:0])
-		hot = s.p.hot(s.store.Len())
-	}
-	s.mu.Unlock()
-	if hot {
+	if s.internIDs(x) {
 		s.p.heatBlocks()
 	}
 	for i, id := range x.ids {
 		buf = append(buf, lts.Transition{Event: x.evs[i], Target: lts.State(id)})
 	}
 	return buf
+}
+
+// internIDs interns x's successors into x.ids under the lock (released
+// by a panic too: the search's recover must not leave it held) and says
+// whether the program should specialise its blocks now.
+func (s *Proc) internIDs(x *scratch) (hot bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if internHook != nil {
+		n := s.store.Len()
+		if s.fp != nil {
+			n = s.fp.Len()
+		}
+		internHook(n)
+	}
+	if s.fp != nil {
+		x.ids = s.fp.InternAll(x.enc, x.ends, x.ids[:0])
+		return s.p.hot(s.fp.Len())
+	}
+	x.ids = s.store.InternAll(x.enc, x.ends, x.ids[:0])
+	return s.p.hot(s.store.Len())
+}
+
+// internHook, if set (tests), is called with the number of states stored
+// before every interning, under the lock: a panic there stands for a
+// store that fails (TestStorePanicNoHang).
+var internHook func(n int)
+
+// breaks records the panic r of a search step: the store may be half
+// updated, so every later step of s returns the error (brokenErr) rather
+// than probing it.
+func (s *Proc) breaks(r any) error {
+	err := fmt.Errorf("lts: internal error: %v", r)
+	s.broken.CompareAndSwap(nil, &err)
+	return err
+}
+
+// brokenErr is the error of the panic that broke s, if any.
+func (s *Proc) brokenErr() error {
+	if e := s.broken.Load(); e != nil {
+		return *e
+	}
+	return nil
 }
 
 // expand computes the encoded successors of t into x.enc/x.ends/x.evs/x.who.
@@ -955,10 +1000,7 @@ func (s *Proc) Who(t lts.State, e lts.Event, u lts.State) string {
 		if x.evs[i] != e {
 			continue
 		}
-		s.mu.Lock()
-		id, ok := s.lookup(enc)
-		s.mu.Unlock()
-		if ok && lts.State(id) == u {
+		if id, ok := s.lookupLocked(enc); ok && lts.State(id) == u {
 			// Every component that took part, in component order.
 			j := x.c.joints[x.who[i]]
 			var names []string
@@ -1149,6 +1191,20 @@ func (p *Program) termString(t uint32, depth int) string {
 	return "(" + strings.Join(parts, sep) + ")"
 }
 
+// readRaws reads the encodings of ts into x.raws/x.rawEnd under the lock.
+func (s *Proc) readRaws(ts []lts.State, x *scratch) {
+	x.raws, x.rawEnd = x.raws[:0], x.rawEnd[:0]
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.fp == nil {
+		s.store.PrefetchGet(ts)
+	}
+	for _, t := range ts {
+		x.raws = s.appendGet(x.raws, uint32(t))
+		x.rawEnd = append(x.rawEnd, len(x.raws))
+	}
+}
+
 // SuccessorsBatch appends the transitions of every state of ts to buf, in
 // order, and the number of transitions of each to counts: the same result
 // as calling Successors on each, but the successors of the whole batch are
@@ -1158,24 +1214,18 @@ func (p *Program) termString(t uint32, depth int) string {
 // panic), none.
 func (s *Proc) SuccessorsBatch(ts []lts.State, buf []lts.Transition, counts []int) (out []lts.Transition, cnt []int, err error) {
 	n0 := len(counts)
+	if err := s.brokenErr(); err != nil {
+		return buf, counts, err
+	}
 	defer func() {
 		if r := recover(); r != nil {
 			// buf has none of the batch's transitions: nor may counts.
-			out, cnt, err = buf, counts[:n0], fmt.Errorf("lts: internal error: %v", r)
+			out, cnt, err = buf, counts[:n0], s.breaks(r)
 		}
 	}()
 	x := s.getScratch()
 	defer s.pool.Put(x)
-	x.raws, x.rawEnd = x.raws[:0], x.rawEnd[:0]
-	s.mu.Lock()
-	if s.fp == nil {
-		s.store.PrefetchGet(ts)
-	}
-	for _, t := range ts {
-		x.raws = s.appendGet(x.raws, uint32(t))
-		x.rawEnd = append(x.rawEnd, len(x.raws))
-	}
-	s.mu.Unlock()
+	s.readRaws(ts, x)
 	x.enc, x.ends, x.evs, x.who = x.enc[:0], x.ends[:0], x.evs[:0], x.who[:0]
 	start := 0
 	for _, end := range x.rawEnd {

@@ -286,6 +286,17 @@ func (r *parSearch) round(states []lts.State) (errAt int, err error) {
 		r.serial += d - (r.par - p0)
 		p.mu.Unlock()
 	}()
+	defer func() {
+		// A panic leaves the store half updated (provisional slots,
+		// ids not given): the process is broken for every later step.
+		if e := recover(); e != nil {
+			p.breaks(e)
+			panic(e)
+		}
+	}()
+	if err := p.brokenErr(); err != nil {
+		return 0, err
+	}
 	s := r.s
 	// The rounds know only the side set's 8-byte slots.
 	s.side.widen()
@@ -636,7 +647,15 @@ func (r *parSearch) insert(v int) {
 	}
 }
 
+// insertHook, if set (tests), is called at the start of each
+// partition's insert phase: a panic there stands for a store that fails
+// inside a round (TestStorePanicNoHang).
+var insertHook func(q int)
+
 func (r *parSearch) insertPart(q int) {
+	if insertHook != nil {
+		insertHook(q)
+	}
 	s := r.s
 	d := &s.side
 	pt := &r.parts[q]

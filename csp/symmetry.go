@@ -705,16 +705,7 @@ func (s *Proc) Unreduce(events []lts.Event, path []lts.State) (lts.System, []lts
 			raw := u.raw(t.Target, nil)
 			x.enc, x.ends = append(x.enc[:0], raw...), append(x.ends[:0], len(raw))
 			s.canonAll(x)
-			s.mu.Lock()
-			var id uint32
-			if s.fp != nil {
-				// Only the rebuilt path's states are known exactly.
-				id, _ = s.fp.Lookup(x.enc)
-			} else {
-				id, _ = s.store.Intern(x.enc)
-			}
-			s.mu.Unlock()
-			if lts.State(id) == want {
+			if s.idOf(x.enc) == want {
 				cur, found = t.Target, true
 				break
 			}
@@ -1239,4 +1230,18 @@ func (s *Proc) canonVars(x *scratch, b []byte, out []byte) []byte {
 		}
 	}
 	return s.encode(out, x.ncomps, x.nv)
+}
+
+// idOf is the id of the representative enc: looked up in a compacted
+// set (only the rebuilt path's states are known exactly there), interned
+// in the exact store; under the lock.
+func (s *Proc) idOf(enc []byte) lts.State {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.fp != nil {
+		id, _ := s.fp.Lookup(enc)
+		return lts.State(id)
+	}
+	id, _ := s.store.Intern(enc)
+	return lts.State(id)
 }
