@@ -422,7 +422,12 @@ func (s *sideSet) toArena() {
 	old := *s
 	s.recLen, s.dense, s.ids, s.dn, s.n = arenaLen, nil, intern.Vec[uint32]{}, 0, 0
 	if old.recLen < 0 {
-		return // no record yet
+		// No record yet: only the slots' width changes (an empty
+		// 4-byte table would take arena offsets for ranks).
+		if s.t4 != nil {
+			s.widenSlots()
+		}
+		return
 	}
 	var buf []byte
 	for k := range uint64(n) {
