@@ -1191,20 +1191,6 @@ func (p *Program) termString(t uint32, depth int) string {
 	return "(" + strings.Join(parts, sep) + ")"
 }
 
-// readRaws reads the encodings of ts into x.raws/x.rawEnd under the lock.
-func (s *Proc) readRaws(ts []lts.State, x *scratch) {
-	x.raws, x.rawEnd = x.raws[:0], x.rawEnd[:0]
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.fp == nil {
-		s.store.PrefetchGet(ts)
-	}
-	for _, t := range ts {
-		x.raws = s.appendGet(x.raws, uint32(t))
-		x.rawEnd = append(x.rawEnd, len(x.raws))
-	}
-}
-
 // SuccessorsBatch appends the transitions of every state of ts to buf, in
 // order, and the number of transitions of each to counts: the same result
 // as calling Successors on each, but the successors of the whole batch are
@@ -1225,7 +1211,7 @@ func (s *Proc) SuccessorsBatch(ts []lts.State, buf []lts.Transition, counts []in
 	}()
 	x := s.getScratch()
 	defer s.pool.Put(x)
-	s.readRaws(ts, x)
+	s.readAll(ts, x)
 	x.enc, x.ends, x.evs, x.who = x.enc[:0], x.ends[:0], x.evs[:0], x.who[:0]
 	start := 0
 	for _, end := range x.rawEnd {
