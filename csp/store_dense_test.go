@@ -618,6 +618,21 @@ func collide(probe *store, pairs [][2][]byte, ln int, arena, batch bool) (err er
 	return nil
 }
 
+// randPackable returns n random bytes below lo and, one time in three,
+// one of them (at big; else big is -1) replaced by a byte in [lo, hi).
+func randPackable(rng *rand.Rand, n, lo, hi int) (b []byte, big int) {
+	b = make([]byte, n)
+	for i := range b {
+		b[i] = byte(rng.IntN(lo))
+	}
+	big = -1
+	if rng.IntN(3) == 0 {
+		big = rng.IntN(n)
+		b[big] = byte(lo + rng.IntN(hi-lo))
+	}
+	return b, big
+}
+
 // TestPack4 checks the packings against a loop over the bytes: up to 32
 // bytes, packed byte i is b[i] | b[h+i]<<4 with h = (len(b)+1)/2 (pack32);
 // beyond, packed byte j is b[2j] | b[2j+1]<<4 (packLong); unpack4 inverts
@@ -627,15 +642,7 @@ func TestPack4(t *testing.T) {
 	rng := rand.New(rand.NewPCG(4, 16))
 	for n := packMin; n <= packMax; n++ {
 		for range 300 {
-			b := make([]byte, n)
-			for i := range b {
-				b[i] = byte(rng.IntN(16))
-			}
-			big := -1
-			if rng.IntN(3) == 0 {
-				big = rng.IntN(n)
-				b[big] = byte(16 + rng.IntN(240))
-			}
+			b, big := randPackable(rng, n, 16, 256)
 			w, ok := packW(b)
 			if ok != (big < 0) {
 				t.Fatalf("%x: ok %v", b, ok)
@@ -685,15 +692,7 @@ func TestPack2(t *testing.T) {
 	rng := rand.New(rand.NewPCG(2, 4))
 	for n := pack2Min; n <= pack2Max; n++ {
 		for range 500 {
-			b := make([]byte, n)
-			for i := range b {
-				b[i] = byte(rng.IntN(4))
-			}
-			big := -1
-			if rng.IntN(3) == 0 {
-				big = rng.IntN(n)
-				b[big] = byte(4 + rng.IntN(12))
-			}
+			b, big := randPackable(rng, n, 4, 16)
 			w0, w1, ok4 := pack32(b)
 			if !ok4 {
 				t.Fatalf("%x: no 4-bit packing", b)
