@@ -376,17 +376,29 @@ func TestSideSlot4(t *testing.T) {
 // below 16, with 50 some pass 15 in the middle of the search, with 70 z
 // takes two bytes (the arena).
 func denseSwitchModel(t *testing.T, top int) func() *Proc {
+	return denseSwitchModelStride(t, top, 1)
+}
+
+// denseSwitchModelStride is denseSwitchModel with process i counting in
+// a[i*stride] (top >= 0 only: with stride 7 the four counters lie in
+// each of the four words a 30-byte record is compared by, bytes 0-7,
+// 8-15, 16-23 and 22-29, where with stride 1 bytes 16 to 23 never
+// change).
+func denseSwitchModelStride(t *testing.T, top, stride int) func() *Proc {
 	amax, vars, procs := 2, 24, 3
 	if top < 0 {
 		amax, vars, procs = 1, 16, 11
 	}
+	if procs*stride >= vars {
+		t.Fatalf("stride %d: a[%d] past a[%d]", stride, procs*stride, vars-1)
+	}
 	src := fmt.Sprintf(`
-var a[%d];
+var a[%[1]d];
 var z = 0;
-P(i) = [a[i] < %d] s.i{a[i] = a[i] + 1} -> P(i) [] [a[i] > 0] d.i{a[i] = a[i] - 1} -> P(i);
-Q = [z < %d] up{z = z + 9} -> Q [] [z > 0] down{z = z - 5} -> Q;
-Sys = (||| i:{0..%d} @ P(i)) ||| Q;
-`, vars, amax, top, procs)
+P(i) = [a[i*%[5]d] < %[2]d] s.i{a[i*%[5]d] = a[i*%[5]d] + 1} -> P(i) [] [a[i*%[5]d] > 0] d.i{a[i*%[5]d] = a[i*%[5]d] - 1} -> P(i);
+Q = [z < %[3]d] up{z = z + 9} -> Q [] [z > 0] down{z = z - 5} -> Q;
+Sys = (||| i:{0..%[4]d} @ P(i)) ||| Q;
+`, vars, amax, top, procs, stride)
 	return func() *Proc {
 		sys, err := compileSrc(t, src).ProcessByName("Sys")
 		if err != nil {
@@ -406,26 +418,31 @@ Sys = (||| i:{0..%d} @ P(i)) ||| Q;
 func TestSideCollisionsParallel(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
 	defer func(r int) { parRound = r }(parRound)
-	defer func(m uint64) { sideHashMask = m }(sideHashMask)
-	for _, top := range []int{-1, 0, 50, 70} {
-		mk := denseSwitchModel(t, top)
+	defer func(m uint64, o bool) { sideHashMask, slot4Off = m, o }(sideHashMask, slot4Off)
+	for _, tc := range []struct{ top, stride int }{{-1, 1}, {0, 1}, {50, 1}, {70, 1}, {0, 7}, {50, 7}, {70, 7}} {
+		top := tc.top
+		mk := denseSwitchModelStride(t, top, tc.stride)
 		const limit = 100000
 		sideHashMask = ^uint64(0)
 		parRound = 2048
 		want := recordSearch(t, mk, 1, limit)
 		sideHashMask = 0xF << 60
 		failed, cases := 0, 0
-		for _, w := range []int{1, 2, 4} {
-			for _, round := range []int{2048, 64} {
-				parRound = round
-				cases++
-				got := recordSearch(t, mk, w, limit)
-				if !sameSearch(t, fmt.Sprintf("top %d workers %d round %d", top, w, round), want, got, false, false) {
-					failed++
-				}
+		// One worker: with 4-byte slots and with 8-byte ones (each has
+		// its own compare loops); the parallel rounds keep 8-byte slots.
+		for _, c := range []struct {
+			w, round int
+			off      bool
+		}{{1, 2048, false}, {1, 2048, true}, {2, 2048, false}, {2, 64, false}, {4, 2048, false}, {4, 64, false}} {
+			parRound, slot4Off = c.round, c.off
+			cases++
+			got := recordSearch(t, mk, c.w, limit)
+			slot4Off = false
+			if !sameSearch(t, fmt.Sprintf("top %d stride %d workers %d round %d slot4Off %v", top, tc.stride, c.w, c.round, c.off), want, got, false, false) {
+				failed++
 			}
 		}
-		t.Logf("top %d: %d states; %d of %d weak-hash searches differ", top, want.count, failed, cases)
+		t.Logf("top %d stride %d: %d states; %d of %d weak-hash searches differ", top, tc.stride, want.count, failed, cases)
 	}
 }
 
