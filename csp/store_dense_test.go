@@ -769,3 +769,29 @@ func TestToArenaEmpty(t *testing.T) {
 		}
 	}
 }
+
+// TestDenseChunksParallel: with dense chunks of 512 or 128 records, the
+// parallel rounds fill many of them, and allocate the next one ahead
+// during their expansion (wantChunk, handed to growDense as its spare);
+// the searches must give the sequential search's ids, transitions and
+// counterexample.
+func TestDenseChunksParallel(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
+	defer func(r, c int) { parRound, denseChunkMax = r, c }(parRound, denseChunkMax)
+	for _, tc := range []struct{ top, stride int }{{-1, 1}, {0, 7}, {50, 7}, {70, 7}} {
+		mk := denseSwitchModelStride(t, tc.top, tc.stride)
+		const limit = 100000
+		parRound, denseChunkMax = 2048, storeChunk
+		want := recordSearch(t, mk, 1, limit)
+		for _, chunk := range []int{4096, 1024} {
+			for _, w := range []int{1, 2, 4} {
+				for _, round := range []int{64, 2048} {
+					parRound, denseChunkMax = round, chunk
+					got := recordSearch(t, mk, w, limit)
+					denseChunkMax = storeChunk
+					sameSearch(t, fmt.Sprintf("top %d chunk %d workers %d round %d", tc.top, chunk, w, round), want, got, false, false)
+				}
+			}
+		}
+	}
+}

@@ -395,11 +395,15 @@ func (s *sideSet) setBits(bits uint) {
 	s.dbits = 20
 	if s.plen > 0 {
 		s.dbits = 0
-		for (2<<s.dbits)*s.plen <= storeChunk {
+		for (2<<s.dbits)*s.plen <= denseChunkMax {
 			s.dbits++
 		}
 	}
 }
+
+// denseChunkMax bounds a dense chunk's bytes (storeChunk; the tests
+// lower it so that small searches fill several chunks).
+var denseChunkMax = storeChunk
 
 // repack rewrites the packed dense records at bits (4 or 8) bits a
 // byte, in new chunks; ranks, hence the slots, do not change.
