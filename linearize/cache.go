@@ -89,6 +89,14 @@ func (c *succCache) get(s lts.State) (cacheEntry, bool) {
 	return cacheEntry{}, false
 }
 
+// peek returns the cached successors of s from the current generation,
+// if there, changing nothing (get moves an entry of the old generation).
+func (c *succCache) peek(s lts.State) (cacheEntry, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.cur.lookup(s)
+}
+
 // has reports whether s is cached (in either generation).
 func (c *succCache) has(s lts.State) bool {
 	c.mu.Lock()

@@ -17,3 +17,18 @@ func SetEagerTags(on bool) func() {
 	eagerTags = on
 	return func() { eagerTags = old }
 }
+
+// SetKeepMutant sets KeepsReduced's switch (tests only): 0 as shipped,
+// -1 off (every new set is reduced), 1 the hand mutant that claims every
+// event keeps a set reduced. It returns a function that restores the
+// previous setting.
+func SetKeepMutant(m int) func() {
+	old := keepMutant
+	keepMutant = m
+	return func() { keepMutant = old }
+}
+
+// SetPruneMutant turns on a hand mutant of Wrapper.Reduce (0: none), for
+// the tests that show the oracle notices a wrong pruning rule (tests
+// only, of this package and others).
+func SetPruneMutant(m int) { pruneMutant = m }

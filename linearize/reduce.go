@@ -363,6 +363,21 @@ func (r *Reduced) Prepare(ids []lts.State) {
 	}
 }
 
+// PeekEvents appends the events of id's transitions if they are cached
+// (Prepare's), and reports whether they were; it computes and changes
+// nothing (refine's search reads them to prefetch the memo slots its
+// steps are about to look up).
+func (r *Reduced) PeekEvents(id lts.State, buf []lts.Event) ([]lts.Event, bool) {
+	e, ok := r.cache.peek(id)
+	if !ok {
+		return buf, false
+	}
+	for _, tr := range e.trs {
+		buf = append(buf, tr.Event)
+	}
+	return buf, true
+}
+
 // prepared is a state of a Prepare batch: its id, and where its targets
 // and their lists start in the batch's.
 type prepared struct {

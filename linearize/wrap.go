@@ -177,6 +177,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/quasar-verify/quasar/internal/intern"
@@ -221,6 +222,9 @@ type Wrapper struct {
 	effects    []effect
 	drop       []int                  // Reduce's scratch
 	masks      []threadMask           // Reduce's scratch
+	thash      []uint64               // Reduce's scratch: hashThreads of each state
+	addrs      []uintptr              // PrefetchSteps' scratch
+	checkAcc   []lts.State            // ReduceCheck's: the steps since the last set was interned
 	masksOf    []threadMask           // by state: mask's memo (busy 0: not known, or all idle)
 	perms      map[permKey]lts.State  // PermuteState's memo
 	perms8     intern.Memo[lts.State] // the same for renamings of threads 0..7 (a packed key hashes faster)
@@ -346,6 +350,16 @@ func (w *Wrapper) Start(buf []lts.State) []lts.State {
 // memoised: the refinement search asks for the same step of a state from
 // many macrostates.
 func (w *Wrapper) Step(s lts.State, e lts.Event, buf []lts.State) ([]lts.State, error) {
+	n := len(buf)
+	buf, err := w.stepMemo(s, e, buf)
+	if err == nil && reduceCheck.Load() != nil {
+		w.checkAcc = append(w.checkAcc, buf[n:]...)
+	}
+	return buf, err
+}
+
+// stepMemo is Step.
+func (w *Wrapper) stepMemo(s lts.State, e lts.Event, buf []lts.State) ([]lts.State, error) {
 	key := uint64(s)<<32 | uint64(e)
 	if sp, ok := w.memo.Get(key); ok {
 		return append(buf, w.steps[sp.off:sp.off+sp.n]...), nil
@@ -357,6 +371,17 @@ func (w *Wrapper) Step(s lts.State, e lts.Event, buf []lts.State) ([]lts.State, 
 		w.steps = intern.AppendDoubling(w.steps, buf[n:]...)
 	}
 	return buf, err
+}
+
+// PrefetchSteps asks the CPU to load the memo slots of the steps of
+// states on e (refine's normaliser is about to ask them one by one). It
+// changes nothing.
+func (w *Wrapper) PrefetchSteps(states []lts.State, e lts.Event) {
+	w.addrs = w.addrs[:0]
+	for _, s := range states {
+		w.addrs = w.memo.AppendSlot(w.addrs, uint64(s)<<32|uint64(e))
+	}
+	intern.Prefetch(w.addrs)
 }
 
 func (w *Wrapper) step(s lts.State, e lts.Event, buf []lts.State) ([]lts.State, error) {
@@ -869,6 +894,17 @@ type permKey struct {
 // thread done; a covering state has more slack in all), and so is their
 // union, so every dropped state is simulated by one that is kept.
 func (w *Wrapper) Reduce(states []lts.State) []lts.State {
+	if c := reduceCheck.Load(); c != nil {
+		in := slices.Clone(states)
+		out := w.reduce(states)
+		w.checkReduce(c, in, out)
+		return out
+	}
+	return w.reduce(states)
+}
+
+// reduce is Reduce.
+func (w *Wrapper) reduce(states []lts.State) []lts.State {
 	// Only a state with a done thread can be reached, only one with a
 	// called thread can reach, and both have the same busy threads.
 	w.masks = w.masks[:0]
@@ -881,6 +917,25 @@ func (w *Wrapper) Reduce(states []lts.State) []lts.State {
 	cov, _ := w.spec.(coverer)
 	if !any && cov == nil {
 		return states
+	}
+	if cov != nil {
+		// The slack rule compares states with equal thread statuses whose
+		// specification states the specification may relate: a key of
+		// each state's, read once here, not once per pair.
+		sc, _ := cov.(slackClasser)
+		w.thash = w.thash[:0]
+		for _, s := range states {
+			h := hashThreads(w.threads(s))
+			if sc != nil {
+				h ^= sc.SlackClass(w.spec0(s)) * 0xff51afd7ed558ccd
+			}
+			if pruneMutant == 6 {
+				// Mutant: the key tells specification states apart, so
+				// the slack rule never applies (fewer states dropped).
+				h ^= uint64(w.spec0(s)) * 0xc4ceb9fe1a85ec53
+			}
+			w.thash = append(w.thash, h)
+		}
 	}
 	w.drop = w.drop[:0]
 	for j, t := range states {
@@ -899,7 +954,7 @@ func (w *Wrapper) Reduce(states []lts.State) []lts.State {
 				continue
 			}
 			if mt.done != 0 && ms.busy == mt.busy && ms.called&mt.done != 0 && mt.called&^ms.called == 0 && w.reaches(s, t) ||
-				cov != nil && slices.Equal(w.threads(s), w.threads(t)) && cov.CoversSlack(w.spec0(s), w.spec0(t)) {
+				cov != nil && ms == mt && w.thash[i] == w.thash[j] && (pruneMutant == 5 || slices.Equal(w.threads(s), w.threads(t))) && cov.CoversSlack(w.spec0(s), w.spec0(t)) {
 				w.drop = append(w.drop, j)
 				break
 			}
@@ -920,6 +975,131 @@ func (w *Wrapper) Reduce(states []lts.State) []lts.State {
 	return out
 }
 
+// KeepsReduced reports whether a step on e keeps a reduced set reduced
+// (refine.Keeper): true for a plain or open invocation. Take a set M with
+// no two states related by Reduce's rules, and an invocation of thread T
+// (idle in each state of M, or the step fails). Each state s goes to the
+// states s' that are s with T called (one per value with eager tags, the
+// statuses differing in their tags). Two states s' and t' from s and t
+// differ where s and t differ, and T's status is the same in both or is
+// called in both with other tags; their specification states are s's and
+// t's. The linearization rule relates s' and t' only if the threads where
+// they differ are called in s' and done in t' (so not T), which are the
+// threads where s and t differ, with the same specification states:
+// exactly when it relates s and t. The slack rule needs equal thread
+// statuses (so T's equal, and s's and t's equal) and compares the same
+// specification states. Steps from one s differ only in T, called in
+// both: neither rule relates them. So no two states of the union are
+// related, and Reduce would leave it as it is.
+func (w *Wrapper) KeepsReduced(e lts.Event) bool {
+	k := w.kind(e)
+	ok := k.err == nil && k.inv && !k.choose
+	switch keepMutant {
+	case -1:
+		ok = false
+	case 1:
+		ok = k.err == nil // Mutant: responses and choices too.
+	}
+	if c := reduceCheck.Load(); c != nil {
+		if ok {
+			w.checkKept(c)
+		}
+		w.checkAcc = w.checkAcc[:0]
+	}
+	return ok
+}
+
+// referenceReduce is Reduce's two rules applied to every ordered pair of
+// the sorted set states as their definitions state them (no masks, keys
+// or classes first): t is dropped when some other s reaches it by
+// linearization steps, or has its thread statuses and a specification
+// state that covers t's. It is the oracle of Reduce's shortcuts and of
+// KeepsReduced (the tests, and ReduceCheck); slack counts the states only
+// the slack rule drops.
+func (w *Wrapper) referenceReduce(states []lts.State) (out []lts.State, slack int) {
+	cov, _ := w.spec.(coverer)
+	for j, t := range states {
+		lin, sl := false, false
+		for i, s := range states {
+			if i == j {
+				continue
+			}
+			lin = lin || w.reaches(s, t)
+			sl = sl || cov != nil && slices.Equal(w.threads(s), w.threads(t)) && cov.CoversSlack(w.spec0(s), w.spec0(t))
+		}
+		if sl && !lin {
+			slack++
+		}
+		if !lin && !sl {
+			out = append(out, t)
+		}
+	}
+	return out, slack
+}
+
+// ReduceCheck counts, while installed (SetReduceCheck), the sets the
+// Wrappers reduced and those a search interned unreduced because
+// KeepsReduced said so, and how many of each referenceReduce would have
+// made otherwise (Bad, BadKept; Slack: states only the slack rule
+// dropped, so that a test can tell it applied). Tests only: it costs a
+// reference reduction per set.
+type ReduceCheck struct {
+	Reduced, Kept, Slack, Bad, BadKept atomic.Int64
+}
+
+var reduceCheck atomic.Pointer[ReduceCheck]
+
+// SetReduceCheck installs c (nil: none) and returns a function that
+// restores the previous one.
+func SetReduceCheck(c *ReduceCheck) func() {
+	old := reduceCheck.Swap(c)
+	return func() { reduceCheck.Store(old) }
+}
+
+// checkReduce compares Reduce's result out for the set in (a copy) with
+// the reference, under ReduceCheck.
+func (w *Wrapper) checkReduce(c *ReduceCheck, in, out []lts.State) {
+	w.checkAcc = w.checkAcc[:0]
+	want, slack := w.referenceReduce(in)
+	c.Reduced.Add(1)
+	c.Slack.Add(int64(slack))
+	if !slices.Equal(out, want) {
+		c.Bad.Add(1)
+	}
+}
+
+// checkKept checks, under ReduceCheck, that the union of the steps since
+// the last set was interned is a set Reduce leaves as it is.
+func (w *Wrapper) checkKept(c *ReduceCheck) {
+	u := slices.Clone(w.checkAcc)
+	w.checkAcc = w.checkAcc[:0]
+	slices.Sort(u)
+	u = slices.Compact(u)
+	c.Kept.Add(1)
+	if want, _ := w.referenceReduce(u); !slices.Equal(want, u) {
+		c.BadKept.Add(1)
+	}
+}
+
+// keepMutant: -1 turns KeepsReduced off (the tests compare the two), 1
+// makes it claim every event (a hand mutant).
+var keepMutant int
+
+// hashThreads hashes a state's thread statuses (equal statuses, equal
+// hashes: Reduce's slack rule reads it before comparing them).
+func hashThreads(ts []uint32) uint64 {
+	if pruneMutant == 5 {
+		// Mutant: only the number of threads, and Reduce trusts the key
+		// without comparing the statuses.
+		return uint64(len(ts))
+	}
+	h := uint64(len(ts))
+	for _, t := range ts {
+		h = (h ^ uint64(t)) * 0x9e3779b97f4a7c15
+	}
+	return h
+}
+
 // pruneMutant, when not 0, makes Reduce drop states it must keep (a hand
 // mutant; the tests show the oracle notices each).
 var pruneMutant int
@@ -928,6 +1108,12 @@ var pruneMutant int
 // another's (relax.Relaxed: the same obligations with larger slacks).
 type coverer interface {
 	CoversSlack(a, b lts.State) bool
+}
+
+// slackClasser is a coverer with a key that CoversSlack(a, b) implies
+// equal for a and b (relax.Relaxed.SlackClass).
+type slackClasser interface {
+	SlackClass(a lts.State) uint64
 }
 
 // threadMask tells a state's busy, called and done threads (the first 64).

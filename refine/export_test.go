@@ -6,3 +6,11 @@ func WithRoundBatch(o Options, n int) Options {
 	o.roundBatch, o.parallelAll = n, true
 	return o
 }
+
+// SetNoPrefetch turns the search's prefetches off (on) and returns a
+// function that restores the setting.
+func SetNoPrefetch(off bool) func() {
+	old := noPrefetch
+	noPrefetch = off
+	return func() { noPrefetch = old }
+}

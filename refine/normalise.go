@@ -21,6 +21,8 @@ const empty uint32 = 0
 type normaliser struct {
 	spec       lts.Automaton
 	red        Reducer // nil: the spec has none
+	keep       Keeper  // nil: the spec has none (or no Reducer)
+	pf         stepPrefetcher
 	cov        Coverer // nil: the spec has none
 	tag        Tagged  // nil: the spec is not tagged
 	covMemo    map[uint64]bool
@@ -36,9 +38,13 @@ type normaliser struct {
 func newNormaliser(spec lts.Automaton) *normaliser {
 	n := &normaliser{spec: spec, macros: intern.New(1024), memo: intern.NewMemo[uint32](1024)}
 	n.red, _ = spec.(Reducer)
+	if n.red != nil {
+		n.keep, _ = spec.(Keeper)
+	}
 	if c, ok := spec.(Coverer); ok && c.Covering() {
 		n.cov = c
 	}
+	n.pf, _ = spec.(stepPrefetcher)
 	if t, ok := spec.(Tagged); ok && t.Late() {
 		n.tag = t
 	}
@@ -66,13 +72,19 @@ func (n *normaliser) step(m uint32, e lts.Event) (uint32, error) {
 	src := n.macros.Get(m)
 	n.buf = n.buf[:0]
 	var err error
+	if n.pf != nil && len(src) > 4 && !noPrefetch {
+		n.bufA = n.states(m, n.bufA[:0])
+		n.pf.PrefetchSteps(n.bufA, e)
+	}
 	for i := 0; i < len(src); i += 4 {
 		n.buf, err = n.spec.Step(lts.State(binary.LittleEndian.Uint32(src[i:])), e, n.buf)
 		if err != nil {
 			return empty, err
 		}
 	}
-	t := n.intern(n.buf)
+	// Macrostates are reduced (intern): a step that keeps a reduced set
+	// reduced needs no Reduce.
+	t := n.internReduced(n.buf, n.keep != nil && n.keep.KeepsReduced(e))
 	if n.tag != nil && t != empty {
 		// A set of tagged states fails when some vector of tags has no
 		// state left, not only when it is empty.
@@ -83,6 +95,13 @@ func (n *normaliser) step(m uint32, e lts.Event) (uint32, error) {
 	}
 	n.memo.Put(k, t)
 	return t, nil
+}
+
+// stepPrefetcher is a specification that can ask the CPU to load what
+// its steps of states on e will read first (linearize.Wrapper: its memo's
+// slots), so that the misses of a macrostate's steps overlap.
+type stepPrefetcher interface {
+	PrefetchSteps(states []lts.State, e lts.Event)
 }
 
 // Tagged is implemented by specifications whose states may carry tags
@@ -110,6 +129,17 @@ type Tagged interface {
 // the spec has them: a renamed macrostate is not reduced again.
 type Reducer interface {
 	Reduce(states []lts.State) []lts.State
+}
+
+// Keeper is implemented by Reducers that know events whose step keeps a
+// set reduced: KeepsReduced(e) true promises that for every set M that
+// Reduce returns (a set Reduce leaves as it is), the union of the steps
+// of M's states on e is again a set Reduce leaves as it is. The search
+// then interns that union without calling Reduce (linearize.Wrapper: an
+// invocation changes only the invoking thread, idle in every state, and
+// keeps every relation Reduce tests).
+type Keeper interface {
+	KeepsReduced(e lts.Event) bool
 }
 
 // Coverer is implemented by specifications that can tell, for some pairs

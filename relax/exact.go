@@ -382,6 +382,25 @@ func (r *Relaxed) ExactStateOf(spec lts.State, obs []Obligation) lts.State {
 // coversMutant reverses CoversSlack (a hand mutant for the tests).
 var coversMutant bool
 
+// SlackClass is a key of exact-mode state a such that CoversSlack(a, b)
+// implies SlackClass(a) == SlackClass(b): a hash of what CoversSlack first
+// compares (the length of the encoding, the specification state and the
+// number of obligations). A caller comparing many pairs (linearize's
+// pruning) computes it once per state and compares keys first.
+func (r *Relaxed) SlackClass(a lts.State) uint64 {
+	if r.cfg.Mode != Exact || r.cfg.Complete || int(a) >= r.states.Len() {
+		return 0 // CoversSlack is false for every pair
+	}
+	ea := r.states.Get(uint32(a))
+	_, n := binary.Uvarint(ea)
+	_, m := binary.Uvarint(ea[n:])
+	h := uint64(len(ea))
+	for _, c := range ea[:n+m] {
+		h = (h ^ uint64(c)) * 0x100000001b3
+	}
+	return h
+}
+
 // CoversSlack reports whether exact-mode state a has every trace of state b
 // because a and b differ only in their obligations' slacks, each of b's at
 // most a's: the same specification state and, event by event, the same

@@ -110,3 +110,20 @@ func (m *Memo[V]) grow() {
 
 // Len is the number of keys.
 func (m *Memo[V]) Len() int { return m.n }
+
+// AppendSlot appends to addrs the address of the slot where a lookup of k
+// starts (for Prefetch: a caller that knows the keys it is about to look
+// up loads their slots together, so that their cache misses overlap). It
+// reads nothing but the table's header.
+func (m *Memo[V]) AppendSlot(addrs []uintptr, k uint64) []uintptr {
+	return append(addrs, uintptr(unsafe.Pointer(&m.table[m.home(k)])))
+}
+
+// Prefetch asks the CPU to load the cache lines at addrs (AppendSlot's)
+// without waiting for them. It changes no memory and no result: a line
+// already evicted when its lookup comes is loaded again.
+func Prefetch(addrs []uintptr) {
+	if len(addrs) > 0 {
+		prefetch(addrs)
+	}
+}
