@@ -1333,29 +1333,28 @@ func (r *parSearch) prepareIDs() bool {
 	return true
 }
 
-// assignPar is worker v's part of the ids. Every worker merges all the
-// lists (the partitions' and the deferred one) in key order, which gives
-// each new state its rank among the round's new states, hence its id, and
-// for a side state its side rank and its record's offset in the round's
-// region (reading the lists only). Worker v then writes what belongs to
-// the ranks [v, v+1)·t/W, t the round's new states: their final ids,
-// newKeys, index entries and records, which lie in that order in memory
-// (ids, ranks, keys and side ranks all grow together), so that the two
-// workers never write the same cache line but at the ends of their
-// ranges; and it writes the table slots of the states of its own
-// partitions (v, v+W, ...; the deferred list: worker P mod W), where they
-// lie. (Split by partition, as before, both workers wrote every line of
-// those arrays at the same time, their entries alternating at random:
-// 34 -> 90 ns of CPU per stored state at N = 13; docs/engine.md "Two
-// workers, the expansion isolated".)
+// assignPar is worker v's part of the ids: for each of its lists (its
+// partitions', and the deferred one for the last worker), every new state's
+// rank among all the round's new states in key order (its position in its
+// list plus the entries of the other lists with smaller keys), hence its
+// id, and for a side state its side rank and its record's offset in the
+// round's region; then its slot and record are written.
 func (r *parSearch) assignPar(v int) {
+	for q := v; q <= r.P; q += r.W {
+		pt := &r.dpart
+		if q < r.P {
+			pt = &r.parts[q]
+		}
+		r.assignList(pt)
+	}
+}
+
+func (r *parSearch) assignList(pt *parPart) {
 	s := r.s
 	d := &s.side
-	total := len(r.newKeys)
-	lo, hi := v*total/r.W, (v+1)*total/r.W
 	type cursor struct {
-		l    []parNew
-		mine bool
+		l                []parNew
+		i, nside, nbytes int
 	}
 	var cs [parMaxParts + 1]cursor
 	nc := 0
@@ -1364,72 +1363,54 @@ func (r *parSearch) assignPar(v int) {
 		if q < r.P {
 			o = &r.parts[q]
 		}
-		if len(o.news) > 0 {
-			cs[nc] = cursor{l: o.news, mine: q%r.W == v}
+		if o != pt && len(o.news) > 0 {
+			cs[nc] = cursor{l: o.news}
 			nc++
 		}
 	}
-	mineLeft := 0 // entries of v's lists not merged yet
-	for c := range cs[:nc] {
-		if cs[c].mine {
-			mineLeft += len(cs[c].l)
-		}
-	}
-	srank, sbytes := 0, 0
-	for rank := 0; rank < total && (rank < hi || mineLeft > 0); rank++ {
-		// The list whose head has the least key.
-		bq := -1
-		for c := range cs[:nc] {
-			if len(cs[c].l) > 0 && (bq < 0 || cs[c].l[0].key&^parSide < cs[bq].l[0].key&^parSide) {
-				bq = c
-			}
-		}
-		u := &cs[bq]
-		e := &u.l[0]
-		u.l = u.l[1:]
-		mine := u.mine
-		if mine {
-			mineLeft--
-		}
+	own := 0 // side states before, in this list
+	ownBytes := 0
+	for j := range pt.news {
+		e := &pt.news[j]
 		key := e.key &^ parSide
-		id := r.idBase + uint32(rank)
-		in := rank >= lo && rank < hi
-		if in {
-			r.final[key] = id
-			r.newKeys[rank] = key
+		rank, srank, sbytes := j, own, ownBytes
+		for c := range cs[:nc] {
+			u := &cs[c]
+			for u.i < len(u.l) && u.l[u.i].key&^parSide < key {
+				if f := &u.l[u.i]; f.key&parSide != 0 {
+					u.nside++
+					u.nbytes += recordSize(int(f.off))
+				}
+				u.i++
+			}
+			rank += u.i
+			srank += u.nside
+			sbytes += u.nbytes
 		}
+		id := r.idBase + uint32(rank)
+		r.final[key] = id
+		r.newKeys[rank] = key
 		if e.key&parSide == 0 {
-			if in && s.width >= 0 {
+			if s.width >= 0 {
 				s.index[id>>refBits][id&(refBlock-1)] = uint32(e.off)
 			}
-			if mine {
-				store32(s.at(e.slot), id+1)
-			}
+			store32(s.at(e.slot), id+1)
 			continue
 		}
 		n := int(e.off)
+		own++
+		ownBytes += recordSize(n)
 		k := r.rankBase + srank
 		off := uint64(k) // dense: the location is the rank
 		if d.recLen < 0 {
 			off = r.region + uint64(sbytes)
+			d.refs[k>>refBits][k&(refBlock-1)] = off
 		}
-		srank++
-		sbytes += recordSize(n)
-		if in {
-			if d.recLen < 0 {
-				d.refs[k>>refBits][k&(refBlock-1)] = off
-			}
-			if s.width >= 0 {
-				s.index[id>>refBits][id&(refBlock-1)] = uint32(k)<<1 | 1
-			}
-			b, _, _, _ := r.locate(key)
-			d.writeRecord(off, id, b)
+		if s.width >= 0 {
+			s.index[id>>refBits][id&(refBlock-1)] = uint32(k)<<1 | 1
 		}
-		if mine {
-			// Not into e.off: the other workers read it (a length).
-			t := d.table
-			t[e.slot] = t[e.slot]>>offBits<<offBits | (off + 1)
-		}
+		// Not into e.off: the other lists' workers read it (a length).
+		r.patchSide(e, off)
 	}
 }
 
