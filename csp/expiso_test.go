@@ -78,9 +78,11 @@ func TestExpandIsolated(t *testing.T) {
 
 // isoRun expands states by mode: "one" (one goroutine, all states), "two"
 // (two goroutines at once, a half each), "pair" (the two halves one after
-// the other on two goroutines: the same work as "two", not overlapping). It
-// returns the CPU nanoseconds of the expanding threads, the wall time and
-// the successors made.
+// the other on two goroutines: the same work as "two", not overlapping),
+// "oneT" (one goroutine rewriting each round's records before expanding
+// it); the modes of isoCross otherwise. It returns the CPU nanoseconds of
+// the expanding threads, the wall time and the successors made (0 when
+// not counted).
 func isoRun(sys *Proc, states []lts.State, mode string) (int64, time.Duration, int) {
 	W := 1
 	if mode != "one" && mode != "oneT" {
@@ -240,8 +242,15 @@ func isoWorker(r *parSearch, w, W int) func([]lts.State) {
 // Before expanding round k+1's chunk, its records were rewritten in round k
 // by: twoX, the other goroutine (every line last written by the other
 // core); twoS, interleaved (ids of one parity by each: lines of both);
-// twoT, the goroutine itself (the control). Only the expansions' CPU is
-// counted.
+// twoT, the goroutine itself (the control). After each round the
+// insert phase's reads of the workers' buffers (strings, ends, hashes,
+// packed keys, routes) are done by: twoR, the other goroutine; twoRs, the
+// goroutine itself (the control); twoW/twoWs, the same with the results
+// written; twoRP, as twoR with the worker asking for its buffers' lines
+// (prefetchw) before expanding; twoRF, as twoR with the worker flushing
+// them (CLFLUSHOPT) first; twoRG, as twoR with the reader flushing what it
+// read; twoK<n>, as twoR with n sets of buffers used in turn. Only the
+// expansions' CPU is counted.
 func isoCross(sys *Proc, states []lts.State, mode string) (int64, time.Duration, int) {
 	// twoK<n>: as twoR with n sets of buffers used in turn.
 	K := 1
@@ -380,7 +389,9 @@ func isoRead(wk *parWorker, res bool) uint64 {
 }
 
 // BenchmarkParPhases explores the philosophers (N = 12, 13, 14) in the
-// parallel rounds with one worker (parForce) and with two, and reports
+// parallel rounds with one worker (parForce) and with two, and with one
+// worker in runBatched (workers=0: no rounds; 0wide: with the side set's
+// 8-byte slots, as in the rounds), and reports
 // each phase's CPU nanoseconds per stored state (the workers' threads in
 // the parallel part of the phase): expand-ns, grow-ns, insert-ns, ids-ns,
 // patch-ns; total-ns is the process's CPU per state. Issue 21,
@@ -391,10 +402,18 @@ func BenchmarkParPhases(b *testing.B) {
 		b.Fatal(err)
 	}
 	for _, n := range []string{"12", "13", "14"} {
-		for _, w := range []int{1, 2} {
-			b.Run("N="+n+"/workers="+string(rune('0'+w)), func(b *testing.B) {
+		for _, v := range []struct {
+			name         string
+			w            int
+			rounds, wide bool
+		}{{"0", 1, false, false}, {"0wide", 1, false, true}, {"1", 1, true, false}, {"2", 2, true, false}} {
+			// workers=0: one worker in runBatched (no rounds), the
+			// search of --workers 1; 0wide: the same with the side set's
+			// 8-byte slots (as the rounds have them).
+			b.Run("N="+n+"/workers="+v.name, func(b *testing.B) {
 				text := strings.Replace(string(src), "#define N 12;", "#define N "+n+";", 1)
-				parCPU, parForce = threadCPU, true
+				parCPU, parForce = threadCPU, v.rounds
+				w := v.w
 				defer func() { parCPU, parForce = nil, false }()
 				runtime.LockOSThread()
 				defer runtime.UnlockOSThread()
@@ -406,6 +425,11 @@ func BenchmarkParPhases(b *testing.B) {
 					sys, err := p.ProcessByName("College")
 					if err != nil {
 						b.Fatal(err)
+					}
+					if v.wide {
+						sys.mu.Lock()
+						sys.store.side.widen()
+						sys.mu.Unlock()
 					}
 					c0 := cpuSeconds()
 					x := newBFS(context.Background(), sys, Options{Workers: w})
