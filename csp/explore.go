@@ -120,6 +120,7 @@ type bfs struct {
 	parSerial, parTotal int64
 	parDeferred         int
 	parPhase            [5]int64
+	parPhaseCPU         [5]int64
 	parWork, parCrit    int64
 	parCoord, parRound  int64
 	parWait, parWake    int64
@@ -331,7 +332,7 @@ func (x *bfs) run(visit visitor) {
 	}
 	x.mark(init, init, lts.Tau)
 	level := []lts.State{init}
-	if x.opt.Workers > 1 && x.cp == nil {
+	if (x.opt.Workers > 1 || parForce) && x.cp == nil {
 		x.runParallel(level, visit)
 		return
 	}
@@ -559,6 +560,10 @@ func (x *bfs) runParallel(level []lts.State, visit visitor) {
 	}
 }
 
+// parForce (tests) makes a search of one worker take the parallel rounds,
+// to compare their phases with one and with two workers.
+var parForce = false
+
 // parOff makes a parallel search of a Proc take the general path
 // (frontier, interning under the Proc's lock), for comparison.
 var parOff = false
@@ -572,7 +577,7 @@ func (x *bfs) runParallelProc(p *Proc, level []lts.State, visit visitor) {
 	r := newParSearch(p, x.opt.Workers)
 	defer r.close()
 	defer func() {
-		x.parSerial, x.parTotal, x.parDeferred, x.parPhase = r.serial, r.total, r.deferred, r.phase
+		x.parSerial, x.parTotal, x.parDeferred, x.parPhase, x.parPhaseCPU = r.serial, r.total, r.deferred, r.phase, r.phaseCPU
 		x.parWork, x.parCrit, x.parCoord, x.parRound, x.parWait, x.parWake = r.cpuWork, r.cpuCrit, r.cpuCoord, r.cpuRound, r.cpuWait, r.cpuWake
 	}()
 	var next []lts.State

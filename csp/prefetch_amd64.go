@@ -1,5 +1,7 @@
 package csp
 
+import "unsafe"
+
 // prefetch asks the CPU to bring the cache lines at addrs into the cache,
 // without waiting for them (PREFETCHT0 never faults, so a stale address
 // is harmless). Unlike a load, a prefetch does not hold up the
@@ -9,3 +11,15 @@ package csp
 //
 //go:noescape
 func prefetch(addrs []uintptr)
+
+// prefetchw asks the CPU for the cache lines of [p, p+n) in the exclusive
+// state, ready to be written (PREFETCHW), without waiting for them.
+//
+//go:noescape
+func prefetchw(p unsafe.Pointer, n uintptr)
+
+// flushLines writes back and drops the cache lines of [p, p+n) from every
+// cache (CLFLUSHOPT).
+//
+//go:noescape
+func flushLines(p unsafe.Pointer, n uintptr)

@@ -111,8 +111,12 @@ type parSearch struct {
 	cpuWake          int64 // the searching goroutine waking them (in the serial time)
 	cpuRound         int64 // the searching goroutine in the rounds
 	// phase[i]: wall nanoseconds of expand, grow (its serial part),
-	// insert, ids, patch.
-	phase [5]int64
+	// insert, ids, patch; with parCPU set, phaseCPU[i] the workers' CPU
+	// nanoseconds in the parallel part of phase i (cur: the phase of the
+	// running parallel call).
+	phase    [5]int64
+	phaseCPU [5]int64
+	cur      int
 }
 
 // parWorker is a worker's expansion of its chunk of a round.
@@ -263,6 +267,7 @@ func (r *parSearch) parallel(f func(w int)) {
 	for _, c := range r.cpu {
 		m = max(m, c)
 		r.cpuWork += c
+		r.phaseCPU[r.cur] += c
 	}
 	r.cpuCrit += m
 	r.cpuCoord += r.cpu[0]
@@ -345,7 +350,9 @@ func (r *parSearch) round(states []lts.State) (errAt int, err error) {
 			r.wantChunk = c
 		}
 	}
+	r.cur = 0
 	r.parallel(r.expand)
+	r.cur = 1 // growInline, growSide
 
 	ts := nanotime()
 	r.phase[0] += ts - t0
@@ -414,6 +421,7 @@ func (r *parSearch) round(states []lts.State) (errAt int, err error) {
 	t1 := nanotime()
 	r.phase[1] += t1 - ts - (r.par - pg)
 
+	r.cur = 2
 	r.parallel(r.insert)
 
 	ts = nanotime()
@@ -422,6 +430,7 @@ func (r *parSearch) round(states []lts.State) (errAt int, err error) {
 	pa := r.par
 	r.patched = r.prepareIDs()
 	if r.patched {
+		r.cur = 3
 		r.parallel(r.assignPar)
 	} else {
 		r.assign()
@@ -435,6 +444,7 @@ func (r *parSearch) round(states []lts.State) (errAt int, err error) {
 	if r.growTree != nil {
 		r.growTree(s.n)
 	}
+	r.cur = 4
 	r.parallel(r.patch)
 	r.phase[4] += nanotime() - t1
 	return errAt, err
@@ -1401,5 +1411,35 @@ func (r *parSearch) assignList(pt *parPart) {
 		}
 		// Not into e.off: the other lists' workers read it (a length).
 		r.patchSide(e, off)
+	}
+}
+
+// own asks for the lines of the worker's buffers that its last round
+// filled, in the exclusive state (prefetchw): the partitions' owners read
+// them in the insert phase, so on another core they are shared, and each
+// write of the next expansion would wait for the other core to drop its
+// copy, one line after another.
+func (wk *parWorker) own() { wk.lines(prefetchw) }
+
+// flush drops the lines of the worker's buffers from every cache.
+func (wk *parWorker) flush() { wk.lines(flushLines) }
+
+func (wk *parWorker) lines(f func(unsafe.Pointer, uintptr)) {
+	x := wk.x
+	if x == nil {
+		return
+	}
+	pw := func(p unsafe.Pointer, n uintptr) {
+		if n > 0 {
+			f(p, n)
+		}
+	}
+	pw(unsafe.Pointer(unsafe.SliceData(x.enc)), uintptr(len(x.enc)))
+	pw(unsafe.Pointer(unsafe.SliceData(x.ends)), uintptr(len(x.ends))*8)
+	pw(unsafe.Pointer(unsafe.SliceData(x.evs)), uintptr(len(x.evs))*unsafe.Sizeof(lts.Event(0)))
+	pw(unsafe.Pointer(unsafe.SliceData(wk.hs)), uintptr(len(wk.hs))*8)
+	pw(unsafe.Pointer(unsafe.SliceData(wk.packs)), uintptr(len(wk.packs))*unsafe.Sizeof(packedKey{}))
+	for _, l := range wk.route {
+		pw(unsafe.Pointer(unsafe.SliceData(l)), uintptr(len(l))*4)
 	}
 }
