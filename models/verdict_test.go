@@ -293,20 +293,25 @@ func TestLinearizesLate(t *testing.T) {
 
 // BenchmarkLinearizes compares, side by side, the operation-event quasi
 // check of the segmented queue with the `linearizes` quasi check of its
-// invocation/response model (default options: arguments chosen late),
-// with 1, 2 and 3 segments (issue: at most 3x;
+// invocation/response model (default options: arguments chosen late), at
+// the sizes of the paper's Table 4: factor 2 with 1, 2 and 3 segments
+// (`seg=N`) and factor 3 with 1 and 2 (`qf=3_seg=N`) (issue: at most 3x;
 // docs/linearizes.md gives today's figures; three segments take a few
 // seconds a run).
 //
-//	go test ./models -run '^$' -bench Linearizes -count 6
+//	go test ./models -run '^$' -bench 'Linearizes$' -count 6
 func BenchmarkLinearizes(b *testing.B) {
-	for _, seg := range []int{1, 2, 3} {
-		f, src, err := Generate("segqueue", map[string]int{"seg": seg})
+	for _, c := range []struct{ qf, seg int }{{2, 1}, {2, 2}, {2, 3}, {3, 1}, {3, 2}} {
+		f, src, err := Generate("segqueue", map[string]int{"qf": c.qf, "seg": c.seg})
 		if err != nil {
 			b.Fatal(err)
 		}
-		for _, sel := range []string{"Impl() refines<quasi 2 on", "ImplIR() linearizes<quasi 2 on"} {
-			b.Run(fmt.Sprintf("seg=%d/%s", seg, strings.Fields(sel)[1]), func(b *testing.B) {
+		name := fmt.Sprintf("seg=%d", c.seg)
+		if c.qf != 2 {
+			name = fmt.Sprintf("qf=%d_seg=%d", c.qf, c.seg)
+		}
+		for _, sel := range []string{fmt.Sprintf("Impl() refines<quasi %d on", c.qf), fmt.Sprintf("ImplIR() linearizes<quasi %d on", c.qf)} {
+			b.Run(fmt.Sprintf("%s/%s", name, strings.Fields(sel)[1]), func(b *testing.B) {
 				benchValid(b, f, src, sel)
 			})
 		}
