@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/quasar-verify/quasar/lts"
 )
@@ -252,6 +253,9 @@ func isoWorker(r *parSearch, w, W int) func([]lts.State) {
 // read; twoK<n>, as twoR with n sets of buffers used in turn. Only the
 // expansions' CPU is counted.
 func isoCross(sys *Proc, states []lts.State, mode string) (int64, time.Duration, int) {
+	if (mode == "twoRF" || mode == "twoRG") && !hasCLFLUSHOPT() {
+		panic("isoCross: " + mode + " needs CLFLUSHOPT, which this CPU lacks")
+	}
 	// twoK<n>: as twoR with n sets of buffers used in turn.
 	K := 1
 	if strings.HasPrefix(mode, "twoK") {
@@ -448,4 +452,40 @@ func BenchmarkParPhases(b *testing.B) {
 			})
 		}
 	}
+}
+
+// own asks for the lines of the worker's buffers that its last round
+// filled, in the exclusive state (prefetchw): the partitions' owners read
+// them in the insert phase, so on another core they are shared, and each
+// write of the next expansion would wait for the other core to drop its
+// copy, one line after another.
+func (wk *parWorker) own() { wk.lines(prefetchw) }
+
+// flush drops the lines of the worker's buffers from every cache.
+func (wk *parWorker) flush() { wk.lines(flushLines) }
+
+func (wk *parWorker) lines(f func(unsafe.Pointer, uintptr)) {
+	x := wk.x
+	if x == nil {
+		return
+	}
+	pw := func(p unsafe.Pointer, n uintptr) {
+		if n > 0 {
+			f(p, n)
+		}
+	}
+	pw(unsafe.Pointer(unsafe.SliceData(x.enc)), uintptr(len(x.enc)))
+	pw(unsafe.Pointer(unsafe.SliceData(x.ends)), uintptr(len(x.ends))*8)
+	pw(unsafe.Pointer(unsafe.SliceData(x.evs)), uintptr(len(x.evs))*unsafe.Sizeof(lts.Event(0)))
+	pw(unsafe.Pointer(unsafe.SliceData(wk.hs)), uintptr(len(wk.hs))*8)
+	pw(unsafe.Pointer(unsafe.SliceData(wk.packs)), uintptr(len(wk.packs))*unsafe.Sizeof(packedKey{}))
+	for _, l := range wk.route {
+		pw(unsafe.Pointer(unsafe.SliceData(l)), uintptr(len(l))*4)
+	}
+}
+
+// hasCLFLUSHOPT reports whether /proc/cpuinfo lists the instruction.
+func hasCLFLUSHOPT() bool {
+	b, err := os.ReadFile("/proc/cpuinfo")
+	return err == nil && strings.Contains(string(b), " clflushopt")
 }

@@ -77,6 +77,17 @@ func TestGrowSidePartitions(t *testing.T) {
 		if got != len(want) {
 			t.Fatalf("trial %d: %d entries after the grow, %d before", trial, got, len(want))
 		}
+		// Each old entry is found by a probe from its home (so none was
+		// dropped while another was written twice).
+		for v := range want {
+			i := g.homeOf(v, g.shift)
+			for g.table[i] != v {
+				if g.table[i] == 0 {
+					t.Fatalf("trial %d: entry %#x not found from its home", trial, v)
+				}
+				i = (i + 1) & g.mask
+			}
+		}
 	}
 	if left == 0 {
 		t.Errorf("no entry was left for after the partitions")

@@ -26,6 +26,9 @@ const hwDigit = 11
 // with tmp (at least len(a)) as scratch; it returns the sorted slice
 // (a's or tmp's array).
 func hwRadixSort(a, tmp []uint64, bits int) []uint64 {
+	if len(a) == 0 {
+		return a
+	}
 	tmp = tmp[:len(a)]
 	const maxPasses = (64 + hwDigit - 1) / hwDigit
 	passes := (bits + hwDigit - 1) / hwDigit

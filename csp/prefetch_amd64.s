@@ -20,6 +20,7 @@ TEXT ·prefetchw(SB), NOSPLIT, $0-16
 	MOVQ p+0(FP), AX
 	MOVQ n+8(FP), CX
 	ADDQ AX, CX
+	ANDQ $-64, AX // from the line of p: every line [p, p+n) touches
 loopw:
 	CMPQ AX, CX
 	JAE donew
@@ -35,6 +36,7 @@ TEXT ·flushLines(SB), NOSPLIT, $0-16
 	MOVQ p+0(FP), AX
 	MOVQ n+8(FP), CX
 	ADDQ AX, CX
+	ANDQ $-64, AX
 loopf:
 	CMPQ AX, CX
 	JAE donef
