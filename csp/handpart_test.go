@@ -386,6 +386,10 @@ func BenchmarkHandWrittenPartitioned(b *testing.B) {
 		ns = []int{n}
 	}
 	lmax := 16
+	boundMul := 1 // bound: boundMul * 3^N (2: tables at most 3/8 full)
+	if v := os.Getenv("QUASAR_HW_BOUNDMUL"); v != "" {
+		boundMul, _ = strconv.Atoi(v)
+	}
 	if v := os.Getenv("QUASAR_HW_GROUP"); v != "" {
 		hwPartGroup, _ = strconv.Atoi(v)
 	}
@@ -404,7 +408,7 @@ func BenchmarkHandWrittenPartitioned(b *testing.B) {
 			{"sorted", hwExploreSorted},
 			{"part", func(p *hwPhil) hwStats { return hwExplorePart(p, lmax, false) }},
 			{"part-fused", func(p *hwPhil) hwStats { return hwExplorePart(p, lmax, true) }},
-			{"part-fused-bound", func(p *hwPhil) hwStats { st, _ := hwExplorePartAll(p, lmax, true, pow3(p.n)); return st }},
+			{"part-fused-bound", func(p *hwPhil) hwStats { st, _ := hwExplorePartAll(p, lmax, true, boundMul*pow3(p.n)); return st }},
 		} {
 			b.Run(fmt.Sprintf("N=%d/%s", n, v.name), func(b *testing.B) {
 				p := newHWPhil(n, hwRight)
