@@ -90,14 +90,22 @@ func (t *hwTable) touch(probes int) {
 // inserted one by one with their branches.
 var hwPartGroup = 32
 
+// hwPartFilter: probe first keeps, without a branch, the keys of a group
+// not found in their home slot, and probes only those with the branchy
+// loop.
+var hwPartFilter = true
+
+var hwPartRest [256]uint64
+
 // probe inserts the keys in t (of its partition, in order) and appends
 // the new ones to next.
 func (t *hwTable) probe(keys, next []uint64) []uint64 {
 	t.touch(len(keys))
-	g := hwPartGroup
+	g := min(hwPartGroup, len(hwPartRest))
 	if g == 0 {
 		g = 1
 	}
+	rest := &hwPartRest
 	for lo := 0; lo < len(keys); lo += g {
 		group := keys[lo:min(lo+g, len(keys))]
 		for t.n+len(group) > t.limit {
@@ -105,7 +113,18 @@ func (t *hwTable) probe(keys, next []uint64) []uint64 {
 		}
 		slots, shift, pre := t.slots, t.shift, t.pre
 		mask := uint64(len(slots) - 1)
-		if hwPartGroup > 0 {
+		if hwPartFilter && hwPartGroup > 0 {
+			// Without a branch, keep the keys not found in their home
+			// slot (a slot, once set, keeps its key: a key found there
+			// is done).
+			m := 0
+			for _, k := range group {
+				rest[m] = k
+				x := slots[(k*hwMul<<pre)>>shift] ^ (k + 1)
+				m += int((x | -x) >> 63)
+			}
+			group = rest[:m]
+		} else if hwPartGroup > 0 {
 			s := uint64(0)
 			for _, k := range group {
 				s += slots[(k*hwMul<<pre)>>shift]
@@ -315,10 +334,11 @@ func hwScatter(in, out []uint64, pos []int, bits uint, base int) {
 
 func TestHandWrittenPartitioned(t *testing.T) {
 	type run struct {
-		name  string
-		lmax  int
-		fused bool
-		bound bool
+		name   string
+		lmax   int
+		fused  bool
+		bound  bool
+		filter bool
 	}
 	// Small tables so that the partitions split often at these sizes (N =
 	// 11: 177,147 states, up to 256 partitions at lmax 10), and the
@@ -326,11 +346,14 @@ func TestHandWrittenPartitioned(t *testing.T) {
 	var runs []run
 	for _, l := range []int{10, 12, 16} {
 		for _, f := range []bool{false, true} {
-			runs = append(runs, run{fmt.Sprintf("lmax=%d/fused=%v", l, f), l, f, false})
+			runs = append(runs, run{fmt.Sprintf("lmax=%d/fused=%v", l, f), l, f, false, false})
 		}
-		runs = append(runs, run{fmt.Sprintf("lmax=%d/bound", l), l, true, true})
+		runs = append(runs, run{fmt.Sprintf("lmax=%d/bound", l), l, true, true, false})
+		runs = append(runs, run{fmt.Sprintf("lmax=%d/fused=true/filter", l), l, true, false, true})
 	}
+	defer func(f bool) { hwPartFilter = f }(hwPartFilter)
 	explore := func(r run, p *hwPhil) hwStats {
+		hwPartFilter = r.filter
 		bound := 0
 		if r.bound {
 			bound = pow3(p.n)
@@ -392,6 +415,9 @@ func BenchmarkHandWrittenPartitioned(b *testing.B) {
 	}
 	if v := os.Getenv("QUASAR_HW_GROUP"); v != "" {
 		hwPartGroup, _ = strconv.Atoi(v)
+	}
+	if v := os.Getenv("QUASAR_HW_FILTER"); v != "" {
+		hwPartFilter = v == "1"
 	}
 	if v := os.Getenv("QUASAR_HW_TOUCH"); v != "" {
 		hwPartTouch, _ = strconv.Atoi(v)
