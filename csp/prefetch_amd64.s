@@ -1,20 +1,5 @@
 #include "textflag.h"
 
-// func prefetch(addrs []uintptr)
-TEXT ·prefetch(SB), NOSPLIT, $0-24
-	MOVQ addrs_base+0(FP), SI
-	MOVQ addrs_len+8(FP), CX
-	TESTQ CX, CX
-	JEQ done
-loop:
-	MOVQ (SI), AX
-	PREFETCHT0 (AX)
-	ADDQ $8, SI
-	DECQ CX
-	JNE loop
-done:
-	RET
-
 // func prefetchw(p unsafe.Pointer, n uintptr)
 TEXT ·prefetchw(SB), NOSPLIT, $0-16
 	MOVQ p+0(FP), AX
