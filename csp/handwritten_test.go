@@ -496,12 +496,14 @@ func newHWWorker(n int) *hwWorker {
 	return w
 }
 
-func (w *hwWorker) round(p *hwPhil, t *hwShared, cur []uint64, cursor *atomic.Int64) {
+func (w *hwWorker) round(p *hwPhil, t *hwShared, cur []uint64) {
 	var m [2]int
+	next := 0 // the first state of cur not expanded yet
 	slots, shift := t.slots, t.shift
 	mask := uint32(len(slots) - 1)
 	gen := func(b int) bool {
-		lo := int(cursor.Add(hwBatch)) - hwBatch
+		lo := next
+		next += hwBatch
 		if lo >= len(cur) {
 			return false
 		}
@@ -574,8 +576,7 @@ func hwExplorePar(p *hwPhil, nw int) hwStats {
 				// A fixed share each: with batches claimed from one
 				// cursor, the busiest goroutine's CPU time would depend
 				// on the machine's load (whichever runs takes the work).
-				var cursor atomic.Int64
-				ws[g].round(p, t, cur[lo+(hi-lo)*g/nw:lo+(hi-lo)*(g+1)/nw], &cursor)
+				ws[g].round(p, t, cur[lo+(hi-lo)*g/nw:lo+(hi-lo)*(g+1)/nw])
 			})
 			for _, w := range ws {
 				t.n += w.added
