@@ -1,15 +1,6 @@
 package csp
 
-import (
-	"fmt"
-	"os"
-	"runtime"
-	"strconv"
-	"testing"
-	"time"
-
-	"github.com/quasar-verify/quasar/internal/budget"
-)
+import "testing"
 
 // A breadth-first search with delayed duplicate detection (sorting in
 // place of hashing), by hand, as a second reference point beside the
@@ -131,42 +122,6 @@ func TestHandWrittenSorted(t *testing.T) {
 		}
 		if caught == 0 {
 			t.Errorf("mutant %d not caught", mu)
-		}
-	}
-}
-
-func BenchmarkHandWrittenSorted(b *testing.B) {
-	defer budget.TuneGC(0)()
-	ns := []int{12, 14, 16}
-	if v := os.Getenv("QUASAR_HW_N"); v != "" {
-		n, _ := strconv.Atoi(v)
-		ns = []int{n}
-	}
-	for _, n := range ns {
-		for _, v := range []struct {
-			name string
-			f    func(p *hwPhil) hwStats
-		}{
-			{"plain", func(p *hwPhil) hwStats { return hwExploreSeq(p, false) }},
-			{"sorted", hwExploreSorted},
-		} {
-			b.Run(fmt.Sprintf("N=%d/%s", n, v.name), func(b *testing.B) {
-				p := newHWPhil(n, hwRight)
-				var cpu, wall float64
-				var st hwStats
-				for i := 0; i < b.N; i++ {
-					runtime.GC()
-					c0, t0 := cpuSeconds(), time.Now()
-					st = v.f(p)
-					wall += time.Since(t0).Seconds()
-					cpu += cpuSeconds() - c0
-					if st.states != pow3(n) {
-						b.Fatalf("%d states, not 3^N", st.states)
-					}
-				}
-				b.ReportMetric(float64(st.states)*float64(b.N)/cpu, "states/cpu-s")
-				b.ReportMetric(cpu/float64(b.N), "cpu-s")
-			})
 		}
 	}
 }
