@@ -202,10 +202,14 @@ type Wrapper struct {
 	naming Naming
 	table  *lts.EventTable
 
-	// States: state i is arena[off[i]:off[i+1]]; index: its bytes -> i.
-	arena []uint32
-	off   []uint32
-	index *intern.Set
+	// States: state i is arena[off[i]:off[i+1]]. A state whose vector
+	// packs into 64 bits (packVec) is found by that key in small; any
+	// other by its bytes in index, whose own ids setIDs maps to states.
+	arena  []uint32
+	off    []uint32
+	small  intern.Memo[uint32]
+	index  *intern.Set
+	setIDs []uint32
 	// Statuses: id -> status (0 is idle); statusIdx: key -> id.
 	statuses  []status
 	statusIdx map[string]uint32
@@ -304,7 +308,7 @@ func New(spec lts.Automaton, naming Naming) *Wrapper {
 	}
 	w := &Wrapper{
 		spec: spec, naming: naming, table: spec.Events(),
-		off: []uint32{0}, index: intern.New(1024), statusIdx: map[string]uint32{},
+		off: []uint32{0}, small: intern.NewMemo[uint32](1024), index: intern.New(1024), statusIdx: map[string]uint32{},
 		ops: map[string]int32{}, memo: intern.NewMemo[span](1024), effectMemo: intern.NewMemo[span](1024), perms8: intern.NewMemo[lts.State](64),
 	}
 	w.statusID(status{kind: idle, op: -1}) // id 0
@@ -758,15 +762,58 @@ func (w *Wrapper) intern(v []uint32) lts.State {
 	for len(v) > 1 && v[len(v)-1] == 0 {
 		v = v[:len(v)-1]
 	}
-	k := unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(v))), 4*len(v))
-	// The index assigns ids in order, as the arena does.
-	id, added := w.index.Intern(k)
-	if added {
-		w.arena = intern.AppendDoubling(w.arena, v...)
-		w.off = intern.AppendDoubling(w.off, uint32(len(w.arena)))
+	// Ids are assigned in order, as the arena grows, whichever table
+	// finds the vector.
+	next := uint32(len(w.off) - 1)
+	if key, ok := packVec(v); ok {
+		if id, ok := w.small.Get(key); ok {
+			return lts.State(id)
+		}
+		w.small.Put(key, next)
+	} else {
+		k := unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(v))), 4*len(v))
+		sid, added := w.index.Intern(k)
+		if !added {
+			return lts.State(w.setIDs[sid])
+		}
+		w.setIDs = append(w.setIDs, next)
 	}
-	return lts.State(id)
+	w.arena = intern.AppendDoubling(w.arena, v...)
+	w.off = intern.AppendDoubling(w.off, uint32(len(w.arena)))
+	return lts.State(next)
 }
+
+// packVec packs a state's vector (trailing idle threads dropped) into
+// one 64-bit key when it has at most 4 threads whose status ids are below
+// 256: the specification state in the low 32 bits, thread i's status in
+// the 8 bits from 32+8i. A missing thread reads as idle (0), which is
+// what a dropped trailing thread is, so two vectors that pack get the
+// same key only if they are equal. A 64-bit key is hashed and compared in
+// one word, where the byte set hashes the bytes and compares them in its
+// arena (a second cache miss).
+func packVec(v []uint32) (uint64, bool) {
+	if len(v) > 5 || noPack {
+		return 0, false
+	}
+	k := uint64(v[0])
+	for i, t := range v[1:] {
+		if t >= 256 {
+			return 0, false
+		}
+		if packMutant && i == 3 {
+			continue // Mutant: the fourth thread's status is lost.
+		}
+		k |= uint64(t) << (32 + 8*i)
+	}
+	return k, true
+}
+
+// noPack turns packVec off (every vector goes to the byte set); packMutant
+// makes it lose a thread (a hand mutant). The tests compare.
+var (
+	noPack     bool
+	packMutant bool
+)
 
 func eventName(op string, data []int) string {
 	var sb strings.Builder
@@ -976,7 +1023,8 @@ func (w *Wrapper) reduce(states []lts.State) []lts.State {
 }
 
 // KeepsReduced reports whether a step on e keeps a reduced set reduced
-// (refine.Keeper): true for a plain or open invocation. Take a set M with
+// (refine.Keeper): true for a plain or open invocation, and for a plain
+// choice of an argument chosen late. Take a set M with
 // no two states related by Reduce's rules, and an invocation of thread T
 // (idle in each state of M, or the step fails). Each state s goes to the
 // states s' that are s with T called (one per value with eager tags, the
@@ -991,18 +1039,41 @@ func (w *Wrapper) reduce(states []lts.State) []lts.State {
 // specification states. Steps from one s differ only in T, called in
 // both: neither rule relates them. So no two states of the union are
 // related, and Reduce would leave it as it is.
+//
+// It is true too for a plain choice choose.T.A (SetLate; not one
+// compressed with a response, whose response may relate states). Each
+// state s of M whose T is open and matches A (its argument not fixed, or
+// tagged A) goes to one state c(s), s with T's status closed (T called
+// with A, or done with the same results, untagged); the other states go
+// nowhere. Only T's status changes, and closing is one to one on the
+// statuses that match A (an unfixed call becomes a call, a tagged done
+// becomes a done; with eager tags a call tagged A becomes the call), so
+// c(s) and c(t) have equal statuses exactly when s and t have: the slack
+// rule relates c(s) and c(t) exactly when it relates s and t. The
+// linearization rule compares T only where T's statuses differ, called
+// in one and done in the other: before the choice both are open and
+// match A (the unfixed call, or the tag A, passes its test), after it
+// both are closed (no tag to compare), and the effects of T's call from
+// a specification state are the same steps of the specification both
+// times (those of OP with argument A, to done with their results, tagged
+// A before and untagged after); the other threads are unchanged. So it
+// relates c(s) and c(t) exactly when it relates s and t, and the union
+// of the steps of a reduced set is again a set with no two states
+// related. (docs/linearizes.md, "Why a pair costs three times as much".)
 func (w *Wrapper) KeepsReduced(e lts.Event) bool {
 	k := w.kind(e)
-	ok := k.err == nil && k.inv && !k.choose
+	ok := k.err == nil && (k.inv && !k.choose || k.choose && k.then == 0)
 	switch keepMutant {
 	case -1:
 		ok = false
 	case 1:
 		ok = k.err == nil // Mutant: responses and choices too.
+	case 2:
+		ok = k.err == nil && (k.inv || k.choose) // Mutant: compressed choices too.
 	}
 	if c := reduceCheck.Load(); c != nil {
 		if ok {
-			w.checkKept(c)
+			w.checkKept(c, k.choose)
 		}
 		w.checkAcc = w.checkAcc[:0]
 	}
@@ -1045,6 +1116,9 @@ func (w *Wrapper) referenceReduce(states []lts.State) (out []lts.State, slack in
 // reference reduction per set.
 type ReduceCheck struct {
 	Reduced, Kept, Slack, Bad, BadKept atomic.Int64
+	// KeptChoices counts the kept sets that a plain choice made (of
+	// Kept), BadChoices those of them unlike the reference (of BadKept).
+	KeptChoices, BadChoices atomic.Int64
 }
 
 var reduceCheck atomic.Pointer[ReduceCheck]
@@ -1070,19 +1144,26 @@ func (w *Wrapper) checkReduce(c *ReduceCheck, in, out []lts.State) {
 
 // checkKept checks, under ReduceCheck, that the union of the steps since
 // the last set was interned is a set Reduce leaves as it is.
-func (w *Wrapper) checkKept(c *ReduceCheck) {
+func (w *Wrapper) checkKept(c *ReduceCheck, choice bool) {
 	u := slices.Clone(w.checkAcc)
 	w.checkAcc = w.checkAcc[:0]
 	slices.Sort(u)
 	u = slices.Compact(u)
 	c.Kept.Add(1)
+	if choice {
+		c.KeptChoices.Add(1)
+	}
 	if want, _ := w.referenceReduce(u); !slices.Equal(want, u) {
 		c.BadKept.Add(1)
+		if choice {
+			c.BadChoices.Add(1)
+		}
 	}
 }
 
 // keepMutant: -1 turns KeepsReduced off (the tests compare the two), 1
-// makes it claim every event (a hand mutant).
+// makes it claim every event, 2 every choice, also one compressed with
+// its response (hand mutants).
 var keepMutant int
 
 // hashThreads hashes a state's thread statuses (equal statuses, equal
