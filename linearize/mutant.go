@@ -20,8 +20,9 @@ func SetEagerTags(on bool) func() {
 
 // SetKeepMutant sets KeepsReduced's switch (tests only): 0 as shipped,
 // -1 off (every new set is reduced), 1 the hand mutant that claims every
-// event keeps a set reduced. It returns a function that restores the
-// previous setting.
+// event keeps a set reduced, 2 the one that claims every choice does
+// (also one compressed with its response). It returns a function that
+// restores the previous setting.
 func SetKeepMutant(m int) func() {
 	old := keepMutant
 	keepMutant = m

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -420,5 +421,61 @@ Impl() = P0(0) ||| P1(1);
 		if a.Stats.LateArgs || a.LateArgsOff == "" || a.Verdict != want.Assertions[0].Verdict || a.Stats.Pairs != want.Assertions[0].Stats.Pairs {
 			t.Errorf("%s: late %v (%q), %v in %d pairs; without the option %v in %d", body, a.Stats.LateArgs, a.LateArgsOff, a.Verdict, a.Stats.Pairs, want.Assertions[0].Verdict, want.Assertions[0].Stats.Pairs)
 		}
+	}
+}
+
+// TestLateArgsKeepChoices: a plain choice of an argument chosen late
+// keeps a reduced set reduced (linearize.Wrapper.KeepsReduced; the
+// argument is in its comment and in docs/linearizes.md): on the random
+// models of TestLateArgsRandom, with lazy and eager tags and with the
+// choices compressed with their responses and not (uncompressed, every
+// choice is plain), every set a plain choice made and the search
+// interned without Reduce is one that the reference reduction
+// (linearize's referenceReduce) leaves as it is, every set reduced
+// equals the reference's, and the verdicts and pairs are those with
+// KeepsReduced off. The hand mutant that claims every choice, also one
+// compressed with its response, is caught.
+func TestLateArgsKeepChoices(t *testing.T) {
+	type run struct {
+		verdict lts.Verdict
+		pairs   int64
+	}
+	check := func(keep int) ([]run, *linearize.ReduceCheck) {
+		c := &linearize.ReduceCheck{}
+		defer linearize.SetReduceCheck(c)()
+		defer linearize.SetKeepMutant(keep)()
+		var out []run
+		for i, src := range lateModels(*linCases) {
+			for k := range 4 {
+				o := Options{NoSymmetry: k&1 != 0, lateNoCompress: k&2 != 0, Limits: lts.Limits{MaxStates: 1 << 20}}
+				restore := linearize.SetEagerTags(i%2 == 1)
+				rep, err := Source(context.Background(), fmt.Sprintf("case%d.csp", i), []byte(src), o)
+				restore()
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, a := range rep.Assertions {
+					out = append(out, run{a.Verdict, a.Stats.Pairs})
+				}
+			}
+		}
+		return out, c
+	}
+	want, c := check(0)
+	t.Logf("%d checks: %d sets reduced, %d kept unreduced, %d of them after a plain choice", len(want), c.Reduced.Load(), c.Kept.Load(), c.KeptChoices.Load())
+	if c.Bad.Load() != 0 || c.BadKept.Load() != 0 {
+		t.Fatalf("%d reductions and %d kept sets (%d after a plain choice) unlike the reference", c.Bad.Load(), c.BadKept.Load(), c.BadChoices.Load())
+	}
+	if c.KeptChoices.Load() < 100 {
+		t.Fatalf("only %d sets kept after a plain choice: the test shows little", c.KeptChoices.Load())
+	}
+	got, off := check(-1)
+	if off.Kept.Load() != 0 || !slices.Equal(got, want) {
+		t.Errorf("KeepsReduced off: %d kept; verdicts and pairs equal: %v", off.Kept.Load(), slices.Equal(got, want))
+	}
+	_, mc := check(2)
+	t.Logf("mutant (every choice, also one compressed with its response): %d kept sets unlike the reference", mc.BadKept.Load())
+	if mc.BadKept.Load() == 0 {
+		t.Error("the mutant went unnoticed")
 	}
 }
