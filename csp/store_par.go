@@ -171,11 +171,15 @@ type parDef struct{ key, j uint32 }
 
 // parNew is a new state of a round: its key (|parSide for a side state),
 // its slot, and off: for an inline state its h32, for a side state its
-// length, then its arena offset once assigned.
+// length, then its arena offset once assigned. x is a side state's record
+// when the records are dense at 2 bits a byte (one word: fold2), which
+// the insert phase compares with and the ids phase writes as it is.
 type parNew struct {
 	key  uint32
+	xok  bool // x is set
 	slot uint64
 	off  uint64
+	x    uint64
 }
 
 // parRound is the number of states per worker in a round: the tables are
@@ -187,8 +191,11 @@ var parRound = 2048
 const (
 	parSide = 1 << 31
 	// provBit marks a side slot whose record is not written yet: the low
-	// bits are the key of its string.
+	// bits are the index of its new state in the news of the partition
+	// that owns the slot, or with provDef in the deferred strings' news
+	// (provNew).
 	provBit = 1 << (offBits - 1)
+	provDef = provBit >> 1
 	// parMaxParts bounds the partitions (the side set's table starts
 	// with 16 slots).
 	parMaxParts = 16
@@ -672,6 +679,10 @@ func (r *parSearch) insertPart(q int) {
 	pt.news, pt.deferred, pt.nside, pt.nbytes = pt.news[:0], pt.deferred[:0], 0, 0
 	iHi := uint64(q+1) * s.slots >> r.pbits
 	sHi := uint64(q+1) * uint64(len(d.table)) >> r.pbits
+	if s.width < 0 && d.recLen >= 0 && d.pbits == 2 {
+		r.insertFolded(q, pt, sHi)
+		return
+	}
 	sz := uintptr(s.slot)
 	tptr := unsafe.Pointer(unsafe.SliceData(s.table))
 	words := s.width >= 8 && s.width <= 24
@@ -733,6 +744,107 @@ func (r *parSearch) insertPart(q int) {
 			}
 		}
 	}
+}
+
+// insertFolded is insertPart for a store whose states are all side
+// states with dense records at 2 bits a byte (the philosophers from 13
+// on): a string is its hash and its folded word (fit has made every side
+// string of the round fold), so neither its bytes nor its length are
+// read, a provisional slot is compared through its new state's word, and
+// the ids phase writes that word as the record.
+func (r *parSearch) insertFolded(q int, pt *parPart, sHi uint64) {
+	d := &r.s.side
+	table, shift := d.table, d.shift
+	dense, dbits := d.dense, d.dbits
+	dmask := uint64(1)<<dbits - 1
+	news := pt.news
+	rl := uint64(d.recLen)
+	size := d.recSize(d.recLen)
+	n0 := r.n0
+	for w := range r.W {
+		wk := &r.ws[w]
+		idxs := wk.route[q]
+		res := wk.res[q][:len(idxs)]
+		hs, packs := wk.hs, wk.packs
+		base := uint32(r.base[w])
+		r.insSideSlots(pt, wk, idxs, 0, min(2*window, len(idxs)))
+		r.insRecords(pt, wk, idxs, 0, min(window, len(idxs)), sHi)
+		for b0 := 0; b0 < len(idxs); b0 += window {
+			batch := idxs[b0:min(b0+window, len(idxs))]
+			r.insSideSlots(pt, wk, idxs, b0+2*window, min(b0+3*window, len(idxs)))
+			r.insRecords(pt, wk, idxs, b0+window, min(b0+2*window, len(idxs)), sHi)
+			for jb, i := range batch {
+				key := base + uint32(i)
+				h := hs[i]
+				pk := &packs[i]
+				x, ok := fold2(pk.w0, pk.w1)
+				if !ok || !pk.ok {
+					// (Not after fit: the general lookup, which reads
+					// the bytes.)
+					pt.news = news
+					x := wk.x
+					start := 0
+					if i > 0 {
+						start = x.ends[i-1]
+					}
+					t, ok := r.findSide(pt, x.enc[start:x.ends[i]], h, pk, key, sHi, false)
+					news = pt.news
+					if !ok {
+						pt.deferred = append(pt.deferred, parDef{key, uint32(b0 + jb)})
+						continue
+					}
+					res[b0+jb] = t
+					continue
+				}
+				fp := h >> offBits
+				j := h >> shift
+				for {
+					v := table[j]
+					if v == 0 {
+						table[j] = fp<<offBits | provBit | uint64(len(news))
+						news = append(news, parNew{key: key | parSide, xok: true, slot: j, off: rl, x: x})
+						pt.nside++
+						pt.nbytes += size
+						res[b0+jb] = n0 + key
+						break
+					}
+					if v>>offBits == fp {
+						if v&provBit != 0 {
+							if e := &news[v&(provDef-1)]; e.xok && e.x == x {
+								res[b0+jb] = n0 + e.key&^parSide
+								break
+							}
+						} else if k := v&offMask - 1; load64(unsafe.Add(unsafe.Pointer(unsafe.SliceData(dense[k>>dbits])), uintptr(k&dmask)*8)) == x {
+							res[b0+jb] = d.denseID(k)
+							break
+						}
+					}
+					if j++; j == sHi {
+						pt.deferred = append(pt.deferred, parDef{key, uint32(b0 + jb)})
+						break
+					}
+				}
+			}
+		}
+	}
+	pt.news = news
+}
+
+// insSideSlots is insSlots for a store whose strings are all side
+// strings: their lengths are not read.
+func (r *parSearch) insSideSlots(pt *parPart, wk *parWorker, idxs []int32, lo, hi int) {
+	if lo >= hi {
+		return
+	}
+	d := &r.s.side
+	sbase := uintptr(unsafe.Pointer(unsafe.SliceData(d.table)))
+	shift := d.shift
+	hs := wk.hs
+	pt.addrs = pt.addrs[:0]
+	for _, i := range idxs[lo:hi] {
+		pt.addrs = append(pt.addrs, sbase+uintptr(hs[i]>>shift)*8)
+	}
+	prefetch(pt.addrs)
 }
 
 // insSlots prefetches the home slots of the strings idxs[lo:hi] of worker
@@ -893,16 +1005,23 @@ func (r *parSearch) findSide(pt *parPart, b []byte, h uint64, pk *packedKey, key
 	for i := h >> d.shift; ; {
 		v := d.table[i]
 		if v == 0 {
-			d.table[i] = fp<<offBits | provBit | uint64(key)
-			pt.news = append(pt.news, parNew{key: key | parSide, slot: i, off: uint64(len(b))})
+			d.table[i] = fp<<offBits | provBit | r.provTag(pt)
+			pt.news = append(pt.news, parNew{key: key | parSide, xok: packed2, slot: i, off: uint64(len(b)), x: x2})
 			pt.nside++
 			pt.nbytes += d.recSize(len(b))
 			return r.n0 + key, true
 		}
 		if v>>offBits == fp {
 			if v&provBit != 0 {
-				k := uint32(v & (provBit - 1))
-				if o, _, _, _ := r.locate(k); string(o) == string(b) {
+				e := r.provNew(i, v)
+				k := e.key &^ parSide
+				if packed2 && e.xok {
+					// Both of the dense length, folded: the words
+					// decide.
+					if e.x == x2 {
+						return r.n0 + k, true
+					}
+				} else if o, _, _, _ := r.locate(k); string(o) == string(b) {
 					return r.n0 + k, true
 				}
 			} else if fast {
@@ -933,6 +1052,29 @@ func (r *parSearch) findSide(pt *parPart, b []byte, h uint64, pk *packedKey, key
 			i = 0
 		}
 	}
+}
+
+// provTag is the low bits of the provisional slot of the next new state
+// of pt: its index in pt.news, with provDef for the deferred strings'.
+func (r *parSearch) provTag(pt *parPart) uint64 {
+	t := uint64(len(pt.news))
+	if pt == &r.dpart {
+		t |= provDef
+	}
+	return t
+}
+
+// provNew is the new state of the provisional side slot i of value v:
+// in the deferred strings' news (provDef), else in those of the
+// partition whose range holds slot i (only its owner inserts there in
+// the insert phase).
+func (r *parSearch) provNew(i, v uint64) *parNew {
+	k := v & (provDef - 1)
+	if v&provDef != 0 {
+		return &r.dpart.news[k]
+	}
+	bits := 64 - r.s.side.shift
+	return &r.parts[i>>(bits-r.pbits)].news[k]
 }
 
 // recordAddrsPar is recordAddrs for the insert phase: it stops at hi and
@@ -1045,8 +1187,16 @@ func (r *parSearch) patchNew(e *parNew) {
 func (r *parSearch) patchSide(e *parNew, off uint64) {
 	d := &r.s.side
 	key := e.key &^ parSide
-	b, _, _, _ := r.locate(key)
-	d.writeRecord(off, r.final[key], b)
+	if d.recLen >= 0 && d.pbits == 2 && e.xok {
+		// The record is the word the insert phase folded (writeDense's).
+		store64(unsafe.Pointer(unsafe.SliceData(d.denseAt(off))), e.x)
+		if d.withIDs {
+			d.ids.Set(int(off), r.final[key])
+		}
+	} else {
+		b, _, _, _ := r.locate(key)
+		d.writeRecord(off, r.final[key], b)
+	}
 	t := d.table
 	t[e.slot] = t[e.slot]>>offBits<<offBits | (off + 1)
 }
