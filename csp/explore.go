@@ -631,8 +631,9 @@ func (x *bfs) runParallelProc(p *Proc, level []lts.State, visit visitor) {
 			errAt, err := r.round(round)
 			// The new states of the round are the ids from n0 on, in
 			// the order of the keys of the strings that found them
-			// (r.newKeys): while known is n0, they are marked from those
-			// keys, not by a pass over every transition.
+			// (r.newBelow counts them): while known is n0, they are
+			// marked from those keys, not by a pass over every
+			// transition.
 			n0 := lts.State(r.n0)
 			fast := known == n0
 			nk, key, seen0 := 0, 0, x.seen
@@ -655,9 +656,7 @@ func (x *bfs) runParallelProc(p *Proc, level []lts.State, visit visitor) {
 					if fast {
 						// Linked by the workers: count them.
 						key += c
-						for nk < len(r.newKeys) && int(r.newKeys[nk]) < key {
-							nk++
-						}
+						nk = r.newBelow(key)
 						x.seen = seen0 + int64(nk)
 					} else {
 						for _, t := range ts {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"hash/maphash"
 	"math"
+	"math/bits"
 	"runtime"
 	"time"
 	"unsafe"
@@ -87,10 +88,18 @@ type parSearch struct {
 	idBase   uint32
 	rankBase int
 	region   uint64
-	patched  bool  // assignPar wrote the slots and records
-	heads    []int // merge cursors
-	lists    [][]parNew
-	gang     *gang.Gang
+	patched  bool // assignPar wrote the slots and records
+	// byKey: the ids were numbered from the bitmaps (assignBits), and
+	// the patch phase writes the new states' records, index entries and
+	// tree links by the worker whose string found them (patchOwn).
+	byKey bool
+	// comb: the round's new states by key (the partitions' bits or'ed),
+	// cum[w]: those in the words before w (newBelow).
+	comb  []uint64
+	cum   []uint32
+	heads []int // merge cursors
+	lists [][]parNew
+	gang  *gang.Gang
 	// pre, if set, is run by worker 0 in the expand phase before its
 	// share0 states (rounds.ExpandWalking); preNs is its wall time.
 	pre    func()
@@ -159,6 +168,7 @@ type parPart struct {
 	nside    int      // side states in news
 	nbytes   int      // the bytes of their records
 	addrs    []uintptr
+	bits     []uint64           // the keys of news (markNews)
 	_        [cacheLinePad]byte // as parWorker's
 }
 
@@ -434,9 +444,14 @@ func (r *parSearch) round(states []lts.State) (errAt int, err error) {
 	ts = nanotime()
 	r.phase[2] += ts - t1
 	r.lookupDeferred()
+	r.markNews(&r.dpart)
+	r.combine()
 	pa := r.par
 	r.patched = r.prepareIDs()
-	if r.patched {
+	if r.byKey {
+		r.cur = 3
+		r.parallel(r.assignBits)
+	} else if r.patched {
 		r.cur = 3
 		r.parallel(r.assignPar)
 	} else {
@@ -661,7 +676,62 @@ func (r *parSearch) locate(k uint32) ([]byte, uint64, int, int) {
 func (r *parSearch) insert(v int) {
 	for q := v; q < r.P; q += r.W {
 		r.insertPart(q)
+		r.markNews(&r.parts[q])
 	}
+}
+
+// markNews sets the bits of pt's new states' keys in pt.bits (its own:
+// the partitions' owners write them at once).
+func (r *parSearch) markNews(pt *parPart) {
+	n := (r.base[r.W] + 63) >> 6
+	if cap(pt.bits) < n {
+		pt.bits = make([]uint64, n, n+n/4)
+	}
+	bs := pt.bits[:n]
+	clear(bs)
+	for i := range pt.news {
+		k := pt.news[i].key &^ parSide
+		bs[k>>6] |= 1 << (k & 63)
+	}
+	pt.bits = bs
+}
+
+// combine ors the partitions' bits into comb and counts them (cum), for
+// newBelow and rank (serial, between the insert and ids phases).
+func (r *parSearch) combine() {
+	n := (r.base[r.W] + 63) >> 6
+	if cap(r.comb) < n || cap(r.cum) < n+1 {
+		r.comb = make([]uint64, n, n+n/4)
+		r.cum = make([]uint32, n+1, n+1+n/4)
+	}
+	r.comb, r.cum = r.comb[:n], r.cum[:n+1]
+	c := uint32(0)
+	for w := range n {
+		x := r.dpart.bits[w]
+		for q := range r.parts {
+			x |= r.parts[q].bits[w]
+		}
+		r.comb[w] = x
+		r.cum[w] = c
+		c += uint32(bits.OnesCount64(x))
+	}
+	r.cum[n] = c
+}
+
+// newBelow is the number of the round's new states whose keys are below
+// k (at most the round's strings).
+func (r *parSearch) newBelow(k int) int {
+	w := k >> 6
+	if w >= len(r.comb) {
+		return int(r.cum[len(r.comb)])
+	}
+	return int(r.cum[w]) + bits.OnesCount64(r.comb[w]&(1<<(k&63)-1))
+}
+
+// rank is the rank, among the round's new states in key order, of the one
+// whose key is k.
+func (r *parSearch) rank(k uint32) uint32 {
+	return r.cum[k>>6] + uint32(bits.OnesCount64(r.comb[k>>6]&(1<<(k&63)-1)))
 }
 
 // insertHook, if set (tests), is called at the start of each
@@ -1213,6 +1283,19 @@ func (r *parSearch) patch(v int) {
 	n0 := r.n0
 	wk := &r.ws[v]
 	ts, evs := wk.trans, wk.x.evs
+	if r.byKey {
+		for q, idxs := range wk.route {
+			for j, i := range wk.res[q][:len(idxs)] {
+				if i >= n0 {
+					i = r.idBase + r.rank(i-n0)
+				}
+				k := idxs[j]
+				ts[k] = lts.Transition{Event: evs[k], Target: lts.State(i)}
+			}
+		}
+		r.patchOwn(v)
+		return
+	}
 	for q, idxs := range wk.route {
 		for j, i := range wk.res[q][:len(idxs)] {
 			if i >= n0 {
@@ -1421,6 +1504,7 @@ func uvarintLen(v uint64) int {
 func (r *parSearch) prepareIDs() bool {
 	s := r.s
 	d := &s.side
+	r.byKey = false
 	total, nside, nbytes := len(r.dpart.news), r.dpart.nside, r.dpart.nbytes
 	for q := range r.parts {
 		total += len(r.parts[q].news)
@@ -1438,16 +1522,22 @@ func (r *parSearch) prepareIDs() bool {
 	}
 	r.idBase, r.rankBase = uint32(s.n), d.n
 	r.region = 0
+	// Numbered from the bits when every new state is inline, or every
+	// one is a side state with a dense record: a new state's side rank is
+	// then its rank, or it has none.
+	r.byKey = nside == 0 || (s.width < 0 && d.recLen >= 0 && nside == total)
 	if d.recLen >= 0 {
 		// Dense records: room at their ranks.
 		d.growDense(d.n+nside, &r.nextChunk)
 	} else if nbytes > 0 {
 		r.region = d.reserve(nbytes, nbytes, &r.nextChunk)
 	}
-	if cap(r.newKeys) < total {
-		r.newKeys = make([]uint32, total, total+total/4)
+	if !r.byKey {
+		if cap(r.newKeys) < total {
+			r.newKeys = make([]uint32, total, total+total/4)
+		}
+		r.newKeys = r.newKeys[:total]
 	}
-	r.newKeys = r.newKeys[:total]
 	if s.width >= 0 {
 		for id := s.n; id < s.n+total; {
 			// setIndex's blocks, extended to the round's last id.
@@ -1562,4 +1652,86 @@ func (r *parSearch) assignList(pt *parPart) {
 		// Not into e.off: the other lists' workers read it (a length).
 		r.patchSide(e, off)
 	}
+}
+
+// assignBits is assignPar when the ids are numbered from the bits
+// (byKey): worker v points the slots of its partitions' new states (and
+// the last worker those of the deferred strings') to their ids or records;
+// the records, index entries and tree links are written in the patch
+// phase by the workers whose strings found the states (patchOwn), each a
+// run of consecutive ids, not at ids interleaved with another worker's.
+func (r *parSearch) assignBits(v int) {
+	s := r.s
+	t := s.side.table
+	for q := v; q <= r.P; q += r.W {
+		pt := &r.dpart
+		if q < r.P {
+			pt = &r.parts[q]
+		}
+		for j := range pt.news {
+			e := &pt.news[j]
+			rk := r.rank(e.key &^ parSide)
+			if e.key&parSide == 0 {
+				store32(s.at(e.slot), r.idBase+rk+1)
+				continue
+			}
+			// Dense: the location is the side rank, the rank here.
+			t[e.slot] = t[e.slot]>>offBits<<offBits | (uint64(r.rankBase) + uint64(rk) + 1)
+		}
+	}
+}
+
+// patchOwn writes, for the new states found by worker v's strings (keys
+// base[v] to base[v+1], consecutive ranks), the side records (dense) or
+// the index entries (inline), and the tree links.
+func (r *parSearch) patchOwn(v int) {
+	s := r.s
+	d := &s.side
+	wk := &r.ws[v]
+	x := wk.x
+	lo, hi := uint32(r.base[v]), uint32(r.base[v+1])
+	if lo == hi {
+		return
+	}
+	rk := r.rank(lo)
+	for w := lo >> 6; w <= (hi-1)>>6; w++ {
+		m := r.comb[w]
+		if w == lo>>6 {
+			m &^= 1<<(lo&63) - 1
+		}
+		if w == (hi-1)>>6 && hi&63 != 0 {
+			m &= 1<<(hi&63) - 1
+		}
+		for ; m != 0; m &= m - 1 {
+			key := w<<6 | uint32(bits.TrailingZeros64(m))
+			i := int(key - lo)
+			id := r.idBase + rk
+			if start, end := r.strBounds(x, i); end-start == s.width {
+				if s.width >= 0 {
+					s.index[id>>refBits][id&(refBlock-1)] = h32(wk.hs[i])
+				}
+			} else {
+				k := uint64(r.rankBase) + uint64(rk)
+				pk := &wk.packs[i]
+				if xw, ok := fold2(pk.w0, pk.w1); d.pbits == 2 && ok && pk.ok && end-start == d.recLen {
+					store64(unsafe.Pointer(unsafe.SliceData(d.denseAt(k))), xw)
+				} else {
+					d.writeDense(k, x.enc[start:end])
+				}
+			}
+			if r.onNew != nil {
+				r.onNew(lts.State(id), r.lo[v]+int(wk.owner[i]), x.evs[i])
+			}
+			rk++
+		}
+	}
+}
+
+// strBounds is where string i of x lies in x.enc.
+func (r *parSearch) strBounds(x *scratch, i int) (int, int) {
+	start := 0
+	if i > 0 {
+		start = x.ends[i-1]
+	}
+	return start, x.ends[i]
 }
