@@ -110,6 +110,9 @@ type parSearch struct {
 	serial, total int64
 	par           int64 // in the parallel phases
 	deferred      int   // strings looked up after the insert phase
+	// The rounds by path (tests): insert phase by insertFolded, ids by
+	// bits (assignBits), by the merge walk (assignPar), serially (assign).
+	nFolded, nByKey, nMerge, nSerial int
 	// With parCPU set: the CPU nanoseconds of the workers in the
 	// parallel phases, in all (cpuWork) and along the critical path (the
 	// busiest worker of each phase: cpuCrit).
@@ -439,6 +442,9 @@ func (r *parSearch) round(states []lts.State) (errAt int, err error) {
 	r.phase[1] += t1 - ts - (r.par - pg)
 
 	r.cur = 2
+	if s.width < 0 && d.recLen >= 0 && d.pbits == 2 {
+		r.nFolded++
+	}
 	r.parallel(r.insert)
 
 	ts = nanotime()
@@ -449,12 +455,15 @@ func (r *parSearch) round(states []lts.State) (errAt int, err error) {
 	pa := r.par
 	r.patched = r.prepareIDs()
 	if r.byKey {
+		r.nByKey++
 		r.cur = 3
 		r.parallel(r.assignBits)
 	} else if r.patched {
+		r.nMerge++
 		r.cur = 3
 		r.parallel(r.assignPar)
 	} else {
+		r.nSerial++
 		r.assign()
 		for i := range r.dpart.news {
 			r.patchNew(&r.dpart.news[i])
