@@ -40,14 +40,29 @@ import (
 //     the string that inserts a state is the first to meet it; its bytes
 //     are written in the slot (inline) or left in the worker's buffer
 //     (side: the slot holds the fingerprint, a provisional bit and the key);
-//  4. deferred and ids (serial): the deferred strings are looked up in key
-//     order over the whole table; then the new states, merged from the
-//     partitions' lists in key order, get the next dense ids (the side
-//     states' records are appended to the arena in that order). Key order
-//     is the order in which the sequential search interns them, so every id
-//     is the one-worker id;
-//  5. patch (parallel): each partition writes the final ids (the arena
-//     offsets) into its new slots, each worker into its transitions.
+//  4. deferred and ids: the deferred strings are looked up in key order
+//     over the whole table (serial); then the new states get the next
+//     dense ids in key order (their records are appended to the arena, or
+//     written at their side ranks, in that order). Key order is the order
+//     in which the sequential search interns them, so every id is the
+//     one-worker id. Each partition has marked its new states' keys in a
+//     bitmap of its own (markNews); or-ed and counted (combine), they give
+//     a new state's rank in O(1) (rank). When every new state of the round
+//     is inline, or every one a side state with a dense record (byKey),
+//     the partitions point their slots at the ranks' ids in parallel
+//     (assignBits); otherwise each partition merges the others' lists
+//     (assignPar), or the searching goroutine numbers them (assign);
+//  5. patch (parallel): each worker writes the final ids into its
+//     transitions (byKey: the ranks of the provisional keys) and, byKey,
+//     the records, index entries and tree links of the new states its own
+//     strings found (patchOwn: consecutive ids, so the two workers do not
+//     write the same cache lines).
+//
+// A store whose states are all side states with dense records at 2 bits a
+// byte (the philosophers from 13 on) takes insertFolded in phase 3: a
+// string is looked up by its hash and its folded word alone, and a new
+// state's word is kept in its parNew, so that a provisional slot is
+// compared through it and the record is that word.
 //
 // The ids, hence the parent tree, the traces and the counterexamples, do
 // not depend on the number of workers.
