@@ -1167,8 +1167,8 @@ func (r *parSearch) provNew(i, v uint64) *parNew {
 	if v&provDef != 0 {
 		return &r.dpart.news[k]
 	}
-	bits := 64 - r.s.side.shift
-	return &r.parts[i>>(bits-r.pbits)].news[k]
+	tb := 64 - r.s.side.shift // log2 of the table's slots
+	return &r.parts[i>>(tb-r.pbits)].news[k]
 }
 
 // recordAddrsPar is recordAddrs for the insert phase: it stops at hi and
