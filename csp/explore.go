@@ -119,6 +119,7 @@ type bfs struct {
 	// of all the rounds of a parallel search of a Proc (runParallelProc).
 	parSerial, parTotal int64
 	parDeferred         int
+	parPaths            [4]int // parSearch's nFolded, nByKey, nMerge, nSerial
 	parPhase            [5]int64
 	parPhaseCPU         [5]int64
 	parWork, parCrit    int64
@@ -578,6 +579,7 @@ func (x *bfs) runParallelProc(p *Proc, level []lts.State, visit visitor) {
 	defer r.close()
 	defer func() {
 		x.parSerial, x.parTotal, x.parDeferred, x.parPhase, x.parPhaseCPU = r.serial, r.total, r.deferred, r.phase, r.phaseCPU
+		x.parPaths = [4]int{r.nFolded, r.nByKey, r.nMerge, r.nSerial}
 		x.parWork, x.parCrit, x.parCoord, x.parRound, x.parWait, x.parWake = r.cpuWork, r.cpuCrit, r.cpuCoord, r.cpuRound, r.cpuWait, r.cpuWake
 	}()
 	var next []lts.State
@@ -631,8 +633,9 @@ func (x *bfs) runParallelProc(p *Proc, level []lts.State, visit visitor) {
 			errAt, err := r.round(round)
 			// The new states of the round are the ids from n0 on, in
 			// the order of the keys of the strings that found them
-			// (r.newKeys): while known is n0, they are marked from those
-			// keys, not by a pass over every transition.
+			// (r.newBelow counts them): while known is n0, they are
+			// marked from those keys, not by a pass over every
+			// transition.
 			n0 := lts.State(r.n0)
 			fast := known == n0
 			nk, key, seen0 := 0, 0, x.seen
@@ -655,9 +658,7 @@ func (x *bfs) runParallelProc(p *Proc, level []lts.State, visit visitor) {
 					if fast {
 						// Linked by the workers: count them.
 						key += c
-						for nk < len(r.newKeys) && int(r.newKeys[nk]) < key {
-							nk++
-						}
+						nk = r.newBelow(key)
 						x.seen = seen0 + int64(nk)
 					} else {
 						for _, t := range ts {

@@ -495,6 +495,7 @@ func TestDenseSwitchParallel(t *testing.T) {
 			t.Fatalf("top %d: records at %d bits a byte, want %d", top, d.pbits, want)
 		}
 		failed, cases := 0, 0
+		var paths [4]int
 		for _, round := range []int{2048, 1, 5, 64} {
 			parRound = round
 			for _, w := range []int{2, 4, 16} {
@@ -508,6 +509,9 @@ func TestDenseSwitchParallel(t *testing.T) {
 					}
 					cases++
 					par := recordSearch(t, mk, w, limit)
+					for i, n := range par.paths {
+						paths[i] += n
+					}
 					if !sameSearch(t, fmt.Sprintf("top %d workers %d round %d region %d", top, w, round, region), seq, par, false, false) {
 						failed++
 					}
@@ -515,7 +519,13 @@ func TestDenseSwitchParallel(t *testing.T) {
 				parRegionMax = storeChunk
 			}
 		}
-		t.Logf("top %d: %d states; %d of %d parallel searches differ", top, seq.count, failed, cases)
+		t.Logf("top %d: %d states, rounds (folded inserts, ids by bits, by merge, serially) %v; %d of %d parallel searches differ", top, seq.count, paths, failed, cases)
+		// At 2 bits a byte throughout (top -1), the folded inserts and
+		// the ids by bits do every round but those whose records pass
+		// the region.
+		if top == -1 && (paths[0] == 0 || paths[1] == 0) {
+			t.Errorf("top %d: rounds %v: the folded inserts or the ids by bits never ran", top, paths)
+		}
 		if failed > 0 {
 			t.Errorf("top %d: %d of %d parallel searches differ", top, failed, cases)
 		}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"hash/maphash"
 	"math"
+	"math/bits"
 	"runtime"
 	"time"
 	"unsafe"
@@ -39,14 +40,29 @@ import (
 //     the string that inserts a state is the first to meet it; its bytes
 //     are written in the slot (inline) or left in the worker's buffer
 //     (side: the slot holds the fingerprint, a provisional bit and the key);
-//  4. deferred and ids (serial): the deferred strings are looked up in key
-//     order over the whole table; then the new states, merged from the
-//     partitions' lists in key order, get the next dense ids (the side
-//     states' records are appended to the arena in that order). Key order
-//     is the order in which the sequential search interns them, so every id
-//     is the one-worker id;
-//  5. patch (parallel): each partition writes the final ids (the arena
-//     offsets) into its new slots, each worker into its transitions.
+//  4. deferred and ids: the deferred strings are looked up in key order
+//     over the whole table (serial); then the new states get the next
+//     dense ids in key order (their records are appended to the arena, or
+//     written at their side ranks, in that order). Key order is the order
+//     in which the sequential search interns them, so every id is the
+//     one-worker id. Each partition has marked its new states' keys in a
+//     bitmap of its own (markNews); or-ed and counted (combine), they give
+//     a new state's rank in O(1) (rank). When every new state of the round
+//     is inline, or every one a side state with a dense record (byKey),
+//     the partitions point their slots at the ranks' ids in parallel
+//     (assignBits); otherwise each partition merges the others' lists
+//     (assignPar), or the searching goroutine numbers them (assign);
+//  5. patch (parallel): each worker writes the final ids into its
+//     transitions (byKey: the ranks of the provisional keys) and, byKey,
+//     the records, index entries and tree links of the new states its own
+//     strings found (patchOwn: consecutive ids, so the two workers do not
+//     write the same cache lines).
+//
+// A store whose states are all side states with dense records at 2 bits a
+// byte (the philosophers from 13 on) takes insertFolded in phase 3: a
+// string is looked up by its hash and its folded word alone, and a new
+// state's word is kept in its parNew, so that a provisional slot is
+// compared through it and the record is that word.
 //
 // The ids, hence the parent tree, the traces and the counterexamples, do
 // not depend on the number of workers.
@@ -87,10 +103,18 @@ type parSearch struct {
 	idBase   uint32
 	rankBase int
 	region   uint64
-	patched  bool  // assignPar wrote the slots and records
-	heads    []int // merge cursors
-	lists    [][]parNew
-	gang     *gang.Gang
+	patched  bool // assignPar wrote the slots and records
+	// byKey: the ids were numbered from the bitmaps (assignBits), and
+	// the patch phase writes the new states' records, index entries and
+	// tree links by the worker whose string found them (patchOwn).
+	byKey bool
+	// comb: the round's new states by key (the partitions' bits or'ed),
+	// cum[w]: those in the words before w (newBelow).
+	comb  []uint64
+	cum   []uint32
+	heads []int // merge cursors
+	lists [][]parNew
+	gang  *gang.Gang
 	// pre, if set, is run by worker 0 in the expand phase before its
 	// share0 states (rounds.ExpandWalking); preNs is its wall time.
 	pre    func()
@@ -101,6 +125,9 @@ type parSearch struct {
 	serial, total int64
 	par           int64 // in the parallel phases
 	deferred      int   // strings looked up after the insert phase
+	// The rounds by path (tests): insert phase by insertFolded, ids by
+	// bits (assignBits), by the merge walk (assignPar), serially (assign).
+	nFolded, nByKey, nMerge, nSerial int
 	// With parCPU set: the CPU nanoseconds of the workers in the
 	// parallel phases, in all (cpuWork) and along the critical path (the
 	// busiest worker of each phase: cpuCrit).
@@ -159,6 +186,7 @@ type parPart struct {
 	nside    int      // side states in news
 	nbytes   int      // the bytes of their records
 	addrs    []uintptr
+	bits     []uint64           // the keys of news (markNews)
 	_        [cacheLinePad]byte // as parWorker's
 }
 
@@ -171,11 +199,15 @@ type parDef struct{ key, j uint32 }
 
 // parNew is a new state of a round: its key (|parSide for a side state),
 // its slot, and off: for an inline state its h32, for a side state its
-// length, then its arena offset once assigned.
+// length, then its arena offset once assigned. x is a side state's record
+// when the records are dense at 2 bits a byte (one word: fold2), which
+// the insert phase compares with and the ids phase writes as it is.
 type parNew struct {
 	key  uint32
+	xok  bool // x is set
 	slot uint64
 	off  uint64
+	x    uint64
 }
 
 // parRound is the number of states per worker in a round: the tables are
@@ -187,8 +219,11 @@ var parRound = 2048
 const (
 	parSide = 1 << 31
 	// provBit marks a side slot whose record is not written yet: the low
-	// bits are the key of its string.
+	// bits are the index of its new state in the news of the partition
+	// that owns the slot, or with provDef in the deferred strings' news
+	// (provNew).
 	provBit = 1 << (offBits - 1)
+	provDef = provBit >> 1
 	// parMaxParts bounds the partitions (the side set's table starts
 	// with 16 slots).
 	parMaxParts = 16
@@ -422,17 +457,28 @@ func (r *parSearch) round(states []lts.State) (errAt int, err error) {
 	r.phase[1] += t1 - ts - (r.par - pg)
 
 	r.cur = 2
+	if s.width < 0 && d.recLen >= 0 && d.pbits == 2 {
+		r.nFolded++
+	}
 	r.parallel(r.insert)
 
 	ts = nanotime()
 	r.phase[2] += ts - t1
 	r.lookupDeferred()
+	r.markNews(&r.dpart)
+	r.combine()
 	pa := r.par
 	r.patched = r.prepareIDs()
-	if r.patched {
+	if r.byKey {
+		r.nByKey++
+		r.cur = 3
+		r.parallel(r.assignBits)
+	} else if r.patched {
+		r.nMerge++
 		r.cur = 3
 		r.parallel(r.assignPar)
 	} else {
+		r.nSerial++
 		r.assign()
 		for i := range r.dpart.news {
 			r.patchNew(&r.dpart.news[i])
@@ -654,7 +700,62 @@ func (r *parSearch) locate(k uint32) ([]byte, uint64, int, int) {
 func (r *parSearch) insert(v int) {
 	for q := v; q < r.P; q += r.W {
 		r.insertPart(q)
+		r.markNews(&r.parts[q])
 	}
+}
+
+// markNews sets the bits of pt's new states' keys in pt.bits (its own:
+// the partitions' owners write them at once).
+func (r *parSearch) markNews(pt *parPart) {
+	n := (r.base[r.W] + 63) >> 6
+	if cap(pt.bits) < n {
+		pt.bits = make([]uint64, n, n+n/4)
+	}
+	bs := pt.bits[:n]
+	clear(bs)
+	for i := range pt.news {
+		k := pt.news[i].key &^ parSide
+		bs[k>>6] |= 1 << (k & 63)
+	}
+	pt.bits = bs
+}
+
+// combine ors the partitions' bits into comb and counts them (cum), for
+// newBelow and rank (serial, between the insert and ids phases).
+func (r *parSearch) combine() {
+	n := (r.base[r.W] + 63) >> 6
+	if cap(r.comb) < n || cap(r.cum) < n+1 {
+		r.comb = make([]uint64, n, n+n/4)
+		r.cum = make([]uint32, n+1, n+1+n/4)
+	}
+	r.comb, r.cum = r.comb[:n], r.cum[:n+1]
+	c := uint32(0)
+	for w := range n {
+		x := r.dpart.bits[w]
+		for q := range r.parts {
+			x |= r.parts[q].bits[w]
+		}
+		r.comb[w] = x
+		r.cum[w] = c
+		c += uint32(bits.OnesCount64(x))
+	}
+	r.cum[n] = c
+}
+
+// newBelow is the number of the round's new states whose keys are below
+// k (at most the round's strings).
+func (r *parSearch) newBelow(k int) int {
+	w := k >> 6
+	if w >= len(r.comb) {
+		return int(r.cum[len(r.comb)])
+	}
+	return int(r.cum[w]) + bits.OnesCount64(r.comb[w]&(1<<(k&63)-1))
+}
+
+// rank is the rank, among the round's new states in key order, of the one
+// whose key is k.
+func (r *parSearch) rank(k uint32) uint32 {
+	return r.cum[k>>6] + uint32(bits.OnesCount64(r.comb[k>>6]&(1<<(k&63)-1)))
 }
 
 // insertHook, if set (tests), is called at the start of each
@@ -672,6 +773,10 @@ func (r *parSearch) insertPart(q int) {
 	pt.news, pt.deferred, pt.nside, pt.nbytes = pt.news[:0], pt.deferred[:0], 0, 0
 	iHi := uint64(q+1) * s.slots >> r.pbits
 	sHi := uint64(q+1) * uint64(len(d.table)) >> r.pbits
+	if s.width < 0 && d.recLen >= 0 && d.pbits == 2 {
+		r.insertFolded(q, pt, sHi)
+		return
+	}
 	sz := uintptr(s.slot)
 	tptr := unsafe.Pointer(unsafe.SliceData(s.table))
 	words := s.width >= 8 && s.width <= 24
@@ -733,6 +838,107 @@ func (r *parSearch) insertPart(q int) {
 			}
 		}
 	}
+}
+
+// insertFolded is insertPart for a store whose states are all side
+// states with dense records at 2 bits a byte (the philosophers from 13
+// on): a string is its hash and its folded word (fit has made every side
+// string of the round fold), so neither its bytes nor its length are
+// read, a provisional slot is compared through its new state's word, and
+// the ids phase writes that word as the record.
+func (r *parSearch) insertFolded(q int, pt *parPart, sHi uint64) {
+	d := &r.s.side
+	table, shift := d.table, d.shift
+	dense, dbits := d.dense, d.dbits
+	dmask := uint64(1)<<dbits - 1
+	news := pt.news
+	rl := uint64(d.recLen)
+	size := d.recSize(d.recLen)
+	n0 := r.n0
+	for w := range r.W {
+		wk := &r.ws[w]
+		idxs := wk.route[q]
+		res := wk.res[q][:len(idxs)]
+		hs, packs := wk.hs, wk.packs
+		base := uint32(r.base[w])
+		r.insSideSlots(pt, wk, idxs, 0, min(2*window, len(idxs)))
+		r.insRecords(pt, wk, idxs, 0, min(window, len(idxs)), sHi)
+		for b0 := 0; b0 < len(idxs); b0 += window {
+			batch := idxs[b0:min(b0+window, len(idxs))]
+			r.insSideSlots(pt, wk, idxs, b0+2*window, min(b0+3*window, len(idxs)))
+			r.insRecords(pt, wk, idxs, b0+window, min(b0+2*window, len(idxs)), sHi)
+			for jb, i := range batch {
+				key := base + uint32(i)
+				h := hs[i]
+				pk := &packs[i]
+				x, ok := fold2(pk.w0, pk.w1)
+				if !ok || !pk.ok {
+					// (Not after fit: the general lookup, which reads
+					// the bytes.)
+					pt.news = news
+					x := wk.x
+					start := 0
+					if i > 0 {
+						start = x.ends[i-1]
+					}
+					t, ok := r.findSide(pt, x.enc[start:x.ends[i]], h, pk, key, sHi, false)
+					news = pt.news
+					if !ok {
+						pt.deferred = append(pt.deferred, parDef{key, uint32(b0 + jb)})
+						continue
+					}
+					res[b0+jb] = t
+					continue
+				}
+				fp := h >> offBits
+				j := h >> shift
+				for {
+					v := table[j]
+					if v == 0 {
+						table[j] = fp<<offBits | provBit | uint64(len(news))
+						news = append(news, parNew{key: key | parSide, xok: true, slot: j, off: rl, x: x})
+						pt.nside++
+						pt.nbytes += size
+						res[b0+jb] = n0 + key
+						break
+					}
+					if v>>offBits == fp {
+						if v&provBit != 0 {
+							if e := &news[v&(provDef-1)]; e.xok && e.x == x {
+								res[b0+jb] = n0 + e.key&^parSide
+								break
+							}
+						} else if k := v&offMask - 1; load64(unsafe.Add(unsafe.Pointer(unsafe.SliceData(dense[k>>dbits])), uintptr(k&dmask)*8)) == x {
+							res[b0+jb] = d.denseID(k)
+							break
+						}
+					}
+					if j++; j == sHi {
+						pt.deferred = append(pt.deferred, parDef{key, uint32(b0 + jb)})
+						break
+					}
+				}
+			}
+		}
+	}
+	pt.news = news
+}
+
+// insSideSlots is insSlots for a store whose strings are all side
+// strings: their lengths are not read.
+func (r *parSearch) insSideSlots(pt *parPart, wk *parWorker, idxs []int32, lo, hi int) {
+	if lo >= hi {
+		return
+	}
+	d := &r.s.side
+	sbase := uintptr(unsafe.Pointer(unsafe.SliceData(d.table)))
+	shift := d.shift
+	hs := wk.hs
+	pt.addrs = pt.addrs[:0]
+	for _, i := range idxs[lo:hi] {
+		pt.addrs = append(pt.addrs, sbase+uintptr(hs[i]>>shift)*8)
+	}
+	prefetch(pt.addrs)
 }
 
 // insSlots prefetches the home slots of the strings idxs[lo:hi] of worker
@@ -893,16 +1099,23 @@ func (r *parSearch) findSide(pt *parPart, b []byte, h uint64, pk *packedKey, key
 	for i := h >> d.shift; ; {
 		v := d.table[i]
 		if v == 0 {
-			d.table[i] = fp<<offBits | provBit | uint64(key)
-			pt.news = append(pt.news, parNew{key: key | parSide, slot: i, off: uint64(len(b))})
+			d.table[i] = fp<<offBits | provBit | r.provTag(pt)
+			pt.news = append(pt.news, parNew{key: key | parSide, xok: packed2, slot: i, off: uint64(len(b)), x: x2})
 			pt.nside++
 			pt.nbytes += d.recSize(len(b))
 			return r.n0 + key, true
 		}
 		if v>>offBits == fp {
 			if v&provBit != 0 {
-				k := uint32(v & (provBit - 1))
-				if o, _, _, _ := r.locate(k); string(o) == string(b) {
+				e := r.provNew(i, v)
+				k := e.key &^ parSide
+				if packed2 && e.xok {
+					// Both of the dense length, folded: the words
+					// decide.
+					if e.x == x2 {
+						return r.n0 + k, true
+					}
+				} else if o, _, _, _ := r.locate(k); string(o) == string(b) {
 					return r.n0 + k, true
 				}
 			} else if fast {
@@ -933,6 +1146,29 @@ func (r *parSearch) findSide(pt *parPart, b []byte, h uint64, pk *packedKey, key
 			i = 0
 		}
 	}
+}
+
+// provTag is the low bits of the provisional slot of the next new state
+// of pt: its index in pt.news, with provDef for the deferred strings'.
+func (r *parSearch) provTag(pt *parPart) uint64 {
+	t := uint64(len(pt.news))
+	if pt == &r.dpart {
+		t |= provDef
+	}
+	return t
+}
+
+// provNew is the new state of the provisional side slot i of value v:
+// in the deferred strings' news (provDef), else in those of the
+// partition whose range holds slot i (only its owner inserts there in
+// the insert phase).
+func (r *parSearch) provNew(i, v uint64) *parNew {
+	k := v & (provDef - 1)
+	if v&provDef != 0 {
+		return &r.dpart.news[k]
+	}
+	tb := 64 - r.s.side.shift // log2 of the table's slots
+	return &r.parts[i>>(tb-r.pbits)].news[k]
 }
 
 // recordAddrsPar is recordAddrs for the insert phase: it stops at hi and
@@ -1045,8 +1281,16 @@ func (r *parSearch) patchNew(e *parNew) {
 func (r *parSearch) patchSide(e *parNew, off uint64) {
 	d := &r.s.side
 	key := e.key &^ parSide
-	b, _, _, _ := r.locate(key)
-	d.writeRecord(off, r.final[key], b)
+	if d.recLen >= 0 && d.pbits == 2 && e.xok {
+		// The record is the word the insert phase folded (writeDense's).
+		store64(unsafe.Pointer(unsafe.SliceData(d.denseAt(off))), e.x)
+		if d.withIDs {
+			d.ids.Set(int(off), r.final[key])
+		}
+	} else {
+		b, _, _, _ := r.locate(key)
+		d.writeRecord(off, r.final[key], b)
+	}
 	t := d.table
 	t[e.slot] = t[e.slot]>>offBits<<offBits | (off + 1)
 }
@@ -1063,6 +1307,19 @@ func (r *parSearch) patch(v int) {
 	n0 := r.n0
 	wk := &r.ws[v]
 	ts, evs := wk.trans, wk.x.evs
+	if r.byKey {
+		for q, idxs := range wk.route {
+			for j, i := range wk.res[q][:len(idxs)] {
+				if i >= n0 {
+					i = r.idBase + r.rank(i-n0)
+				}
+				k := idxs[j]
+				ts[k] = lts.Transition{Event: evs[k], Target: lts.State(i)}
+			}
+		}
+		r.patchOwn(v)
+		return
+	}
 	for q, idxs := range wk.route {
 		for j, i := range wk.res[q][:len(idxs)] {
 			if i >= n0 {
@@ -1271,6 +1528,7 @@ func uvarintLen(v uint64) int {
 func (r *parSearch) prepareIDs() bool {
 	s := r.s
 	d := &s.side
+	r.byKey = false
 	total, nside, nbytes := len(r.dpart.news), r.dpart.nside, r.dpart.nbytes
 	for q := range r.parts {
 		total += len(r.parts[q].news)
@@ -1288,16 +1546,22 @@ func (r *parSearch) prepareIDs() bool {
 	}
 	r.idBase, r.rankBase = uint32(s.n), d.n
 	r.region = 0
+	// Numbered from the bits when every new state is inline, or every
+	// one is a side state with a dense record: a new state's side rank is
+	// then its rank, or it has none.
+	r.byKey = nside == 0 || (s.width < 0 && d.recLen >= 0 && nside == total)
 	if d.recLen >= 0 {
 		// Dense records: room at their ranks.
 		d.growDense(d.n+nside, &r.nextChunk)
 	} else if nbytes > 0 {
 		r.region = d.reserve(nbytes, nbytes, &r.nextChunk)
 	}
-	if cap(r.newKeys) < total {
-		r.newKeys = make([]uint32, total, total+total/4)
+	if !r.byKey {
+		if cap(r.newKeys) < total {
+			r.newKeys = make([]uint32, total, total+total/4)
+		}
+		r.newKeys = r.newKeys[:total]
 	}
-	r.newKeys = r.newKeys[:total]
 	if s.width >= 0 {
 		for id := s.n; id < s.n+total; {
 			// setIndex's blocks, extended to the round's last id.
@@ -1412,4 +1676,86 @@ func (r *parSearch) assignList(pt *parPart) {
 		// Not into e.off: the other lists' workers read it (a length).
 		r.patchSide(e, off)
 	}
+}
+
+// assignBits is assignPar when the ids are numbered from the bits
+// (byKey): worker v points the slots of its partitions' new states (and
+// the last worker those of the deferred strings') to their ids or records;
+// the records, index entries and tree links are written in the patch
+// phase by the workers whose strings found the states (patchOwn), each a
+// run of consecutive ids, not at ids interleaved with another worker's.
+func (r *parSearch) assignBits(v int) {
+	s := r.s
+	t := s.side.table
+	for q := v; q <= r.P; q += r.W {
+		pt := &r.dpart
+		if q < r.P {
+			pt = &r.parts[q]
+		}
+		for j := range pt.news {
+			e := &pt.news[j]
+			rk := r.rank(e.key &^ parSide)
+			if e.key&parSide == 0 {
+				store32(s.at(e.slot), r.idBase+rk+1)
+				continue
+			}
+			// Dense: the location is the side rank, the rank here.
+			t[e.slot] = t[e.slot]>>offBits<<offBits | (uint64(r.rankBase) + uint64(rk) + 1)
+		}
+	}
+}
+
+// patchOwn writes, for the new states found by worker v's strings (keys
+// base[v] to base[v+1], consecutive ranks), the side records (dense) or
+// the index entries (inline), and the tree links.
+func (r *parSearch) patchOwn(v int) {
+	s := r.s
+	d := &s.side
+	wk := &r.ws[v]
+	x := wk.x
+	lo, hi := uint32(r.base[v]), uint32(r.base[v+1])
+	if lo == hi {
+		return
+	}
+	rk := r.rank(lo)
+	for w := lo >> 6; w <= (hi-1)>>6; w++ {
+		m := r.comb[w]
+		if w == lo>>6 {
+			m &^= 1<<(lo&63) - 1
+		}
+		if w == (hi-1)>>6 && hi&63 != 0 {
+			m &= 1<<(hi&63) - 1
+		}
+		for ; m != 0; m &= m - 1 {
+			key := w<<6 | uint32(bits.TrailingZeros64(m))
+			i := int(key - lo)
+			id := r.idBase + rk
+			if start, end := r.strBounds(x, i); end-start == s.width {
+				if s.width >= 0 {
+					s.index[id>>refBits][id&(refBlock-1)] = h32(wk.hs[i])
+				}
+			} else {
+				k := uint64(r.rankBase) + uint64(rk)
+				pk := &wk.packs[i]
+				if xw, ok := fold2(pk.w0, pk.w1); d.pbits == 2 && ok && pk.ok && end-start == d.recLen {
+					store64(unsafe.Pointer(unsafe.SliceData(d.denseAt(k))), xw)
+				} else {
+					d.writeDense(k, x.enc[start:end])
+				}
+			}
+			if r.onNew != nil {
+				r.onNew(lts.State(id), r.lo[v]+int(wk.owner[i]), x.evs[i])
+			}
+			rk++
+		}
+	}
+}
+
+// strBounds is where string i of x lies in x.enc.
+func (r *parSearch) strBounds(x *scratch, i int) (int, int) {
+	start := 0
+	if i > 0 {
+		start = x.ends[i-1]
+	}
+	return start, x.ends[i]
 }

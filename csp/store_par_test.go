@@ -22,6 +22,7 @@ type searchRecord struct {
 	trace    string
 	count    int64
 	deferred int
+	paths    [4]int // rounds: folded inserts, ids by bits, by merge, serial
 }
 
 // recordSearch explores sys (a fresh Proc built by mk) with workers and
@@ -52,6 +53,7 @@ func recordSearch(t *testing.T, mk func() *Proc, workers, limit int) (rec search
 		rec.trace = fmt.Sprintf("error %v after %d steps", r.Err, len(r.Trace))
 	}
 	rec.deferred = x.parDeferred
+	rec.paths = x.parPaths
 	// By description: component codes (and term ids), hence the bytes,
 	// depend on the order in which the workers met the terms.
 	for id := range sys.NumStates() {
@@ -123,6 +125,7 @@ func TestParallelIDsDeterministic(t *testing.T) {
 	}
 	defer func(r int) { parRound = r }(parRound)
 	deferred, compared, cases, failed := 0, 0, 0, 0
+	var paths [4]int
 	for _, pr := range comparedProcs(t) {
 		p := compileSrc(t, pr.src)
 		name := strings.TrimSuffix(strings.TrimSpace(pr.text), "()")
@@ -148,14 +151,17 @@ func TestParallelIDsDeterministic(t *testing.T) {
 					failed++
 				}
 				deferred += par.deferred
+				for i, n := range par.paths {
+					paths[i] += n
+				}
 			}
 		}
 		compared++
 	}
-	if compared < 10 || deferred == 0 {
-		t.Errorf("%d processes compared, %d strings deferred: the cases do not cover the paths", compared, deferred)
+	if compared < 10 || deferred == 0 || paths[1] == 0 || paths[2] == 0 {
+		t.Errorf("%d processes compared, %d strings deferred, rounds numbered by bits and by merge %v: the cases do not cover the paths", compared, deferred, paths)
 	}
-	t.Logf("%d processes, %d deferred strings; %d of %d parallel searches differ", compared, deferred, failed, cases)
+	t.Logf("%d processes, %d deferred strings, rounds (folded inserts, ids by bits, by merge, serially) %v; %d of %d parallel searches differ", compared, deferred, paths, failed, cases)
 }
 
 // TestParallelIDsRandom: the same on random programs (randomShapeModel,
@@ -171,6 +177,7 @@ func TestParallelIDsRandom(t *testing.T) {
 	}
 	rng := rand.New(rand.NewPCG(21, 5))
 	errs, cases, failed, programs, deferred := 0, 0, 0, 0, 0
+	var paths [4]int
 	for c := range n {
 		src := randomShapeModel(rng) + "var z = 0;\nQ = [z < 70] up{z = z + 9} -> Q [] [z > 0] down{z = z - 5} -> Q;\nSys = P ||| P ||| Q;\n"
 		if m, err := lang.Parse("test.csp", []byte(src)); err != nil {
@@ -203,6 +210,9 @@ func TestParallelIDsRandom(t *testing.T) {
 					cases++
 					par := recordSearch(t, mk, w, 0)
 					deferred += par.deferred
+					for i, n := range par.paths {
+						paths[i] += n
+					}
 					if !sameSearch(t, fmt.Sprintf("case %d workers %d round %d region %d\n%s", c, w, round, region, src), seq, par, false, false) {
 						failed++
 					}
@@ -214,7 +224,10 @@ func TestParallelIDsRandom(t *testing.T) {
 	if errs == 0 || errs == programs {
 		t.Errorf("%d of %d programs end in an error", errs, programs)
 	}
-	t.Logf("%d programs, %d end in an error, %d deferred strings; %d of %d parallel searches differ", programs, errs, deferred, failed, cases)
+	if paths[1] == 0 || paths[2] == 0 || paths[3] == 0 {
+		t.Errorf("rounds (folded inserts, ids by bits, by merge, serially) %v: the cases do not cover the paths", paths)
+	}
+	t.Logf("%d programs, %d end in an error, %d deferred strings, rounds (folded inserts, ids by bits, by merge, serially) %v; %d of %d parallel searches differ", programs, errs, deferred, paths, failed, cases)
 }
 
 // TestParallelIDsSymmetric: the same on the symmetry-reduced systems
