@@ -24,7 +24,9 @@ type searchRecord struct {
 	deferred int
 	paths    [4]int // rounds: folded inserts, ids by bits, by merge, serial
 	// parents[s]: the parent of state s in the search's tree, for the
-	// states it marked; ids: what checkIDs found wrong in the store.
+	// states it marked; ids: what checkIDs found wrong in the store, or
+	// a tree link that is not the first visit reaching the state, or a
+	// panic.
 	parents []string
 	ids     string
 }
@@ -88,11 +90,20 @@ func recordSearch(t *testing.T, mk func() *Proc, workers, limit int) (rec search
 		// be counted).
 		if e := recover(); e != nil {
 			rec.trace = fmt.Sprintf("panic: %v", e)
+			rec.ids = rec.trace
 		}
 	}()
 	sys := mk()
 	x := newBFS(context.Background(), sys, Options{Workers: workers, Limits: lts.Limits{MaxStates: limit}})
+	// first[t]: the first state visited with a transition to t, by
+	// definition t's parent in the BFS tree.
+	first := map[lts.State]lts.State{sys.Initial(): sys.Initial()}
 	x.run(func(s lts.State, ts []lts.Transition) bool {
+		for _, tr := range ts {
+			if _, ok := first[tr.Target]; !ok {
+				first[tr.Target] = s
+			}
+		}
 		var b strings.Builder
 		fmt.Fprintf(&b, "%d:", s)
 		for _, tr := range ts {
@@ -124,8 +135,13 @@ func recordSearch(t *testing.T, mk func() *Proc, workers, limit int) (rec search
 			continue
 		}
 		rec.parents = append(rec.parents, fmt.Sprint(up))
+		if f, ok := first[s]; (!ok || f != up) && rec.ids == "" {
+			rec.ids = fmt.Sprintf("state %d: tree parent %d, first reached from %d (%v)", s, up, f, ok)
+		}
 	}
-	rec.ids = checkIDs(sys.store)
+	if rec.ids == "" {
+		rec.ids = checkIDs(sys.store)
+	}
 	rec.deferred = x.parDeferred
 	rec.paths = x.parPaths
 	// By description: component codes (and term ids), hence the bytes,
@@ -145,7 +161,9 @@ func recordSearch(t *testing.T, mk func() *Proc, workers, limit int) (rec search
 }
 
 // sameSearch compares a parallel search with the sequential one: the same
-// visits (states, transitions, ids) and the same counterexample; the
+// visits (states, transitions, ids), the same tree parents and the same
+// counterexample (a model error's whole trace), after checking that
+// neither found a store or tree link wrong (searchRecord.ids); the
 // stores agree on every id both hold (a search stopped by a limit may have
 // interned a different number of states: a round is interned whole).
 //
