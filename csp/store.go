@@ -2,6 +2,7 @@ package csp
 
 import (
 	"encoding/binary"
+	"fmt"
 	"hash/maphash"
 	"math"
 	"runtime"
@@ -185,7 +186,9 @@ func (s *store) Get(id uint32) []byte {
 	if v&1 != 0 {
 		return s.side.get(v >> 1)
 	}
-	for i := s.home(v); ; {
+	// At most one lap of the table: a broken store (an id whose slot is
+	// gone) panics rather than hangs.
+	for i, n := s.home(v), s.slots; n > 0; n-- {
 		p := s.at(i)
 		if load32(p) == id+1 {
 			return unsafe.Slice((*byte)(unsafe.Add(p, 4)), s.width)
@@ -194,6 +197,7 @@ func (s *store) Get(id uint32) []byte {
 			i = 0
 		}
 	}
+	panic(fmt.Sprintf("internal error: id %d not in the table", id))
 }
 
 // Hash is the hash of b (safe without the lock: the seed never changes):

@@ -39,7 +39,9 @@ import (
 //     successors in order). A partition reads its strings in key order, so
 //     the string that inserts a state is the first to meet it; its bytes
 //     are written in the slot (inline) or left in the worker's buffer
-//     (side: the slot holds the fingerprint, a provisional bit and the key);
+//     (side: the slot holds the fingerprint, a provisional bit and the
+//     new state's index in its partition's news, or with provDef in the
+//     deferred strings' news: provTag, provNew);
 //  4. deferred and ids: the deferred strings are looked up in key order
 //     over the whole table (serial); then the new states get the next
 //     dense ids in key order (their records are appended to the arena, or
@@ -76,10 +78,14 @@ type parSearch struct {
 	states []lts.State
 	lo     []int // worker w expands states[lo[w]:lo[w+1]]
 	base   []int // key of worker w's first string (len W+1)
-	final  []uint32
-	n0     uint32
-	dpart  parPart // the new states of the deferred strings
-	// newKeys[k] is the key of the string that found new state n0+k.
+	// final[key] is the id of the new state of key (assign, assignPar;
+	// not allocated on the bitmap path, byKey).
+	final []uint32
+	n0    uint32
+	dpart parPart // the new states of the deferred strings
+	// newKeys[k] is the key of the string that found new state n0+k
+	// (filled by assign and assignPar: not on the bitmap path, byKey,
+	// whose patchOwn finds the keys in comb).
 	newKeys []uint32
 	// If set, growTree(n) is called before the patch phase with the
 	// store's size, and onNew(id, pos, ev) by the workers in the patch
@@ -103,7 +109,11 @@ type parSearch struct {
 	idBase   uint32
 	rankBase int
 	region   uint64
-	patched  bool // assignPar wrote the slots and records
+	// patched: the ids phase wrote the slots (assignPar, assignBits);
+	// false: assign numbered the states, and the patch phase writes the
+	// partitions' slots and records (patchNew). byKey implies patched
+	// (patchOwn writes the records).
+	patched bool
 	// byKey: the ids were numbered from the bitmaps (assignBits), and
 	// the patch phase writes the new states' records, index entries and
 	// tree links by the worker whose string found them (patchOwn).
@@ -431,10 +441,6 @@ func (r *parSearch) round(states []lts.State) (errAt int, err error) {
 	if total >= parSide || uint64(r.n0)+uint64(total) >= math.MaxUint32-1 {
 		panic("lts: more than 2^32-2 states")
 	}
-	if cap(r.final) < total {
-		r.final = make([]uint32, total)
-	}
-	r.final = r.final[:total]
 	// The tables hold every string of the round within their load.
 	if s.width >= 0 {
 		slots := s.slots
@@ -469,6 +475,14 @@ func (r *parSearch) round(states []lts.State) (errAt int, err error) {
 	r.combine()
 	pa := r.par
 	r.patched = r.prepareIDs()
+	if !r.byKey {
+		// The ids by key, for assign and assignPar (the bitmap path
+		// ranks the keys instead: rank).
+		if cap(r.final) < total {
+			r.final = make([]uint32, total)
+		}
+		r.final = r.final[:total]
+	}
 	if r.byKey {
 		r.nByKey++
 		r.cur = 3
@@ -1067,8 +1081,10 @@ func (r *parSearch) findInline(pt *parPart, b []byte, h uint64, key uint32, hi u
 }
 
 // findSide is findInline for the side set: a new string's slot holds its
-// fingerprint, provBit and its key (its bytes stay in the worker's
-// buffer until the ids are assigned). pk is b packed (hashStrings).
+// fingerprint, provBit and its new state's index in pt.news (provTag:
+// with provDef if pt is the deferred strings'); its bytes stay in the
+// worker's buffer until the ids are assigned. pk is b packed
+// (hashStrings).
 func (r *parSearch) findSide(pt *parPart, b []byte, h uint64, pk *packedKey, key uint32, hi uint64, wrap bool) (uint32, bool) {
 	d := &r.s.side
 	fp := h >> offBits
@@ -1520,11 +1536,14 @@ func uvarintLen(v uint64) int {
 	return n
 }
 
-// prepareIDs prepares the parallel assignment of the round's ids
-// (assignPar): the id index, the side set's ranks and one arena region for
-// all the round's records are extended, to be filled by the partitions.
-// It reports false if the records do not fit one arena chunk (assign then
-// numbers the states alone).
+// prepareIDs chooses how the round's ids are given and prepares their
+// parallel assignment: it sets byKey (the bitmap path: assignBits, then
+// patchOwn) when every new state is inline, or every one a side state
+// with a dense record, else the partitions merge their lists (assignPar).
+// The id index, the side set's ranks and one arena region for all the
+// round's records are extended, to be filled by the partitions. It
+// reports false if the records do not fit one arena chunk (byKey is then
+// false, and assign numbers the states alone).
 func (r *parSearch) prepareIDs() bool {
 	s := r.s
 	d := &s.side
@@ -1598,7 +1617,7 @@ func (r *parSearch) prepareIDs() bool {
 }
 
 // assignPar is worker v's part of the ids: for each of its lists (its
-// partitions', and the deferred one for the last worker), every new state's
+// partitions', and the deferred one for worker P mod W), every new state's
 // rank among all the round's new states in key order (its position in its
 // list plus the entries of the other lists with smaller keys), hence its
 // id, and for a side state its side rank and its record's offset in the
@@ -1680,7 +1699,7 @@ func (r *parSearch) assignList(pt *parPart) {
 
 // assignBits is assignPar when the ids are numbered from the bits
 // (byKey): worker v points the slots of its partitions' new states (and
-// the last worker those of the deferred strings') to their ids or records;
+// worker P mod W those of the deferred strings') to their ids or records;
 // the records, index entries and tree links are written in the patch
 // phase by the workers whose strings found the states (patchOwn), each a
 // run of consecutive ids, not at ids interleaved with another worker's.
@@ -1735,6 +1754,12 @@ func (r *parSearch) patchOwn(v int) {
 					s.index[id>>refBits][id&(refBlock-1)] = h32(wk.hs[i])
 				}
 			} else {
+				if s.width >= 0 || d.withIDs || d.recLen < 0 {
+					// byKey takes side states only in a store without
+					// a width, of dense records: no index entry, no
+					// rank -> id, no arena offset to write.
+					panic(fmt.Sprintf("internal error: side state %d on the bitmap path (width %d, dense length %d)", id, s.width, d.recLen))
+				}
 				k := uint64(r.rankBase) + uint64(rk)
 				pk := &wk.packs[i]
 				if xw, ok := fold2(pk.w0, pk.w1); d.pbits == 2 && ok && pk.ok && end-start == d.recLen {

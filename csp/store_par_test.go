@@ -23,6 +23,62 @@ type searchRecord struct {
 	count    int64
 	deferred int
 	paths    [4]int // rounds: folded inserts, ids by bits, by merge, serial
+	// parents[s]: the parent of state s in the search's tree, for the
+	// states it marked; ids: what checkIDs found wrong in the store, or
+	// a tree link that is not the first visit reaching the state, or a
+	// panic.
+	parents []string
+	ids     string
+}
+
+// checkIDs checks every id of s against the store's definition, not
+// against another search: Lookup of its bytes gives it back; an inline
+// state's index entry is the h32 of its bytes' hash (the home Get starts
+// from); a side state's index entry is its rank (odd), and the table slot
+// that Lookup finds for its bytes points to the record of that rank (its
+// rank in a dense set, the rank's offset in the arena). It returns what
+// it found wrong, or "".
+func checkIDs(s *store) string {
+	d := &s.side
+	for id := range uint32(s.n) {
+		b := append([]byte(nil), s.Get(id)...)
+		h := s.Hash(b)
+		if got, ok := s.Lookup(b); !ok || got != id {
+			return fmt.Sprintf("id %d: Lookup of its bytes gives %d %v", id, got, ok)
+		}
+		k := id // a store without a width: the rank is the id
+		if s.width >= 0 {
+			v := s.index[id>>refBits][id&(refBlock-1)]
+			if len(b) == s.width {
+				if v != h32(h) {
+					return fmt.Sprintf("inline id %d: index entry %#x, h32 of its hash %#x", id, v, h32(h))
+				}
+				continue
+			}
+			if v&1 == 0 {
+				return fmt.Sprintf("side id %d (%d bytes): index entry %#x is not a rank", id, len(b), v)
+			}
+			k = v >> 1
+		}
+		slot, _, _, ok := d.find(b, h)
+		if !ok {
+			return fmt.Sprintf("side id %d: not in the table", id)
+		}
+		var loc uint64
+		if d.t4 != nil {
+			loc = uint64(d.t4[slot]&d.rmask) - 1
+		} else {
+			loc = d.table[slot]&offMask - 1
+		}
+		want := uint64(k)
+		if d.recLen < 0 {
+			want = d.refs[k>>refBits][k&(refBlock-1)]
+		}
+		if loc != want {
+			return fmt.Sprintf("side id %d of rank %d: slot %d points to %d, not %d", id, k, slot, loc, want)
+		}
+	}
+	return ""
 }
 
 // recordSearch explores sys (a fresh Proc built by mk) with workers and
@@ -34,11 +90,20 @@ func recordSearch(t *testing.T, mk func() *Proc, workers, limit int) (rec search
 		// be counted).
 		if e := recover(); e != nil {
 			rec.trace = fmt.Sprintf("panic: %v", e)
+			rec.ids = rec.trace
 		}
 	}()
 	sys := mk()
 	x := newBFS(context.Background(), sys, Options{Workers: workers, Limits: lts.Limits{MaxStates: limit}})
+	// first[t]: the first state visited with a transition to t, by
+	// definition t's parent in the BFS tree.
+	first := map[lts.State]lts.State{sys.Initial(): sys.Initial()}
 	x.run(func(s lts.State, ts []lts.Transition) bool {
+		for _, tr := range ts {
+			if _, ok := first[tr.Target]; !ok {
+				first[tr.Target] = s
+			}
+		}
 		var b strings.Builder
 		fmt.Fprintf(&b, "%d:", s)
 		for _, tr := range ts {
@@ -50,7 +115,32 @@ func recordSearch(t *testing.T, mk func() *Proc, workers, limit int) (rec search
 	r := x.finish(&Result{Verdict: lts.Valid})
 	rec.count = r.Stats.States
 	if r.Err != nil {
-		rec.trace = fmt.Sprintf("error %v after %d steps", r.Err, len(r.Trace))
+		rec.trace = fmt.Sprintf("error %v:", r.Err)
+		for _, st := range r.Trace {
+			rec.trace += fmt.Sprintf(" %s>%d", st.Event, st.State)
+		}
+	}
+	// The tree parent of every state the search marked (ids below its
+	// count, in order: "The parent tree beyond treeKeep").
+	for s := range lts.State(x.seen) {
+		var up lts.State
+		if x.treeless(s) {
+			var err error
+			if up, _, err = x.parent(s); err != nil {
+				rec.parents = append(rec.parents, err.Error())
+				continue
+			}
+		} else if up = x.up(s); up == noState {
+			rec.parents = append(rec.parents, "none")
+			continue
+		}
+		rec.parents = append(rec.parents, fmt.Sprint(up))
+		if f, ok := first[s]; (!ok || f != up) && rec.ids == "" {
+			rec.ids = fmt.Sprintf("state %d: tree parent %d, first reached from %d (%v)", s, up, f, ok)
+		}
+	}
+	if rec.ids == "" {
+		rec.ids = checkIDs(sys.store)
 	}
 	rec.deferred = x.parDeferred
 	rec.paths = x.parPaths
@@ -71,7 +161,9 @@ func recordSearch(t *testing.T, mk func() *Proc, workers, limit int) (rec search
 }
 
 // sameSearch compares a parallel search with the sequential one: the same
-// visits (states, transitions, ids) and the same counterexample; the
+// visits (states, transitions, ids), the same tree parents and the same
+// counterexample (a model error's whole trace), after checking that
+// neither found a store or tree link wrong (searchRecord.ids); the
 // stores agree on every id both hold (a search stopped by a limit may have
 // interned a different number of states: a round is interned whole).
 //
@@ -82,6 +174,12 @@ func recordSearch(t *testing.T, mk func() *Proc, workers, limit int) (rec search
 // the verdict and the counterexample are compared whole.
 func sameSearch(t *testing.T, name string, seq, par searchRecord, limited, stopped bool) bool {
 	t.Helper()
+	for _, r := range []searchRecord{seq, par} {
+		if r.ids != "" {
+			t.Errorf("%s: %s", name, r.ids)
+			return false
+		}
+	}
 	n := min(len(seq.visits), len(par.visits))
 	if !stopped && len(seq.visits) != len(par.visits) {
 		t.Errorf("%s: %d visits, sequential %d", name, len(par.visits), len(seq.visits))
@@ -101,6 +199,16 @@ func sameSearch(t *testing.T, name string, seq, par searchRecord, limited, stopp
 	for id := range m {
 		if seq.states[id] != par.states[id] {
 			t.Errorf("%s: state %d is %s, sequential %s", name, id, par.states[id], seq.states[id])
+			return false
+		}
+	}
+	if !stopped && len(seq.parents) != len(par.parents) {
+		t.Errorf("%s: %d states in the tree, sequential %d", name, len(par.parents), len(seq.parents))
+		return false
+	}
+	for s := range min(len(seq.parents), len(par.parents)) {
+		if seq.parents[s] != par.parents[s] {
+			t.Errorf("%s: the parent of %d is %s, sequential %s", name, s, par.parents[s], seq.parents[s])
 			return false
 		}
 	}
@@ -240,7 +348,7 @@ func TestParallelIDsSymmetric(t *testing.T) {
 	if testing.Short() {
 		limit = 3000
 	}
-	reduced := 0
+	reduced, cases, failed := 0, 0, 0
 	for _, c := range symmetricCases(t) {
 		reduced++
 		parRound = 2048
@@ -248,14 +356,17 @@ func TestParallelIDsSymmetric(t *testing.T) {
 		for _, round := range []int{2048, 7} {
 			parRound = round
 			for _, w := range []int{2, 3} {
-				sameSearch(t, fmt.Sprintf("%s workers %d round %d", c.name, w, round), seq, recordSearch(t, c.mk, w, limit), seq.count >= int64(limit), seq.count >= int64(limit) && round%256 != 0)
+				cases++
+				if !sameSearch(t, fmt.Sprintf("%s workers %d round %d", c.name, w, round), seq, recordSearch(t, c.mk, w, limit), seq.count >= int64(limit), seq.count >= int64(limit) && round%256 != 0) {
+					failed++
+				}
 			}
 		}
 	}
 	if reduced < 2 {
 		t.Errorf("only %d symmetric systems", reduced)
 	}
-	t.Logf("%d symmetric systems", reduced)
+	t.Logf("%d symmetric systems; %d of %d parallel searches differ", reduced, failed, cases)
 }
 
 // TestParallelLimits: a parallel search stopped by a state limit or a
