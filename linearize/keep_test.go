@@ -31,14 +31,7 @@ func reduceOracle(t *testing.T, seed uint64, n int) (wrong int, c *linearize.Red
 		spec := queueSpec(tab)
 		impl := randomImpl(r, tab, 3)
 		for _, cfg := range []*relax.Config{nil, &quasi} {
-			var s lts.Automaton = spec
-			if cfg != nil {
-				rel, err := relax.New(spec, *cfg)
-				if err != nil {
-					t.Fatal(err)
-				}
-				s = rel
-			}
+			s := relaxedSpec(t, spec, cfg)
 			bad := c.Bad.Load() + c.BadKept.Load()
 			res, err := refine.Check(context.Background(), impl, linearize.New(s, linearize.DefaultNaming), refine.Options{})
 			if err != nil {

@@ -55,6 +55,19 @@ type op struct {
 	v   int
 }
 
+// relaxedSpec is spec relaxed by cfg, or spec itself when cfg is nil.
+func relaxedSpec(t *testing.T, spec lts.Automaton, cfg *relax.Config) lts.Automaton {
+	t.Helper()
+	if cfg == nil {
+		return spec
+	}
+	rel, err := relax.New(spec, *cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rel
+}
+
 // randomImpl builds a random acyclic implementation: two threads, each
 // calling its operations in order (invocation, then response); at each
 // node a random non-empty subset of the possible next events is kept, and
@@ -240,14 +253,7 @@ func wrapperAgainstHistoriesSeed(t *testing.T, seed uint64, n, maxOps int, relax
 					break
 				}
 			}
-			var s lts.Automaton = spec
-			if cfg != nil {
-				rel, err := relax.New(spec, *cfg)
-				if err != nil {
-					t.Fatal(err)
-				}
-				s = rel
-			}
+			s := relaxedSpec(t, spec, cfg)
 			got, err := refine.Check(context.Background(), impl, linearize.New(s, linearize.DefaultNaming), refine.Options{})
 			if err != nil {
 				// A counterexample that fails re-validation, say.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
@@ -27,17 +26,8 @@ func runShortcuts(t *testing.T, maxSeg int) ([]shortcutRun, *linearize.ReduceChe
 	c := &linearize.ReduceCheck{}
 	defer linearize.SetReduceCheck(c)()
 	var out []shortcutRun
-	for _, in := range verdictInstances() {
-		if in.params["seg"] > maxSeg {
-			continue
-		}
-		f, src, err := Generate(in.name, in.params)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !strings.Contains(string(src), " linearizes") {
-			continue
-		}
+	for _, ls := range linearizesSources(t, func(in instance) bool { return in.params["seg"] <= maxSeg }) {
+		f, src := ls.file, ls.src
 		for _, o := range []pipeline.Options{{}, {NoSymmetry: true}} {
 			o.Assert, o.Limits, o.Workers = " linearizes", lts.Limits{Timeout: 120 * time.Second}, 1
 			rep, err := pipeline.Source(context.Background(), f, src, o)

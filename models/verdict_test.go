@@ -50,6 +50,34 @@ func verdictInstances() []instance {
 	)
 }
 
+// linSource is a verdict instance whose generated file has linearizes
+// assertions: its file name and text.
+type linSource struct {
+	instance
+	file string
+	src  []byte
+}
+
+// linearizesSources generates the verdict instances that keep accepts
+// (nil: every one) and returns those with linearizes assertions.
+func linearizesSources(t *testing.T, keep func(instance) bool) []linSource {
+	t.Helper()
+	var out []linSource
+	for _, in := range verdictInstances() {
+		if keep != nil && !keep(in) {
+			continue
+		}
+		f, src, err := Generate(in.name, in.params)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(src), " linearizes") {
+			out = append(out, linSource{in, f, src})
+		}
+	}
+	return out
+}
+
 // TestVerdicts checks models through the whole pipeline (the same path as
 // `quasar check`) and compares each assertion's verdict with the
 // `// expect:` comment written in the model. A disagreement means the model,
@@ -210,15 +238,10 @@ func TestLinearizesReductions(t *testing.T) {
 	if testing.Short() {
 		t.Skip("the unreduced checks take a while")
 	}
-	for _, in := range verdictInstances() {
-		f, src, err := Generate(in.name, in.params)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !strings.Contains(string(src), " linearizes") {
-			continue
-		}
-		t.Run(in.String(), func(t *testing.T) {
+	for _, ls := range linearizesSources(t, nil) {
+		f, src := ls.file, ls.src
+		t.Run(ls.String(), func(t *testing.T) {
+			var err error
 			var reps [2]*pipeline.Report
 			for k, o := range []pipeline.Options{{}, {NoSymmetry: true, NoReduction: true, NoLateArgs: true}} {
 				o.Assert, o.Limits = " linearizes", lts.Limits{Timeout: 60 * time.Second}
@@ -250,18 +273,10 @@ func TestLinearizesLate(t *testing.T) {
 		t.Skip("the checks take a while")
 	}
 	applied := 0
-	for _, in := range verdictInstances() {
-		if in.params["seg"] >= 3 {
-			continue
-		}
-		f, src, err := Generate(in.name, in.params)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !strings.Contains(string(src), " linearizes") {
-			continue
-		}
-		t.Run(in.String(), func(t *testing.T) {
+	for _, ls := range linearizesSources(t, func(in instance) bool { return in.params["seg"] < 3 }) {
+		f, src := ls.file, ls.src
+		t.Run(ls.String(), func(t *testing.T) {
+			var err error
 			var reps [3]*pipeline.Report
 			for k, o := range []pipeline.Options{{NoSymmetry: true, NoLateArgs: true}, {NoSymmetry: true}, {}} {
 				o.Assert, o.Limits = " linearizes", lts.Limits{Timeout: 60 * time.Second}
@@ -460,19 +475,10 @@ var irName = regexp.MustCompile(`\b(enq|deq|push|pop)_(inv|res)\b`)
 // renames).
 func TestLinearizesMapped(t *testing.T) {
 	checked := 0
-	for _, in := range verdictInstances() {
-		if testing.Short() && in.params["seg"] >= 2 {
-			continue
-		}
-		f, src, err := Generate(in.name, in.params)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !strings.Contains(string(src), " linearizes") {
-			continue
-		}
+	for _, ls := range linearizesSources(t, func(in instance) bool { return !testing.Short() || in.params["seg"] < 2 }) {
+		f, src := ls.file, ls.src
 		checked++
-		t.Run(in.String(), func(t *testing.T) {
+		t.Run(ls.String(), func(t *testing.T) {
 			var entries []string
 			for _, op := range []string{"enq", "push"} { // an argument, no result
 				if strings.Contains(string(src), op+"_inv.") {
