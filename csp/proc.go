@@ -426,6 +426,13 @@ type scratch struct {
 	canon []byte
 	cends []int
 	sym   symCache
+	// The word path (words.go): wmode, the batch's successors are
+	// words (those with an empty string in enc) or strings; pw the
+	// parents' words; wc the compiled word edges.
+	wmode bool
+	words []uint64
+	pw    []uint64
+	wc    wordCache
 	_     [cacheLinePad]byte
 }
 
@@ -515,6 +522,10 @@ func (s *Proc) internIDs(x *scratch) (hot bool) {
 	if s.fp != nil {
 		x.ids = s.fp.InternAll(x.enc, x.ends, x.ids[:0])
 		return s.p.hot(s.fp.Len())
+	}
+	if x.wmode {
+		x.ids = s.store.InternWords(x.enc, x.ends, x.words, s.ncomp+s.nvars, x.ids[:0])
+		return s.p.hot(s.store.Len())
 	}
 	x.ids = s.store.InternAll(x.enc, x.ends, x.ids[:0])
 	return s.p.hot(s.store.Len())
@@ -1211,8 +1222,14 @@ func (s *Proc) SuccessorsBatch(ts []lts.State, buf []lts.Transition, counts []in
 	}()
 	x := s.getScratch()
 	defer s.pool.Put(x)
-	s.readAll(ts, x)
 	x.enc, x.ends, x.evs, x.who = x.enc[:0], x.ends[:0], x.evs[:0], x.who[:0]
+	if s.readWords(ts, x) {
+		x.wmode = true
+		defer func() { x.wmode = false }()
+		counts, err = s.expandWordBatch(ts, x, counts)
+		return s.intern(x, buf), counts, err
+	}
+	s.readAll(ts, x)
 	start := 0
 	for _, end := range x.rawEnd {
 		n := len(x.ends)

@@ -70,6 +70,11 @@ type store struct {
 	hashes []uint64
 	packs  []packedKey // internAllSide: the strings' packings
 	addrs  []uintptr   // the addresses a batch stage prefetches
+	// InternWords: the batch's 2-bit records, and the batch as strings
+	// when it cannot take them (words.go).
+	folds []uint64
+	wenc  []byte
+	wends []int
 }
 
 // packedKey is a string of 8 to 32 bytes packed (pack32; ok false: it

@@ -1,0 +1,477 @@
+package csp
+
+import (
+	"encoding/binary"
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/quasar-verify/quasar/lang"
+	"github.com/quasar-verify/quasar/lts"
+)
+
+// Successors as packed words (issue 21, docs/engine.md "Successors as
+// packed words"). When the store keeps its states as dense records at 2
+// bits a byte (the philosophers from N = 13 on: one word a state) and
+// every template of every component of a state is a fast edge (bytes.go),
+// SuccessorsBatch makes each successor's pack32 words (the store's
+// packing at 4 bits a byte, two words, whose fold is the record) from its
+// parent's words: the guards are masks compared on the words, the
+// successor is the parent's words with the moved component's nibble and
+// the written slots' nibbles replaced. No decode, no 28-byte copy, no
+// pack of the successor's bytes; the store hashes the words and compares
+// the fold with its records (InternWords). Anything else takes the byte
+// path: a batch when the store is not in that form, a state when one of
+// its components has a template that is not a fast edge, or a code that
+// does not fit a nibble. The successors, their order, events and who are
+// those of expandPlain's fast edges; so are the codes given (fillCode, on
+// the first firing of a template, as fastEdge).
+
+// wordsOff disables the word path: the tests compare it with the bytes.
+var wordsOff bool
+
+// wordPos is where byte p of a state of the dense length lies in pack32's
+// words: word w (0 or 1), bits sh to sh+3.
+type wordPos struct {
+	w, sh uint8
+}
+
+// wordEdge is a fast edge of component i in the state's code c as masks on
+// the words: it is enabled when w&gm == gv (both words) and the extra
+// tests hold; the successor is w&^sm | sv. Until the template's code is
+// known (coded), sm and sv leave the component's nibble alone.
+type wordEdge struct {
+	gm, gv [2]uint64
+	sm, sv [2]uint64
+	extra  []wordTest
+	coded  bool
+	cc     *atomic.Uint64
+	target uint32
+	ev     lts.Event
+	who    int32
+}
+
+// wordTest is a test the masks do not express: nibble a == nibble b (b
+// set) or nibble a != z (!eq).
+type wordTest struct {
+	a, b wordPos
+	z    uint64
+	eq   bool
+	isB  bool
+}
+
+// wordSet is the word edges of one (component, code); noWords marks a
+// code whose templates are not all fast edges (the state takes the bytes).
+type wordSet struct {
+	es []wordEdge
+}
+
+var noWords = &wordSet{}
+
+// wordCache is a scratch's compiled word edges (a scratch belongs to one
+// Proc: its pool). They are rebuilt when the program starts specialising
+// blocks (its templates are rebuilt then, with more fast edges).
+type wordCache struct {
+	ok   bool // built for this length and heat
+	hot  bool
+	n    int // the states' length
+	pos  []wordPos
+	sets []*wordSet // component i, code c: sets[i<<4|c]
+}
+
+func nib(w *[2]uint64, p wordPos) uint64 { return w[p.w] >> p.sh & 0xF }
+
+// wordPositions returns where each byte of an n-byte state (17 to 32)
+// lies in pack32's words: byte p < h = (n+1)/2 in the low half of packed
+// byte p, byte h+q in the high half of packed byte q.
+func wordPositions(n int) []wordPos {
+	h := (n + 1) / 2
+	ps := make([]wordPos, n)
+	for p := range ps {
+		q, hi := p, uint8(0)
+		if p >= h {
+			q, hi = p-h, 4
+		}
+		ps[p] = wordPos{w: uint8(q / 8), sh: uint8(q%8)*8 + hi}
+	}
+	return ps
+}
+
+// wordsReady reports whether a batch of s may take the word path: the
+// store keeps its states of length n as 2-bit dense records (s.mu held).
+func (s *Proc) wordsReady(x *scratch) bool {
+	n := s.ncomp + s.nvars
+	if wordsOff || plainOff || s.fp != nil || s.sym != nil || s.op != lang.Interleave || x.only != 0 || x.generic ||
+		n < pack2Min || n > pack2Max {
+		return false
+	}
+	st := s.store
+	d := &st.side
+	if st.width >= 0 || d.recLen != n || d.pbits != 2 || d.withIDs {
+		return false
+	}
+	wc := &x.wc
+	if hot := s.p.Hot(); !wc.ok || wc.hot != hot || wc.n != n {
+		*wc = wordCache{ok: true, hot: hot, n: n, pos: wordPositions(n), sets: make([]*wordSet, s.ncomp<<4)}
+	}
+	return true
+}
+
+// readWords reads the records of ids into x.pw (pack32's two words each)
+// if the batch may take the word path; else it reads nothing.
+func (s *Proc) readWords(ids []lts.State, x *scratch) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.wordsReady(x) {
+		return false
+	}
+	d := &s.store.side
+	dense, dbits := d.dense, d.dbits
+	dmask := uint64(1)<<dbits - 1
+	x.pw = x.pw[:0]
+	for _, id := range ids {
+		k := uint64(id)
+		w0, w1 := unfold2(load64(unsafe.Add(unsafe.Pointer(unsafe.SliceData(dense[k>>dbits])), uintptr(k&dmask)*8)))
+		x.pw = append(x.pw, w0, w1)
+	}
+	return true
+}
+
+// expandWords appends the successors of the state of words w (x.words,
+// x.evs, x.who, and an empty string each in x.enc/x.ends) and reports
+// true, or appends nothing and reports false: the state must take the
+// byte path.
+func (s *Proc) expandWords(w [2]uint64, x *scratch) bool {
+	wc := &x.wc
+	n0 := len(x.evs)
+	for i := range s.ncomp {
+		c := nib(&w, wc.pos[i])
+		set := wc.sets[i<<4|int(c)]
+		if set == nil {
+			if set = s.compileWords(wc, i, uint32(c)); set == nil {
+				x.dropWords(n0)
+				return false
+			}
+		}
+		if set == noWords {
+			x.dropWords(n0)
+			return false
+		}
+	edges:
+		for j := range set.es {
+			e := &set.es[j]
+			if (w[0]&e.gm[0])^e.gv[0]|(w[1]&e.gm[1])^e.gv[1] != 0 {
+				continue
+			}
+			for _, t := range e.extra {
+				a := nib(&w, t.a)
+				if t.isB {
+					if a != nib(&w, t.b) {
+						continue edges
+					}
+				} else if a == t.z {
+					continue edges
+				}
+			}
+			if !e.coded && !s.codeWord(wc, e, i) {
+				x.dropWords(n0)
+				return false
+			}
+			x.words = append(x.words, w[0]&^e.sm[0]|e.sv[0], w[1]&^e.sm[1]|e.sv[1])
+			x.evs = append(x.evs, e.ev)
+			x.who = append(x.who, e.who)
+			x.ends = append(x.ends, len(x.enc))
+		}
+	}
+	return true
+}
+
+// dropWords removes the successors from the n-th on.
+func (x *scratch) dropWords(n int) {
+	x.words, x.evs, x.who, x.ends = x.words[:2*n], x.evs[:n], x.who[:n], x.ends[:n]
+}
+
+// codeWord looks up the code of e's target in component i as fastEdge
+// does, and folds it into e's patch if it fits a nibble (false: it does
+// not, the state takes the byte path).
+func (s *Proc) codeWord(wc *wordCache, e *wordEdge, i int) bool {
+	var code uint32
+	if v := e.cc.Load(); v&^0xff == s.ckey|uint64(i)<<8 {
+		code = uint32(v) & 0xff
+	} else {
+		code = s.fillCode(e.cc, i, e.target)
+	}
+	if code >= 16 {
+		return false
+	}
+	p := wc.pos[i]
+	e.sm[p.w] |= 0xF << p.sh
+	e.sv[p.w] |= uint64(code) << p.sh
+	e.coded = true
+	return true
+}
+
+// compileWords builds the word edges of component i in code c, caches
+// them, and returns them (noWords: not all fast edges); nil if the
+// templates are not memoised yet (the byte path builds them; nothing is
+// cached).
+func (s *Proc) compileWords(wc *wordCache, i int, c uint32) *wordSet {
+	t := s.cd.term(i, c)
+	if t == termSkip || t == termStop {
+		wc.sets[i<<4|int(c)] = &wordSet{}
+		return wc.sets[i<<4|int(c)]
+	}
+	ts := s.p.term(t).edges.Load()
+	if ts == nil {
+		return nil
+	}
+	set := s.wordEdges(wc, i, ts)
+	wc.sets[i<<4|int(c)] = set
+	return set
+}
+
+// wordEdges translates the fast edges of ts (component i) to word edges,
+// noWords if some template is not one or touches an unstored slot.
+func (s *Proc) wordEdges(wc *wordCache, i int, ts *tmplSet) *wordSet {
+	if !ts.plain || len(ts.es) > 0 && ts.fast == nil {
+		return noWords
+	}
+	at := func(slot int32) (wordPos, bool) {
+		k := int(slot)
+		if s.pos != nil {
+			if k >= len(s.pos) || s.pos[k] < 0 {
+				return wordPos{}, false
+			}
+			k = int(s.pos[k])
+		}
+		if k < 0 || k >= s.nvars {
+			return wordPos{}, false
+		}
+		return wc.pos[s.ncomp+k], true
+	}
+	set := &wordSet{}
+	for j := range ts.es {
+		e, f := &ts.es[j], ts.fast[j]
+		if f == nil {
+			return noWords
+		}
+		we := wordEdge{cc: &ts.codes[j], target: e.target, ev: e.ev}
+		never := false
+		for _, t := range f.tests {
+			pa, ok := at(t.a)
+			if !ok {
+				return noWords
+			}
+			if t.b >= 0 {
+				pb, ok := at(t.b)
+				if !ok || !t.eq {
+					return noWords // (!= between variables: not expressed)
+				}
+				we.extra = append(we.extra, wordTest{a: pa, b: pb, isB: true, eq: true})
+				continue
+			}
+			z := zigzag(t.c)
+			if !t.eq {
+				if z < 16 {
+					we.extra = append(we.extra, wordTest{a: pa, z: z})
+				} // else always true: every nibble is below 16
+				continue
+			}
+			if z >= 16 {
+				never = true // no nibble equals it
+				continue
+			}
+			m := uint64(0xF) << pa.sh
+			if we.gm[pa.w]&m != 0 && we.gv[pa.w]&m != z<<pa.sh {
+				never = true // two different constants
+				continue
+			}
+			we.gm[pa.w] |= m
+			we.gv[pa.w] |= z << pa.sh
+		}
+		for k, sv := range f.sets {
+			p, ok := at(sv.slot)
+			if !ok || f.zs[k] >= 16 {
+				return noWords
+			}
+			m := uint64(0xF) << p.sh
+			we.sm[p.w] |= m
+			we.sv[p.w] = we.sv[p.w]&^m | uint64(f.zs[k])<<p.sh
+		}
+		if never {
+			continue
+		}
+		for _, h := range s.hides {
+			if s.p.has(h, we.ev) {
+				we.ev = lts.Tau
+				break
+			}
+		}
+		we.who = int32(-2 - 2*i)
+		if s.indep && localEdge(e) {
+			we.who--
+		}
+		set.es = append(set.es, we)
+	}
+	return set
+}
+
+// InternWords is InternAll for a batch of the word path (n the states'
+// length): successor k is the words words[2k], words[2k+1] (pack32's)
+// when its string enc[ends[k-1]:ends[k]] is empty, else that string (a
+// state that took the byte path). The ids are those InternAll gives the
+// strings. A batch that is not all of 2-bit records of length n (a
+// string of another length or with a byte of 4 or more, or a store
+// changed meanwhile) is interned as strings.
+func (s *store) InternWords(enc []byte, ends []int, words []uint64, n int, ids []uint32) []uint32 {
+	d := &s.side
+	if s.width >= 0 || d.recLen != n || d.pbits != 2 || d.withIDs {
+		return s.internWordsBytes(enc, ends, words, n, ids)
+	}
+	s.hashes, s.folds = s.hashes[:0], s.folds[:0]
+	start := 0
+	for k, end := range ends {
+		w0, w1 := words[2*k], words[2*k+1]
+		if end != start {
+			b := enc[start:end]
+			ok := len(b) == n
+			if ok {
+				w0, w1, ok = pack32(b)
+			}
+			if !ok {
+				return s.internWordsBytes(enc, ends, words, n, ids)
+			}
+		}
+		start = end
+		x, ok := fold2(w0, w1)
+		if !ok {
+			return s.internWordsBytes(enc, ends, words, n, ids)
+		}
+		s.hashes = append(s.hashes, d.hash2(w0, w1, n))
+		s.folds = append(s.folds, x)
+	}
+	m := len(ends)
+	s.sideSlots(0, min(2*window, m))
+	s.sideRecords(ends, 0, min(window, m))
+	for lo := 0; lo < m; lo += window {
+		hi := min(lo+window, m)
+		s.sideSlots(lo+2*window, min(hi+2*window, m))
+		s.sideRecords(ends, lo+window, min(hi+window, m))
+		for k := lo; k < hi; k++ {
+			ids = append(ids, s.internFolded(s.hashes[k], s.folds[k]))
+		}
+	}
+	return ids
+}
+
+// internFolded looks up the 2-bit record x (hash h) and adds it if new;
+// it returns its id (internSide4's and internAllSide's 2-bit loops).
+func (s *store) internFolded(h, x uint64) uint32 {
+	d := &s.side
+	dense, dbits := d.dense, d.dbits
+	dmask := uint64(1)<<dbits - 1
+	mask := d.mask
+	i := h >> d.shift
+	if t := d.t4; t != nil {
+		rm := d.rmask
+		f := d.fp4(h)
+		for ; ; i = (i + 1) & mask {
+			v := t[i]
+			if v == 0 {
+				break
+			}
+			if v&^rm != f {
+				continue
+			}
+			r := uint64(v&rm - 1)
+			if load64(unsafe.Add(unsafe.Pointer(unsafe.SliceData(dense[r>>dbits])), uintptr(r&dmask)*8)) == x {
+				return uint32(r)
+			}
+		}
+		id := s.newID()
+		d.addFolded(i, uint64(f), id, x)
+		return id
+	}
+	table := d.table
+	fp := h >> offBits
+	for ; ; i = (i + 1) & mask {
+		v := table[i]
+		if v == 0 {
+			break
+		}
+		if v>>offBits != fp {
+			continue
+		}
+		r := v&offMask - 1
+		if load64(unsafe.Add(unsafe.Pointer(unsafe.SliceData(dense[r>>dbits])), uintptr(r&dmask)*8)) == x {
+			return uint32(r)
+		}
+	}
+	id := s.newID()
+	d.addFolded(i, fp, id, x)
+	return id
+}
+
+// addFolded is add for the 2-bit record x of the dense length.
+func (s *sideSet) addFolded(i, fp uint64, id uint32, x uint64) {
+	k, loc := s.reserveRecord(s.recLen, 0) // (every byte below 4: no repack)
+	_ = k
+	binary.LittleEndian.PutUint64(s.denseAt(loc), x)
+	if s.withIDs {
+		s.ids.Set(int(loc), id)
+	}
+	if s.t4 != nil {
+		s.t4[i] = uint32(fp) | uint32(loc+1)
+	} else {
+		s.table[i] = fp<<offBits | (loc + 1)
+	}
+	if uint64(s.n)*4 > (s.mask+1)*3 {
+		s.grow()
+	}
+}
+
+// internWordsBytes interns the batch of InternWords as strings.
+func (s *store) internWordsBytes(enc []byte, ends []int, words []uint64, n int, ids []uint32) []uint32 {
+	s.wenc, s.wends = s.wenc[:0], s.wends[:0]
+	start := 0
+	for k, end := range ends {
+		if end == start {
+			s.wenc = unpack32(s.wenc, words[2*k], words[2*k+1], n)
+		} else {
+			s.wenc = append(s.wenc, enc[start:end]...)
+		}
+		start = end
+		s.wends = append(s.wends, len(s.wenc))
+	}
+	return s.InternAll(s.wenc, s.wends, ids)
+}
+
+// expandWordBatch is SuccessorsBatch's expansion on the word path: the
+// parents' words are x.pw; a state the words cannot expand is unpacked
+// and takes expandRaw, its successors strings (with zero words).
+func (s *Proc) expandWordBatch(ts []lts.State, x *scratch, counts []int) ([]int, error) {
+	x.words = x.words[:0]
+	n := s.ncomp + s.nvars
+	for k := range ts {
+		m := len(x.ends)
+		w := [2]uint64{x.pw[2*k], x.pw[2*k+1]}
+		if s.expandWords(w, x) {
+			counts = append(counts, len(x.ends)-m)
+			continue
+		}
+		x.raw = unpack32(x.raw[:0], w[0], w[1], n)
+		if e := s.expandRaw(x.raw, x); e != nil {
+			// Keep the successors of the states before this one only.
+			encEnd := 0
+			if m > 0 {
+				encEnd = x.ends[m-1]
+			}
+			x.enc, x.ends, x.evs, x.who, x.words = x.enc[:encEnd], x.ends[:m], x.evs[:m], x.who[:m], x.words[:2*m]
+			return counts, e
+		}
+		for len(x.words) < 2*len(x.ends) {
+			x.words = append(x.words, 0)
+		}
+		counts = append(counts, len(x.ends)-m)
+	}
+	return counts, nil
+}
