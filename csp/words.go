@@ -27,7 +27,12 @@ import (
 // the first firing of a template, as fastEdge).
 
 // wordsOff disables the word path: the tests compare it with the bytes.
-var wordsOff bool
+// wordsHook, if set (tests), receives the number of states of each batch
+// that the words expanded.
+var (
+	wordsOff  bool
+	wordsHook func(n int)
+)
 
 // wordPos is where byte p of a state of the dense length lies in pack32's
 // words: word w (0 or 1), bits sh to sh+3.
@@ -50,8 +55,8 @@ type wordEdge struct {
 	who    int32
 }
 
-// wordTest is a test the masks do not express: nibble a == nibble b (b
-// set) or nibble a != z (!eq).
+// wordTest is a test the masks do not express: nibble a == nibble b
+// (isB; != if !eq), or nibble a != z.
 type wordTest struct {
 	a, b wordPos
 	z    uint64
@@ -165,7 +170,7 @@ func (s *Proc) expandWords(w [2]uint64, x *scratch) bool {
 			for _, t := range e.extra {
 				a := nib(&w, t.a)
 				if t.isB {
-					if a != nib(&w, t.b) {
+					if (a == nib(&w, t.b)) != t.eq {
 						continue edges
 					}
 				} else if a == t.z {
@@ -263,10 +268,10 @@ func (s *Proc) wordEdges(wc *wordCache, i int, ts *tmplSet) *wordSet {
 			}
 			if t.b >= 0 {
 				pb, ok := at(t.b)
-				if !ok || !t.eq {
-					return noWords // (!= between variables: not expressed)
+				if !ok {
+					return noWords
 				}
-				we.extra = append(we.extra, wordTest{a: pa, b: pb, isB: true, eq: true})
+				we.extra = append(we.extra, wordTest{a: pa, b: pb, isB: true, eq: t.eq})
 				continue
 			}
 			z := zigzag(t.c)
@@ -451,11 +456,16 @@ func (s *store) internWordsBytes(enc []byte, ends []int, words []uint64, n int, 
 func (s *Proc) expandWordBatch(ts []lts.State, x *scratch, counts []int) ([]int, error) {
 	x.words = x.words[:0]
 	n := s.ncomp + s.nvars
+	nw := 0
+	if wordsHook != nil {
+		defer func() { wordsHook(nw) }()
+	}
 	for k := range ts {
 		m := len(x.ends)
 		w := [2]uint64{x.pw[2*k], x.pw[2*k+1]}
 		if s.expandWords(w, x) {
 			counts = append(counts, len(x.ends)-m)
+			nw++
 			continue
 		}
 		x.raw = unpack32(x.raw[:0], w[0], w[1], n)

@@ -1,0 +1,321 @@
+package csp
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/quasar-verify/quasar/lts"
+)
+
+// wordStatesSeen counts the states expanded on the word path.
+var wordStatesSeen atomic.Int64
+
+func init() { wordsHook = func(n int) { wordStatesSeen.Add(int64(n)) } }
+
+// wordExplore explores sys (made by mk after wordsOff is set) with the
+// one-worker search (runBatched, hence SuccessorsBatch) over at most limit
+// states: a text of every state in visit order (its id, components'
+// terms and variables, each transition's event and target id), then how
+// the search ended. It returns the text and how many states the word path
+// expanded.
+func wordExplore(t *testing.T, mk func() *Proc, off bool, limit int) (string, int64) {
+	t.Helper()
+	wordsOff = off
+	defer func() { wordsOff = false }()
+	sys := mk()
+	n0 := wordStatesSeen.Load()
+	x := newBFS(context.Background(), sys, Options{Limits: lts.Limits{MaxStates: limit}, Workers: 1})
+	var b strings.Builder
+	x.run(func(s lts.State, ts []lts.Transition) bool {
+		fmt.Fprintf(&b, "%d %s:", s, stateText(sys, s))
+		for _, tr := range ts {
+			fmt.Fprintf(&b, " %s->%d", sys.Events().Name(tr.Event), tr.Target)
+		}
+		b.WriteString("\n")
+		return false
+	})
+	fmt.Fprintf(&b, "end: states %d, transitions %d, depth %d, reason %q, err %v at %d\n", x.seen, x.trans, x.depth, x.reason, x.err, x.errAt)
+	return b.String(), wordStatesSeen.Load() - n0
+}
+
+// randomWordModel writes k threads P(i) (and perhaps Q) in interleaving
+// over an array a[m] and x, y (r ranged, big), so that a state takes
+// about 25 to 33 bytes (the side set's 2-bit records, which the word path
+// needs, are of 25 to 32: shorter states are kept inline). The guards and blocks
+// mix the fast edges' shapes with others (the byte path), and a few
+// values or codes do not fit 2 bits (a constant 2, a cycle of five steps),
+// so that the store repacks in the middle.
+func randomWordModel(rng *rand.Rand) string {
+	k := 3 + rng.IntN(8)               // threads
+	m := 28 - k - 5 + rng.IntN(6) // array length: about 25..33 bytes in all (k, Q, x, y, r, big, a)
+	m = max(1, m)
+	c := func() string {
+		if rng.IntN(25) == 0 {
+			return []string{"2", "-2", "7"}[rng.IntN(3)] // zigzag 4, 3, 14
+		}
+		return fmt.Sprint(rng.IntN(3) - 1)
+	}
+	idx := func(d int) string { return fmt.Sprintf("a[(i+%d)%%%d]", d, m) }
+	// Half the models use only the fast edges' shapes (and a few
+	// values that do not fit 2 bits), the others mix in the byte path's
+	// at one choice in 8 or 16.
+	other := max(0, rng.IntN(4)-1)
+	long := rng.IntN(8) == 0 // a cycle of five or six steps: codes 4 and 5
+	pick := func(nfast, nall int) int {
+		if rng.IntN(16) < other {
+			return rng.IntN(nall)
+		}
+		return rng.IntN(nfast)
+	}
+	guard := func() string {
+		switch pick(12, 17) {
+		case 0, 1, 2, 3:
+			return ""
+		case 4:
+			return "[a[i] == " + c() + "] "
+		case 5:
+			return "[a[i] != " + c() + "] "
+		case 6:
+			return "[" + idx(1) + " != " + c() + "] "
+		case 7:
+			return "[x != a[i]] "
+		case 8:
+			return "[a[i] == " + idx(1) + "] "
+		case 9:
+			return "[a[i] != " + c() + " && " + idx(2) + " != " + c() + "] " // a chain
+		case 10:
+			return "[y != 5] " // always, in 2 bits
+		case 11:
+			if rng.IntN(4) == 0 {
+				return "[a[i] == 0 && a[i] == 1] " // never: two constants
+			}
+			return "[big == 0] "
+		case 12:
+			return "[" + c() + " == x] "
+		case 13:
+			return "[a[i] < " + c() + "] " // not == or !=
+		case 14:
+			return "[x == y + 1] " // not a plain variable
+		case 15:
+			return "[a[i] == 3 && x == 0] " // never, in 2 bits
+		}
+		return "[" + idx(1) + " == " + c() + "] "
+	}
+	stmt := func() string {
+		switch pick(8, 14) {
+		case 0, 1, 2:
+			return "a[i] = " + c() + ";"
+		case 3:
+			return idx(2) + " = " + c() + ";"
+		case 4:
+			return "x = " + c() + ";"
+		case 5:
+			return "y = " + c() + ";"
+		case 6:
+			return "a[i] = " + c() + "; a[i] = " + c() + ";" // the last store wins
+		case 7:
+			return "y = 0;"
+		case 8:
+			return "r = " + fmt.Sprint(rng.IntN(2)) + ";" // ranged
+		case 9:
+			if rng.IntN(4) == 0 {
+				return "big = 100;" // its byte does not fit
+			}
+			return "big = 0;"
+		case 10:
+			return "a[x + 1] = 0;" // an index that is not fixed (may fail)
+		}
+		return "x = (x + 1) % 2;" // not a constant
+	}
+	block := func() string {
+		switch rng.IntN(4) {
+		case 0:
+			return ""
+		case 1, 2:
+			return "{" + stmt() + "}"
+		}
+		return "{" + stmt() + " " + stmt() + "}"
+	}
+	steps := func(p string) string {
+		var b strings.Builder
+		n := 2 + rng.IntN(3)
+		if long && p == "P" {
+			n = 5 + rng.IntN(2) // 4-bit records
+		}
+		for j := range n {
+			g, bl := guard(), block()
+			ev := fmt.Sprintf("e%d.i", j)
+			if p == "Q" {
+				r := strings.NewReplacer("a[i]", "a[0]", "(i+1)", "1", "(i+2)", "2")
+				g, bl, ev = r.Replace(g), r.Replace(bl), fmt.Sprintf("q%d", j)
+			}
+			fmt.Fprintf(&b, "%s%s%s -> ", g, ev, bl)
+		}
+		return b.String()
+	}
+	vals := make([]string, m)
+	for j := range vals {
+		vals[j] = fmt.Sprint(rng.IntN(2))
+	}
+	sys := fmt.Sprintf("(||| i:{0..%d} @ P(i)) ||| Q()", k-1)
+	switch rng.IntN(4) {
+	case 0:
+		sys = fmt.Sprintf("((||| i:{0..%d} @ P(i)) ||| Q()) \\ {e0.1, q1}", k-1)
+	case 1:
+		sys = fmt.Sprintf("||| i:{0..%d} @ P(i)", k-1)
+	}
+	return fmt.Sprintf(`var a[%d] = [%s];
+var x = 0;
+var y = 0;
+var r : {0..2} = 0;
+var big = 0;
+P(i) = %sP(i);
+Q() = %sQ();
+Sys() = %s;
+`, m, strings.Join(vals, ", "), steps("P"), steps("Q"), sys)
+}
+
+// TestWordsAgree compares the one-worker search on the word path with
+// the byte path (wordsOff) on random models of 25- to 32-byte states:
+// every state's id, terms and variables, every transition (event, target
+// id), and how the search ends (counts, limit, run-time error and where).
+// The blocks are specialised from the start, from the 300th state on (the
+// templates change in the middle: the word edges are rebuilt) or not at
+// all (fewer fast edges).
+func TestWordsAgree(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 12))
+	n := 300
+	if testing.Short() {
+		n = 60
+	}
+	bad, words, total, some := 0, int64(0), 0, 0
+	fixed := []string{
+		// The philosophers, 13 and 16 (26 and 32 bytes).
+		philosophers(13), philosophers(16),
+	}
+	for i := range n + len(fixed) {
+		src := ""
+		if i < len(fixed) {
+			src = fixed[i]
+		} else {
+			src = randomWordModel(rng)
+		}
+		hotAt := []int{0, 300, 1 << 30}[i%3]
+		mk := func() *Proc {
+			p := compileSrc(t, src)
+			if hotAt == 0 {
+				p.heatBlocks()
+			} else {
+				p.SetHotStates(hotAt)
+			}
+			name := "Sys"
+			if i < len(fixed) {
+				name = "College"
+			}
+			sys, err := p.ProcessByName(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return sys
+		}
+		want, _ := wordExplore(t, mk, true, 4000)
+		got, w := wordExplore(t, mk, false, 4000)
+		words += w
+		total += strings.Count(want, "\n")
+		if w > 0 {
+			some++
+		}
+		if got != want {
+			if bad++; bad <= 2 {
+				t.Errorf("model %d (hot at %d) differs:\n%s\n%s", i, hotAt, src, firstDiff(got, want))
+			}
+		}
+	}
+	if bad > 0 {
+		t.Errorf("%d of %d models differ", bad, n+len(fixed))
+	}
+	t.Logf("%d models, %d states, %d expanded as words, in %d models", n+len(fixed), total, words, some)
+	if words < int64(total)/5 || some < n/5 {
+		t.Errorf("only %d of %d states expanded as words, in %d models", words, total, some)
+	}
+}
+
+// philosophers is bench/philosophers' model with n philosophers.
+func philosophers(n int) string {
+	src, err := os.ReadFile("../bench/philosophers/philosophers.csp")
+	if err != nil {
+		panic(err)
+	}
+	return strings.Replace(string(src), "#define N 12;", fmt.Sprintf("#define N %d;", n), 1)
+}
+
+// firstDiff shows the first line where got and want differ.
+func firstDiff(got, want string) string {
+	g, w := strings.Split(got, "\n"), strings.Split(want, "\n")
+	for i := range min(len(g), len(w)) {
+		if g[i] != w[i] {
+			return fmt.Sprintf("line %d:\n words: %.400s\n bytes: %.400s", i, g[i], w[i])
+		}
+	}
+	return fmt.Sprintf("lengths %d and %d", len(g), len(w))
+}
+
+// TestWordsLibrary is TestWordsAgree on the processes the library and
+// test models assert about (their blocks specialised), and on their
+// symmetry reductions (which take the byte path): the first 3,000 states
+// of each.
+func TestWordsLibrary(t *testing.T) {
+	limit := 3000
+	if testing.Short() {
+		limit = 500
+	}
+	procs, bad, words := 0, 0, int64(0)
+	for _, am := range assertedModels(t, "../models/lib/*.csp", "../models/testdata/*.csp", "../testdata/pipeline/*.csp", "../testdata/sym/*.csp", "../bench/*/*.csp") {
+		for k, q := range am.procs {
+			for _, sym := range []bool{false, true} {
+				mk := func() *Proc {
+					p, err := Compile(am.checked)
+					if err != nil {
+						t.Fatal(err)
+					}
+					p.heatBlocks()
+					if !sym {
+						sys, err := p.Process(q)
+						if err != nil {
+							t.Fatal(err)
+						}
+						return sys
+					}
+					sys, _, err := p.SymmetricProcess(q)
+					if err != nil {
+						t.Fatal(err)
+					}
+					return sys
+				}
+				if sym && mk().Symmetry() == 0 {
+					continue
+				}
+				want, _ := wordExplore(t, mk, true, limit)
+				got, w := wordExplore(t, mk, false, limit)
+				words += w
+				procs++
+				if got != want {
+					if bad++; bad <= 2 {
+						t.Errorf("%s %s (symmetry %v) differs:\n%s", am.path, am.texts[k], sym, firstDiff(got, want))
+					}
+				}
+			}
+		}
+	}
+	if bad > 0 {
+		t.Errorf("%d of %d processes differ", bad, procs)
+	}
+	// Few library processes have states of 25 to 32 bytes in 2 bits
+	// and only fast edges: the word path is met in TestWordsAgree.
+	t.Logf("%d processes, %d states expanded as words", procs, words)
+}
