@@ -105,10 +105,6 @@ func wordPositions(n int) []wordPos {
 // store keeps its states of length n as 2-bit dense records (s.mu held).
 func (s *Proc) wordsReady(x *scratch) bool {
 	n := s.ncomp + s.nvars
-	if wordsOff || plainOff || s.fp != nil || s.sym != nil || s.op != lang.Interleave || x.only != 0 || x.generic ||
-		n < pack2Min || n > pack2Max {
-		return false
-	}
 	st := s.store
 	d := &st.side
 	if st.width >= 0 || d.recLen != n || d.pbits != 2 || d.withIDs {
@@ -124,6 +120,11 @@ func (s *Proc) wordsReady(x *scratch) bool {
 // readWords reads the records of ids into x.pw (pack32's two words each)
 // if the batch may take the word path; else it reads nothing.
 func (s *Proc) readWords(ids []lts.State, x *scratch) bool {
+	// What does not change with the store, before the lock.
+	if n := s.ncomp + s.nvars; wordsOff || plainOff || s.fp != nil || s.sym != nil || s.op != lang.Interleave ||
+		x.only != 0 || x.generic || n < pack2Min || n > pack2Max {
+		return false
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if !s.wordsReady(x) {
