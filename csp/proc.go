@@ -1223,9 +1223,12 @@ func (s *Proc) SuccessorsBatch(ts []lts.State, buf []lts.Transition, counts []in
 	x := s.getScratch()
 	defer s.pool.Put(x)
 	x.enc, x.ends, x.evs, x.who = x.enc[:0], x.ends[:0], x.evs[:0], x.who[:0]
-	if s.readWords(ts, x) {
+	switch s.readWords(ts, x) {
+	case wordsIn:
 		x.wmode = true
 		defer func() { x.wmode = false }()
+		fallthrough
+	case wordsBytes:
 		counts, err = s.expandWordBatch(ts, x, counts)
 		return s.intern(x, buf), counts, err
 	}

@@ -101,36 +101,44 @@ func wordPositions(n int) []wordPos {
 	return ps
 }
 
-// wordsReady reports whether a batch of s may take the word path: the
-// store keeps its states of length n as 2-bit dense records (s.mu held).
-func (s *Proc) wordsReady(x *scratch) bool {
+// How a batch is read and expanded (readWords).
+const (
+	wordsNone  = iota // the byte path
+	wordsIn           // words in and out (2-bit dense records)
+	wordsBytes        // words made from the parents' strings, strings out
+)
+
+// readWords reads the parents ids for the word path: their records' words
+// into x.pw (pack32's two words each, wordsIn) when the store keeps its
+// states as 2-bit dense records of the states' length n, else their
+// strings into x.raws/x.rawEnd (wordsBytes) if n is 8 to 32 bytes (a
+// state whose values do not all fit a nibble takes the bytes, one by
+// one); wordsNone, having read nothing, for a process whose successors
+// take the byte path anyway.
+func (s *Proc) readWords(ids []lts.State, x *scratch) int {
+	// What does not change with the store, before the lock.
 	n := s.ncomp + s.nvars
-	st := s.store
-	d := &st.side
-	if st.width >= 0 || d.recLen != n || d.pbits != 2 || d.withIDs {
-		return false
+	if wordsOff || plainOff || s.fp != nil || s.sym != nil || s.op != lang.Interleave ||
+		x.only != 0 || x.generic || n < packMin || n > pack2Max {
+		return wordsNone
 	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	wc := &x.wc
 	if hot := s.p.Hot(); !wc.ok || wc.hot != hot || wc.n != n {
 		*wc = wordCache{ok: true, hot: hot, n: n, pos: wordPositions(n), sets: make([]*wordSet, s.ncomp<<4)}
 	}
-	return true
-}
-
-// readWords reads the records of ids into x.pw (pack32's two words each)
-// if the batch may take the word path; else it reads nothing.
-func (s *Proc) readWords(ids []lts.State, x *scratch) bool {
-	// What does not change with the store, before the lock.
-	if n := s.ncomp + s.nvars; wordsOff || plainOff || s.fp != nil || s.sym != nil || s.op != lang.Interleave ||
-		x.only != 0 || x.generic || n < pack2Min || n > pack2Max {
-		return false
+	st := s.store
+	d := &st.side
+	if st.width >= 0 || d.recLen != n || d.pbits != 2 || d.withIDs {
+		x.raws, x.rawEnd = x.raws[:0], x.rawEnd[:0]
+		st.PrefetchGet(ids)
+		for _, id := range ids {
+			x.raws = st.AppendGet(x.raws, uint32(id))
+			x.rawEnd = append(x.rawEnd, len(x.raws))
+		}
+		return wordsBytes
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if !s.wordsReady(x) {
-		return false
-	}
-	d := &s.store.side
 	dense, dbits := d.dense, d.dbits
 	dmask := uint64(1)<<dbits - 1
 	x.pw = x.pw[:0]
@@ -139,13 +147,13 @@ func (s *Proc) readWords(ids []lts.State, x *scratch) bool {
 		w0, w1 := unfold2(load64(unsafe.Add(unsafe.Pointer(unsafe.SliceData(dense[k>>dbits])), uintptr(k&dmask)*8)))
 		x.pw = append(x.pw, w0, w1)
 	}
-	return true
+	return wordsIn
 }
 
 // expandWords appends the successors of the state of words w (x.words,
-// x.evs, x.who, and an empty string each in x.enc/x.ends) and reports
-// true, or appends nothing and reports false: the state must take the
-// byte path.
+// x.evs, x.who, and an empty string each in x.enc/x.ends; without wmode,
+// their strings in x.enc/x.ends) and reports true, or appends nothing and
+// reports false: the state must take the byte path.
 func (s *Proc) expandWords(w [2]uint64, x *scratch) bool {
 	wc := &x.wc
 	n0 := len(x.evs)
@@ -182,7 +190,11 @@ func (s *Proc) expandWords(w [2]uint64, x *scratch) bool {
 				x.dropWords(n0)
 				return false
 			}
-			x.words = append(x.words, w[0]&^e.sm[0]|e.sv[0], w[1]&^e.sm[1]|e.sv[1])
+			if x.wmode {
+				x.words = append(x.words, w[0]&^e.sm[0]|e.sv[0], w[1]&^e.sm[1]|e.sv[1])
+			} else {
+				x.enc = unpack32(x.enc, w[0]&^e.sm[0]|e.sv[0], w[1]&^e.sm[1]|e.sv[1], wc.n)
+			}
 			x.evs = append(x.evs, e.ev)
 			x.who = append(x.who, e.who)
 			x.ends = append(x.ends, len(x.enc))
@@ -193,7 +205,14 @@ func (s *Proc) expandWords(w [2]uint64, x *scratch) bool {
 
 // dropWords removes the successors from the n-th on.
 func (x *scratch) dropWords(n int) {
-	x.words, x.evs, x.who, x.ends = x.words[:2*n], x.evs[:n], x.who[:n], x.ends[:n]
+	end := 0
+	if n > 0 {
+		end = x.ends[n-1]
+	}
+	x.enc, x.evs, x.who, x.ends = x.enc[:end], x.evs[:n], x.who[:n], x.ends[:n]
+	if x.wmode {
+		x.words = x.words[:2*n]
+	}
 }
 
 // codeWord looks up the code of e's target in component i as fastEdge
@@ -452,8 +471,9 @@ func (s *store) internWordsBytes(enc []byte, ends []int, words []uint64, n int, 
 }
 
 // expandWordBatch is SuccessorsBatch's expansion on the word path: the
-// parents' words are x.pw; a state the words cannot expand is unpacked
-// and takes expandRaw, its successors strings (with zero words).
+// parents are x.pw (wmode) or x.raws; a state the words cannot expand
+// takes expandRaw (with wmode, unpacked; its successors are strings, with
+// zero words).
 func (s *Proc) expandWordBatch(ts []lts.State, x *scratch, counts []int) ([]int, error) {
 	x.words = x.words[:0]
 	n := s.ncomp + s.nvars
@@ -461,26 +481,39 @@ func (s *Proc) expandWordBatch(ts []lts.State, x *scratch, counts []int) ([]int,
 	if wordsHook != nil {
 		defer func() { wordsHook(nw) }()
 	}
+	start := 0
 	for k := range ts {
 		m := len(x.ends)
-		w := [2]uint64{x.pw[2*k], x.pw[2*k+1]}
-		if s.expandWords(w, x) {
-			counts = append(counts, len(x.ends)-m)
-			nw++
-			continue
-		}
-		x.raw = unpack32(x.raw[:0], w[0], w[1], n)
-		if e := s.expandRaw(x.raw, x); e != nil {
-			// Keep the successors of the states before this one only.
-			encEnd := 0
-			if m > 0 {
-				encEnd = x.ends[m-1]
+		var raw []byte
+		if x.wmode {
+			w := [2]uint64{x.pw[2*k], x.pw[2*k+1]}
+			if s.expandWords(w, x) {
+				counts = append(counts, len(x.ends)-m)
+				nw++
+				continue
 			}
-			x.enc, x.ends, x.evs, x.who, x.words = x.enc[:encEnd], x.ends[:m], x.evs[:m], x.who[:m], x.words[:2*m]
+			x.raw = unpack32(x.raw[:0], w[0], w[1], n)
+			raw = x.raw
+		} else {
+			raw = x.raws[start:x.rawEnd[k]]
+			start = x.rawEnd[k]
+			if len(raw) == n {
+				if w0, w1, ok := pack32(raw); ok && s.expandWords([2]uint64{w0, w1}, x) {
+					counts = append(counts, len(x.ends)-m)
+					nw++
+					continue
+				}
+			}
+		}
+		if e := s.expandRaw(raw, x); e != nil {
+			// Keep the successors of the states before this one only.
+			x.dropWords(m)
 			return counts, e
 		}
-		for len(x.words) < 2*len(x.ends) {
-			x.words = append(x.words, 0)
+		if x.wmode {
+			for len(x.words) < 2*len(x.ends) {
+				x.words = append(x.words, 0)
+			}
 		}
 		counts = append(counts, len(x.ends)-m)
 	}
