@@ -210,6 +210,10 @@ R() = [g == 9] never.1 -> R();
 S() = [g != 8] s{g = 1; h = 1} -> [g != -1 && h != 9] t{g = 0; h = 0} -> [fork[1] == g] u -> S();
 Sys() = College() ||| Q() ||| R() ||| S();
 `,
+		// A value that does not fit a nibble (zigzag 40) once T is
+		// done: the states after it take the bytes (inline, and in
+		// the side set repacked at 8 bits).
+		philosophers(6) + bigLater, philosophers(13) + bigLater,
 	}
 	for i := range n + len(fixed) {
 		src := ""
@@ -219,7 +223,7 @@ Sys() = College() ||| Q() ||| R() ||| S();
 			src = randomWordModel(rng)
 		}
 		hotAt := []int{0, 300, 1 << 30}[i%3]
-		if i == 2 {
+		if i >= 2 && i < len(fixed) {
 			hotAt = 0
 		}
 		mk := func() *Proc {
@@ -260,6 +264,13 @@ Sys() = College() ||| Q() ||| R() ||| S();
 		t.Errorf("only %d of %d states expanded as words, in %d models", words, total, some)
 	}
 }
+
+// bigLater adds to the philosophers a process that stores 20 in big
+// once.
+const bigLater = `var big = 0;
+T() = w{big = 20} -> Skip;
+Sys() = College() ||| T();
+`
 
 // philosophers is bench/philosophers' model with n philosophers.
 func philosophers(n int) string {
