@@ -126,7 +126,14 @@
 // the moved component and the written slots patched, and the log undoes
 // the writes. It gives the successors, in the same order, and the same
 // run-time error as the general path below (a test compares them on every
-// library model and on random ones).
+// library model and on random ones). When every template of a state is a
+// fast edge (guards comparing variables with constants or variables,
+// blocks of constant stores: bytes.go) and its values fit a nibble, the
+// one-worker search (SuccessorsBatch) makes its successors on the state's
+// two packed words instead (words.go): each template is a mask test and a
+// mask-and-value patch, and when the store keeps 2-bit records the
+// successors go to it as words, never as bytes (docs/engine.md,
+// "Successors as packed words").
 //
 // The transitions of a state: every component's enabled edges are
 // instantiated, then combined: ||| never synchronises; || makes every
