@@ -48,6 +48,7 @@ Q() = open{g = 1} -> shut{g = 0} -> Q();
 Sys() = (||| i:{0..2} @ P(i)) ||| Q();
 `}
 	fastStates, errs, bad := 0, 0, 0
+	w0 := wordStatesSeen.Load()
 	for i := 0; i < n+len(fixed); i++ {
 		var src string
 		if i < len(fixed) {
@@ -71,9 +72,14 @@ Sys() = (||| i:{0..2} @ P(i)) ||| Q();
 	if bad > 0 {
 		t.Errorf("%d of %d models differ", bad, n+len(fixed))
 	}
-	t.Logf("%d models, %d end in an error, %d expansions with fast edges", n, errs, fastStates)
+	// (The word path's count may include other tests' states.)
+	words := wordStatesSeen.Load() - w0
+	t.Logf("%d models, %d end in an error, %d expansions with fast edges, %d states as words", n, errs, fastStates, words)
 	if fastStates < n*5 {
 		t.Errorf("only %d expansions with fast edges", fastStates)
+	}
+	if words < 100 {
+		t.Errorf("only %d states expanded as words", words)
 	}
 }
 
@@ -429,6 +435,7 @@ func TestFastEdgesLibrary(t *testing.T) {
 		limit = 300
 	}
 	used, procs, bad := 0, 0, 0
+	w0 := wordStatesSeen.Load()
 	for _, am := range assertedModels(t, "../models/lib/*.csp", "../models/testdata/*.csp", "../testdata/pipeline/*.csp", "../testdata/sym/*.csp") {
 		for k, q := range am.procs {
 			for _, sym := range []bool{false, true} {
@@ -469,7 +476,7 @@ func TestFastEdgesLibrary(t *testing.T) {
 	if bad > 0 {
 		t.Errorf("%d of %d processes differ", bad, procs)
 	}
-	t.Logf("%d processes, %d expansions with fast edges", procs, used)
+	t.Logf("%d processes, %d expansions with fast edges, %d states as words", procs, used, wordStatesSeen.Load()-w0)
 	if used == 0 {
 		t.Error("no fast edge used")
 	}

@@ -676,6 +676,9 @@ func (s *Proc) expandPlain(raw []byte, x *scratch) (bool, error) {
 		}
 		x.tsets = append(x.tsets, ts)
 	}
+	if s.plainWords(raw, x) {
+		return true, nil
+	}
 	m := &x.m
 	m.vars = x.vars
 	// Each block runs on the state's own variables, logging its writes;

@@ -124,10 +124,7 @@ func (s *Proc) readWords(ids []lts.State, x *scratch) int {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	wc := &x.wc
-	if hot := s.p.Hot(); !wc.ok || wc.hot != hot || wc.n != n {
-		*wc = wordCache{ok: true, hot: hot, n: n, pos: wordPositions(n), sets: make([]*wordSet, s.ncomp<<4)}
-	}
+	s.wordCacheFor(x)
 	st := s.store
 	d := &st.side
 	if st.width >= 0 || d.recLen != n || d.pbits != 2 || d.withIDs {
@@ -148,6 +145,42 @@ func (s *Proc) readWords(ids []lts.State, x *scratch) int {
 		x.pw = append(x.pw, w0, w1)
 	}
 	return wordsIn
+}
+
+// wordCacheFor makes x.wc the word edges of s's states for the program's
+// current templates (rebuilt when it starts specialising blocks).
+func (s *Proc) wordCacheFor(x *scratch) {
+	n := s.ncomp + s.nvars
+	wc := &x.wc
+	if hot := s.p.Hot(); !wc.ok || wc.hot != hot || wc.n != n {
+		*wc = wordCache{ok: true, hot: hot, n: n, pos: wordPositions(n), sets: make([]*wordSet, s.ncomp<<4)}
+	}
+}
+
+// plainWords is expandPlain's word path, for the callers of expandRaw
+// (the parallel rounds, Successors, SuccessorsMoves, the replay of a
+// compact search's trace): a short state raw of 8 to 32 bytes whose
+// values fit a nibble, all of whose components' templates are fast edges
+// (x.tsets, memoised), gets its successors from expandWords, as strings,
+// and true; else nothing is appended and expandPlain goes on. The state
+// is decoded already (x.comps, x.vars), as the callers may read it.
+func (s *Proc) plainWords(raw []byte, x *scratch) bool {
+	n := s.ncomp + s.nvars
+	if wordsOff || x.wmode || x.only != 0 || len(raw) != n || n < packMin || n > pack2Max {
+		return false
+	}
+	w0, w1, ok := pack32(raw)
+	if !ok {
+		return false
+	}
+	s.wordCacheFor(x)
+	if !s.expandWords([2]uint64{w0, w1}, x) {
+		return false
+	}
+	if wordsHook != nil {
+		wordsHook(1)
+	}
+	return true
 }
 
 // expandWords appends the successors of the state of words w (x.words,

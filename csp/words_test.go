@@ -346,3 +346,45 @@ func TestWordsLibrary(t *testing.T) {
 	// and only fast edges: the word path is met in TestWordsAgree.
 	t.Logf("%d processes, %d states expanded as words", procs, words)
 }
+
+// TestWordsMoves compares, on random models of TestWordsAgree, the moves
+// of every state (SuccessorsMoves, ComponentMoves: expandRaw, where the
+// word path makes strings) with those of the generic closures (no fast
+// edges, no expandPlain: fastExploreProc's reference), over the first
+// 1,500 states of each.
+func TestWordsMoves(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 13))
+	n := 150
+	if testing.Short() {
+		n = 30
+	}
+	bad := 0
+	w0 := wordStatesSeen.Load()
+	for i := range n {
+		src := randomWordModel(rng)
+		mk := func() *Proc {
+			p := compileSrc(t, src)
+			p.heatBlocks()
+			sys, err := p.ProcessByName("Sys")
+			if err != nil {
+				t.Fatal(err)
+			}
+			return sys
+		}
+		want, _ := fastExploreProc(t, mk, true, 1500)
+		got, _ := fastExploreProc(t, mk, false, 1500)
+		if got != want {
+			if bad++; bad <= 2 {
+				t.Errorf("model %d differs:\n%s\n%s", i, src, firstDiff(got, want))
+			}
+		}
+	}
+	if bad > 0 {
+		t.Errorf("%d of %d models differ", bad, n)
+	}
+	words := wordStatesSeen.Load() - w0
+	t.Logf("%d models, %d states expanded as words", n, words)
+	if words < int64(n)*100 {
+		t.Errorf("only %d states expanded as words", words)
+	}
+}
