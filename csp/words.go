@@ -10,21 +10,25 @@ import (
 )
 
 // Successors as packed words (issue 21, docs/engine.md "Successors as
-// packed words"). When the store keeps its states as dense records at 2
-// bits a byte (the philosophers from N = 13 on: one word a state) and
-// every template of every component of a state is a fast edge (bytes.go),
-// SuccessorsBatch makes each successor's pack32 words (the store's
-// packing at 4 bits a byte, two words, whose fold is the record) from its
-// parent's words: the guards are masks compared on the words, the
-// successor is the parent's words with the moved component's nibble and
-// the written slots' nibbles replaced. No decode, no 28-byte copy, no
-// pack of the successor's bytes; the store hashes the words and compares
-// the fold with its records (InternWords). Anything else takes the byte
-// path: a batch when the store is not in that form, a state when one of
-// its components has a template that is not a fast edge, or a code that
-// does not fit a nibble. The successors, their order, events and who are
-// those of expandPlain's fast edges; so are the codes given (fillCode, on
-// the first firing of a template, as fastEdge).
+// packed words"). A state of 8 to 32 bytes whose values all fit a nibble
+// is pack32's two words (the store's packing at 4 bits a byte; their fold
+// is a 2-bit record). When every template of every component of such a
+// state is a fast edge (bytes.go), its successors are made on the words:
+// the guards are masks compared on the words, a successor is the
+// parent's words with the moved component's nibble and the written
+// slots' nibbles replaced. No decode, no copy of the bytes, no pack of
+// the successor's bytes. SuccessorsBatch reads the parents as words when
+// the store keeps 2-bit records (the philosophers from N = 13 on: one
+// word a state) and hands the successors to the store as words
+// (InternWords, which hashes them and compares their fold with its
+// records), else it packs the parents' strings and writes the
+// successors as strings; expandPlain does the latter for the other
+// callers of expandRaw (plainWords). Anything else takes the byte path:
+// a state when one of its components has a template that is not a fast
+// edge, or a code or value does not fit a nibble. The successors, their
+// order, events and who are those of expandPlain's fast edges; so are
+// the codes given (fillCode, on the first firing of a template, as
+// fastEdge).
 
 // wordsOff disables the word path: the tests compare it with the bytes.
 // wordsHook, if set (tests), receives the number of states of each batch
@@ -34,8 +38,8 @@ var (
 	wordsHook func(n int)
 )
 
-// wordPos is where byte p of a state of the dense length lies in pack32's
-// words: word w (0 or 1), bits sh to sh+3.
+// wordPos is where a byte of a state lies in pack32's words: word w (0
+// or 1), bits sh to sh+3.
 type wordPos struct {
 	w, sh uint8
 }
@@ -85,7 +89,7 @@ type wordCache struct {
 
 func nib(w *[2]uint64, p wordPos) uint64 { return w[p.w] >> p.sh & 0xF }
 
-// wordPositions returns where each byte of an n-byte state (17 to 32)
+// wordPositions returns where each byte of an n-byte state (8 to 32)
 // lies in pack32's words: byte p < h = (n+1)/2 in the low half of packed
 // byte p, byte h+q in the high half of packed byte q.
 func wordPositions(n int) []wordPos {
