@@ -78,7 +78,7 @@ Sys() = (||| i:{0..2} @ P(i)) ||| Q();
 	if fastStates < n*5 {
 		t.Errorf("only %d expansions with fast edges", fastStates)
 	}
-	if words < 100 {
+	if words < int64(n)/3 {
 		t.Errorf("only %d states expanded as words", words)
 	}
 }
