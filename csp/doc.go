@@ -128,11 +128,11 @@
 // run-time error as the general path below (a test compares them on every
 // library model and on random ones). When every template of a state is a
 // fast edge (guards comparing variables with constants or variables,
-// blocks of constant stores: bytes.go) and its values fit a nibble, the
-// one-worker search (SuccessorsBatch) makes its successors on the state's
-// two packed words instead (words.go): each template is a mask test and a
-// mask-and-value patch, and when the store keeps 2-bit records the
-// successors go to it as words, never as bytes (docs/engine.md,
+// blocks of constant stores: bytes.go) and its values fit a nibble, its
+// successors are made on the state's two packed words instead (words.go;
+// in expandPlain, so for every caller): each template is a mask test and a
+// mask-and-value patch, and when the one-worker search's store keeps
+// 2-bit records the successors go to it as words, never as bytes (docs/engine.md,
 // "Successors as packed words").
 //
 // The transitions of a state: every component's enabled edges are

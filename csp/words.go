@@ -475,8 +475,7 @@ func (s *store) internFolded(h, x uint64) uint32 {
 
 // addFolded is add for the 2-bit record x of the dense length.
 func (s *sideSet) addFolded(i, fp uint64, id uint32, x uint64) {
-	k, loc := s.reserveRecord(s.recLen, 0) // (every byte below 4: no repack)
-	_ = k
+	_, loc := s.reserveRecord(s.recLen, 0) // (every byte below 4: no repack)
 	binary.LittleEndian.PutUint64(s.denseAt(loc), x)
 	if s.withIDs {
 		s.ids.Set(int(loc), id)

@@ -214,7 +214,16 @@ Sys() = College() ||| Q() ||| R() ||| S();
 		// done: the states after it take the bytes (inline, and in
 		// the side set repacked at 8 bits).
 		philosophers(6) + bigLater, philosophers(13) + bigLater,
+		// A run-time error of the model in a batch whose other states
+		// took the words (the review's model): the words made so far
+		// are dropped and the search ends on the model's error.
+		wordsErrModel,
+		// A thread of 20 steps: its codes from 16 on do not fit a
+		// nibble, so those states take the bytes, in the inline store
+		// (a[10]) and in the side set (a[24]).
+		fmt.Sprintf(longThread, 10), fmt.Sprintf(longThread, 24),
 	}
+	errModel := len(fixed) - 3
 	for i := range n + len(fixed) {
 		src := ""
 		if i < len(fixed) {
@@ -250,6 +259,9 @@ Sys() = College() ||| Q() ||| R() ||| S();
 		if w > 0 {
 			some++
 		}
+		if i == errModel && !strings.Contains(want, "index") {
+			t.Errorf("the error model ends without its error:\n%s", want[max(0, len(want)-300):])
+		}
 		if got != want {
 			if bad++; bad <= 2 {
 				t.Errorf("model %d (hot at %d) differs:\n%s\n%s", i, hotAt, src, firstDiff(got, want))
@@ -264,6 +276,22 @@ Sys() = College() ||| Q() ||| R() ||| S();
 		t.Errorf("only %d of %d states expanded as words, in %d models", words, total, some)
 	}
 }
+
+// wordsErrModel makes R fail (a[-1]) while P's states take the words.
+const wordsErrModel = `var a[24] = [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0];
+var x = 0;
+P(i) = [a[i] == 0] up.i{a[i] = 1} -> [a[i] == 1] down.i{a[i] = 0} -> P(i);
+R() = [a[0] == 0 && a[1] == 0] bad2{a[x - 1] = 0} -> R();
+Sys() = (||| i:{0..1} @ P(i)) ||| R();
+`
+
+// longThread (with the array's length) is a thread of 20 steps beside
+// one of fast edges on the array.
+const longThread = `var a[%d];
+P() = e0 -> e1 -> e2 -> e3 -> e4 -> e5 -> e6 -> e7 -> e8 -> e9 -> e10 -> e11 -> e12 -> e13 -> e14 -> e15 -> e16 -> e17 -> e18 -> e19 -> P();
+Q() = [a[0] == 0] q{a[0] = 1} -> [a[0] == 1] r{a[0] = 0} -> Q();
+Sys() = P() ||| Q();
+`
 
 // bigLater adds to the philosophers a process that stores 20 in big
 // once.
@@ -294,7 +322,8 @@ func firstDiff(got, want string) string {
 
 // TestWordsLibrary is TestWordsAgree on the processes the library and
 // test models assert about (their blocks specialised), and on their
-// symmetry reductions (which take the byte path): the first 3,000 states
+// symmetry reductions (whose states take the words inside expandPlain,
+// strings out, before canonAll): the first 3,000 states
 // of each.
 func TestWordsLibrary(t *testing.T) {
 	limit := 3000
