@@ -149,6 +149,10 @@ type parSearch struct {
 	// the side tables of 4-byte slots rebuilt by the workers (growSide4)
 	// and the records those left to the serial pass (tests).
 	nSlot4, nGrow4, nLeft4 int
+	// growSide4's hashes of chunks of records (two: one is written while
+	// the other is read), and the chunk of the running call (rebuildPart).
+	rh [2][]uint64
+	rc int
 	// pbase is the side set's size at the insert phase: with 4-byte
 	// slots, a slot whose rank field is above it is provisional (prov4).
 	pbase uint32
@@ -2076,7 +2080,18 @@ func (r *parSearch) growSide4(bits uint) {
 	d.t4, d.rbits, d.rmask = t4, bits, 1<<bits-1
 	d.mask, d.shift = 1<<bits-1, 64-bits
 	r.nGrow4++
-	r.parallel(r.rebuildPart)
+	for q := range r.parts {
+		r.parts[q].left = r.parts[q].left[:0]
+	}
+	if cap(r.rh[0]) < rebuildChunk {
+		r.rh[0], r.rh[1] = make([]uint64, rebuildChunk), make([]uint64, rebuildChunk)
+	}
+	// Call c inserts chunk c (hashed in call c-1) and hashes chunk c+1:
+	// one hand-off a chunk, every record hashed once.
+	chunks := (d.n + rebuildChunk - 1) / rebuildChunk
+	for r.rc = -1; r.rc < chunks; r.rc++ {
+		r.parallel(r.rebuildPart)
+	}
 	for q := range r.parts {
 		r.nLeft4 += len(r.parts[q].left)
 		for _, k := range r.parts[q].left {
@@ -2090,51 +2105,80 @@ func (r *parSearch) growSide4(bits uint) {
 	}
 }
 
-// rebuildPart is worker v's part of growSide4: it reads every record in
-// rank order, hashes it, and inserts those whose home lies in one of its
-// partitions (v, v+W, ...: the top bits of the hash), the homes of each
-// batch prefetched first (as sideSet.rebuild); a probe run that reaches
-// the end of its partition's range leaves the record's rank in the
-// partition's left list.
+// rebuildChunk is the number of records whose hashes growSide4's
+// workers compute together (rh: 128 KiB) before each inserts those of its
+// partitions.
+const rebuildChunk = 1 << 14
+
+// rebuildPart is worker v's part of call rc of growSide4: it inserts the
+// records of chunk rc whose homes lie in its partitions (v, v+W, ...: the
+// top bits of the hash; their hashes are in rh[rc&1], computed by the
+// workers in call rc-1), then hashes its share of chunk rc+1 into
+// rh[(rc+1)&1]. A probe run that reaches the end of its partition's range
+// leaves the record's rank in the partition's left list. The records go by
+// batches of 64 whose homes are prefetched a batch ahead: a batch is
+// inserted while the next one's lines are on their way (a worker keeps
+// 1/W of the records: batches of a fixed number of records read, as in
+// sideSet.rebuild, would leave fewer lines in flight).
 func (r *parSearch) rebuildPart(v int) {
 	d := &r.s.side
-	t4, shift, rb := d.t4, d.shift, d.rbits
-	for q := v; q < r.P; q += r.W {
-		r.parts[q].left = r.parts[q].left[:0]
-	}
-	pshift := 64 - r.pbits
-	const batch = 64
-	var hs, ks [batch]uint64
-	var addrs [batch]uintptr
-	base := uintptr(unsafe.Pointer(unsafe.SliceData(t4)))
-	n := uint64(d.n)
-	for lo := uint64(0); lo < n; lo += batch {
-		m := 0
-		for k := lo; k < min(lo+batch, n); k++ {
-			h := d.hashAt(k)
-			if r.pbits > 0 && int(h>>pshift)%r.W != v {
-				continue
-			}
-			hs[m], ks[m], addrs[m] = h, k, base+uintptr(h>>shift)*4
-			m++
+	c, n := r.rc, d.n
+	if c >= 0 {
+		lo := c * rebuildChunk
+		hs := r.rh[c&1][:min(rebuildChunk, n-lo)]
+		t4, shift, rb := d.t4, d.shift, d.rbits
+		pshift := 64 - r.pbits
+		const batch = 64
+		var js [2][batch]int32
+		var addrs [batch]uintptr
+		var ms [2]int
+		base := uintptr(unsafe.Pointer(unsafe.SliceData(t4)))
+		// own[q]: partition q is the worker's (h>>pshift is 0 with one
+		// partition: a shift by 64).
+		var own [parMaxParts]bool
+		for q := v; q < r.P; q += r.W {
+			own[q] = true
 		}
-		prefetch(addrs[:m])
-		for j := range m {
-			h, k := hs[j], ks[j]
-			q := uint64(0)
-			if r.pbits > 0 {
-				q = h >> pshift
+		j := 0
+		// gather fills batch b with the next records of the worker's
+		// partitions and prefetches their homes.
+		gather := func(b int) {
+			m := 0
+			for ; j < len(hs) && m < batch; j++ {
+				h := hs[j]
+				if !own[h>>pshift&(parMaxParts-1)] {
+					continue
+				}
+				js[b][m], addrs[m] = int32(j), base+uintptr(h>>shift)*4
+				m++
 			}
-			hi := (q + 1) << rb >> r.pbits
-			i := h >> shift
-			for i < hi && t4[i] != 0 {
-				i++
+			ms[b] = m
+			prefetch(addrs[:m])
+		}
+		gather(0)
+		for b := 0; ms[b] > 0; b ^= 1 {
+			gather(b ^ 1)
+			for _, jj := range js[b][:ms[b]] {
+				h, k := hs[jj], uint64(lo+int(jj))
+				q := h >> pshift
+				hi := (q + 1) << rb >> r.pbits
+				i := h >> shift
+				for i < hi && t4[i] != 0 {
+					i++
+				}
+				if i == hi {
+					r.parts[q].left = append(r.parts[q].left, k)
+					continue
+				}
+				t4[i] = uint32(h>>32)<<rb | uint32(k+1)
 			}
-			if i == hi {
-				r.parts[q].left = append(r.parts[q].left, k)
-				continue
-			}
-			t4[i] = uint32(h>>32)<<rb | uint32(k+1)
+		}
+	}
+	if lo := (c + 1) * rebuildChunk; lo < n {
+		m := min(rebuildChunk, n-lo)
+		hs := r.rh[(c+1)&1]
+		for j := v * m / r.W; j < (v+1)*m/r.W; j++ {
+			hs[j] = d.hashAt(uint64(lo + j))
 		}
 	}
 }
