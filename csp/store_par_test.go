@@ -279,7 +279,7 @@ func TestParallelIDsDeterministic(t *testing.T) {
 		}
 		compared++
 	}
-	if compared < 10 || deferred == 0 || paths[1] == 0 || paths[2] == 0 {
+	if compared < 10 || deferred == 0 || paths[1] == 0 || paths[2] == 0 || paths[4] == 0 {
 		t.Errorf("%d processes compared, %d strings deferred, rounds numbered by bits and by merge %v: the cases do not cover the paths", compared, deferred, paths)
 	}
 	t.Logf("%d processes, %d deferred strings, "+pathNames+" %v; %d of %d parallel searches differ", compared, deferred, paths, failed, cases)
@@ -345,7 +345,7 @@ func TestParallelIDsRandom(t *testing.T) {
 	if errs == 0 || errs == programs {
 		t.Errorf("%d of %d programs end in an error", errs, programs)
 	}
-	if paths[1] == 0 || paths[2] == 0 || paths[3] == 0 {
+	if paths[1] == 0 || paths[2] == 0 || paths[3] == 0 || paths[4] == 0 || paths[5] == 0 {
 		t.Errorf(pathNames+" %v: the cases do not cover the paths", paths)
 	}
 	t.Logf("%d programs, %d end in an error, %d deferred strings, "+pathNames+" %v; %d of %d parallel searches differ", programs, errs, deferred, paths, failed, cases)
