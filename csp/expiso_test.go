@@ -45,9 +45,6 @@ func TestExpandIsolated(t *testing.T) {
 	res := x.finish(&Result{Verdict: lts.Valid})
 	ns := int(res.Stats.States)
 	t.Logf("N = %s: %d states", n, ns)
-	sys.mu.Lock()
-	sys.store.side.widen()
-	sys.mu.Unlock()
 	states := make([]lts.State, ns)
 	for i := range states {
 		states[i] = lts.State(i)

@@ -328,13 +328,36 @@ func slotLayout(d *sideSet) error {
 		return fmt.Errorf("dense length %d, 2^%d slots: 4-byte table %v (%d rank bits), 8-byte table %v", d.recLen, bits, d.t4 != nil, d.rbits, d.table != nil)
 	}
 	used := 0
+	// Every record has exactly one slot, whose fingerprint is its
+	// hash's, with no empty slot between its home and it (linear
+	// probing finds it).
+	seen := map[uint64]bool{}
+	home := func(i int, loc uint64) error {
+		if seen[loc] {
+			return fmt.Errorf("slot %d: location %d has two slots", i, loc)
+		}
+		seen[loc] = true
+		for j := d.hashAt(loc) >> d.shift; int(j) != i; j = (j + 1) & d.mask {
+			if d.t4 != nil && d.t4[j] == 0 || d.table != nil && d.table[j] == 0 {
+				return fmt.Errorf("slot %d (location %d): empty slot %d between its home and it", i, loc, j)
+			}
+		}
+		return nil
+	}
 	for i, v := range d.t4 {
 		if v == 0 {
 			continue
 		}
 		used++
-		if k := v & d.rmask; k == 0 || int(k) > d.n {
+		k := v & d.rmask
+		if k == 0 || int(k) > d.n {
 			return fmt.Errorf("4-byte slot %d of %d: %#x, rank field %d of %d records", i, len(d.t4), v, k, d.n)
+		}
+		if fp := d.fp4(d.hashAt(uint64(k - 1))); v&^d.rmask != fp {
+			return fmt.Errorf("4-byte slot %d: %#x, fingerprint of record %d %#x", i, v, k-1, fp)
+		}
+		if err := home(i, uint64(k-1)); err != nil {
+			return err
 		}
 	}
 	for i, v := range d.table {
@@ -344,6 +367,13 @@ func slotLayout(d *sideSet) error {
 		used++
 		if v&provBit != 0 {
 			return fmt.Errorf("8-byte slot %d of %d: %#x is provisional", i, len(d.table), v)
+		}
+		loc := v&(1<<offBits-1) - 1
+		if h := d.hashAt(loc); v>>offBits != h>>offBits {
+			return fmt.Errorf("8-byte slot %d: %#x, fingerprint of the record at %d %#x", i, v, loc, h>>offBits)
+		}
+		if err := home(i, loc); err != nil {
+			return err
 		}
 	}
 	if used != d.n {
@@ -448,7 +478,7 @@ Sys = (||| i:{0..%[4]d} @ P(i)) ||| Q;
 func TestSideCollisionsParallel(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
 	defer func(r int) { parRound = r }(parRound)
-	defer func(m uint64, o bool, x uint) { sideHashMask, slot4Off, slot4Max = m, o, x }(sideHashMask, slot4Off, slot4Max)
+	defer func(m, set uint64, o bool, x uint) { sideHashMask, sideHashSet, slot4Off, slot4Max = m, set, o, x }(sideHashMask, sideHashSet, slot4Off, slot4Max)
 	for _, tc := range []struct{ top, stride int }{{-1, 1}, {0, 1}, {50, 1}, {70, 1}, {0, 7}, {50, 7}, {70, 7}} {
 		top := tc.top
 		mk := denseSwitchModelStride(t, top, tc.stride)
@@ -456,39 +486,59 @@ func TestSideCollisionsParallel(t *testing.T) {
 		sideHashMask = ^uint64(0)
 		parRound = 2048
 		want := recordSearch(t, mk, 1, limit)
-		sideHashMask = 0xF << 60
-		failed, cases := 0, 0
-		var paths [7]int
-		// With 4-byte slots and with 8-byte ones (slot4Off), one worker
-		// or in the parallel rounds (each has its own compare loops);
-		// max: slot4Max, 10 for rounds that move to 8-byte slots in the
-		// middle of the search (up to 10,300 states: 2^14 slots).
-		for _, c := range []struct {
-			w, round int
-			off      bool
-			max      uint
-		}{{1, 2048, false, 27}, {1, 2048, true, 27}, {2, 2048, false, 27}, {2, 64, false, 27}, {4, 2048, false, 27}, {4, 64, false, 27},
-			{2, 2048, true, 27}, {4, 64, true, 27}, {2, 64, false, 10}} {
-			parRound, slot4Off, slot4Max = c.round, c.off, c.max
-			cases++
-			got := recordSearch(t, mk, c.w, limit)
-			for i, n := range got.paths {
-				paths[i] += n
-			}
-			// Rounds on 4-byte slots exactly when the set has them at
-			// the first round (dense records, not slot4Off).
-			if c.w > 1 && (got.paths[4] > 0) == c.off {
-				t.Errorf("top %d stride %d workers %d slot4Off %v: %s %v", top, tc.stride, c.w, c.off, pathNames, got.paths)
-			}
-			slot4Off, slot4Max = false, 27
-			if !sameSearch(t, fmt.Sprintf("top %d stride %d workers %d round %d slot4Off %v slot4Max %d", top, tc.stride, c.w, c.round, c.off, c.max), want, got, false, false) {
-				failed++
-			}
+		// The homes at the start of 16 blocks of slots (set 0), or near
+		// their ends (set 0xF<<56): then the probe runs cross the
+		// partitions and the table's end, and the rounds' rebuilds
+		// leave records to the serial pass.
+		for _, set := range []uint64{0, 0xF << 56} {
+			sideHashSet = set
+			weakHashSearches(t, mk, want, top, tc.stride, set)
 		}
-		t.Logf("top %d stride %d: %d states; %s %v; %d of %d weak-hash searches differ", top, tc.stride, want.count, pathNames, paths, failed, cases)
-		if paths[4] == 0 || paths[5] == 0 {
-			t.Errorf("top %d stride %d: %s %v: no round on 4-byte slots, or none rebuilt", top, tc.stride, pathNames, paths)
+		sideHashSet = 0
+	}
+}
+
+// weakHashSearches is TestSideCollisionsParallel's searches with the weak
+// hash (sideHashMask, sideHashSet = set) against want.
+func weakHashSearches(t *testing.T, mk func() *Proc, want searchRecord, top, stride int, set uint64) {
+	t.Helper()
+	const limit = 100000
+	sideHashMask = 0xF << 60
+	defer func() { sideHashMask = ^uint64(0) }()
+	failed, cases := 0, 0
+	var paths [7]int
+	// With 4-byte slots and with 8-byte ones (slot4Off), one worker
+	// or in the parallel rounds (each has its own compare loops);
+	// max: slot4Max, 10 for rounds that move to 8-byte slots in the
+	// middle of the search (up to 10,300 states: 2^14 slots).
+	for _, c := range []struct {
+		w, round int
+		off      bool
+		max      uint
+	}{{1, 2048, false, 27}, {1, 2048, true, 27}, {2, 2048, false, 27}, {2, 64, false, 27}, {4, 2048, false, 27}, {4, 64, false, 27},
+		{2, 2048, true, 27}, {4, 64, true, 27}, {2, 64, false, 10}} {
+		parRound, slot4Off, slot4Max = c.round, c.off, c.max
+		cases++
+		got := recordSearch(t, mk, c.w, limit)
+		for i, n := range got.paths {
+			paths[i] += n
 		}
+		// Rounds on 4-byte slots exactly when the set has them at
+		// the first round (dense records, not slot4Off).
+		if c.w > 1 && (got.paths[4] > 0) == c.off {
+			t.Errorf("top %d stride %d workers %d slot4Off %v: %s %v", top, stride, c.w, c.off, pathNames, got.paths)
+		}
+		slot4Off, slot4Max = false, 27
+		if !sameSearch(t, fmt.Sprintf("top %d stride %d workers %d round %d slot4Off %v slot4Max %d", top, stride, c.w, c.round, c.off, c.max), want, got, false, false) {
+			failed++
+		}
+	}
+	t.Logf("top %d stride %d set %#x: %d states; %s %v; %d of %d weak-hash searches differ", top, stride, set, want.count, pathNames, paths, failed, cases)
+	if paths[4] == 0 || paths[5] == 0 {
+		t.Errorf("top %d stride %d set %#x: %s %v: no round on 4-byte slots, or none rebuilt", top, stride, set, pathNames, paths)
+	}
+	if set != 0 && paths[6] == 0 {
+		t.Errorf("top %d stride %d set %#x: %s %v: no rebuild left records to the serial pass", top, stride, set, pathNames, paths)
 	}
 }
 

@@ -69,9 +69,12 @@ import (
 // state's word is kept in its parNew, so that a provisional slot is
 // compared through it and the record is that word.
 //
-// The side set keeps the layout of the one-worker search: 4-byte slots
+// The side set keeps the slot format of the one-worker search: 4-byte slots
 // (fingerprint, rank+1) while its records are dense and its table within
-// slot4Max, else 8-byte ones; every phase has a loop for each.
+// slot4Max, else 8-byte ones; every phase has a loop for each. (Not
+// the slots' positions: a rebuild leaves the records whose probe run
+// crosses a partition to a serial pass, and the partitions depend on the
+// worker count. Lookups and ids do not depend on positions.)
 //
 // The ids, hence the parent tree, the traces and the counterexamples, do
 // not depend on the number of workers.
@@ -1876,7 +1879,7 @@ func (r *parSearch) strBounds(x *scratch, i int) (int, int) {
 	return start, x.ends[i]
 }
 
-// With 4-byte side slots (d.t4) the rounds keep the one-worker layout,
+// With 4-byte side slots (d.t4) the rounds keep the one-worker format,
 // fp<<rbits | rank+1, and mark a provisional slot by its rank field
 // instead of provBit (prov4): pbase+1+tag, above every rank+1 of the
 // round's start (pbase = d.n then), where tag is the new state's index

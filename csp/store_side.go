@@ -837,7 +837,7 @@ func (s *sideSet) sideHashOr(b []byte) (h, or uint64) {
 			return s.hashPacked(&w, n), ge4(w[0] | w[1] | w[2] | w[3])
 		}
 	}
-	return maphash.Bytes(s.seed, b) & sideHashMask, ^uint64(0)
+	return maphash.Bytes(s.seed, b)&sideHashMask | sideHashSet, ^uint64(0)
 }
 
 // sideHashMask is and-ed into every side hash. Tests lower it
@@ -845,6 +845,11 @@ func (s *sideSet) sideHashOr(b []byte) (h, or uint64) {
 // compares of every lookup path run; a 26-bit fingerprint otherwise
 // filters nearly every probe before them.
 var sideHashMask = ^uint64(0)
+
+// sideHashSet is or-ed into every side hash after the mask: with it the
+// tests put every home near the end of a block of slots, so that probe
+// runs cross the parallel rounds' partitions and the table's end.
+var sideHashSet uint64
 
 // ge4 is 4 if some nibble of the packed words or-ed into w is 4 or more,
 // else 0: the or that fit takes for a string that packs at 4 bits.
@@ -869,7 +874,7 @@ func unfold2(x uint64) (w0, w1 uint64) {
 // hash2 is hashPacked for a string of up to 32 bytes (two packed words).
 func (s *sideSet) hash2(w0, w1 uint64, n int) uint64 {
 	k := &s.hk
-	return mum(mum(w0^k[0], w1^k[1])^k[4], uint64(n)^k[5]) & sideHashMask
+	return mum(mum(w0^k[0], w1^k[1])^k[4], uint64(n)^k[5])&sideHashMask | sideHashSet
 }
 
 // hashPacked is the hash of the string of n bytes whose packing is w.
@@ -879,7 +884,7 @@ func (s *sideSet) hashPacked(w *[4]uint64, n int) uint64 {
 	}
 	k := &s.hk
 	h := mum(w[0]^k[0], w[1]^k[1]) ^ mum(w[2]^k[2], w[3]^k[3])
-	return mum(h^k[4], uint64(n)^k[5]) & sideHashMask
+	return mum(h^k[4], uint64(n)^k[5])&sideHashMask | sideHashSet
 }
 
 // mum folds the 128-bit product of a and b.
