@@ -14,8 +14,8 @@ import (
 // state, in a store without a width). While its records are dense (below)
 // and it has up to 2^slot4Max slots, its table has 4-byte slots of a
 // 32-log2(slots)-bit fingerprint + rank (t4): growing it rebuilds it from
-// the records (rebuild), after freeing the old one. Otherwise (the arena,
-// a bigger table, or once a parallel search has run: widen) it has 8-byte
+// the records (rebuild; the parallel rounds: growSide4), after freeing
+// the old one. Otherwise (the arena, a bigger table, or widen) it has 8-byte
 // slots of 26-bit fingerprint + location; the home slot is the top bits
 // of the hash, so up to 2^26 slots it is a prefix of the fingerprint and
 // growing the table reads no record. A probe compares bytes only when the
@@ -72,8 +72,8 @@ type sideSet struct {
 	t4    []uint32
 	rbits uint
 	rmask uint32
-	// wide: the table stays at 8-byte slots (a parallel search has run:
-	// store_par.go knows only those).
+	// wide: the table stays at 8-byte slots (widen: the benchmarks
+	// compare).
 	wide  bool
 	mask  uint64
 	shift uint // 64 - log2(len(table)): the home slot of hash h is h>>shift
@@ -138,6 +138,14 @@ var slot4Off bool
 // fp4 is the fingerprint word of hash h in a table of 4-byte slots:
 // bits 32 to 63-rbits of h, at the top of the slot.
 func (s *sideSet) fp4(h uint64) uint32 { return uint32(h>>32) << s.rbits }
+
+// tableBase is the address of the table and the size of its slots.
+func (s *sideSet) tableBase() (uintptr, uintptr) {
+	if s.t4 != nil {
+		return uintptr(unsafe.Pointer(unsafe.SliceData(s.t4))), 4
+	}
+	return uintptr(unsafe.Pointer(unsafe.SliceData(s.table))), 8
+}
 
 // slotCount is the number of slots of the table.
 func (s *sideSet) slotCount() int { return int(s.mask + 1) }
@@ -451,8 +459,8 @@ func (s *sideSet) toArena() {
 	}
 }
 
-// widen keeps the table at 8-byte slots from now on (a parallel search
-// starts: store_par.go knows only those).
+// widen keeps the table at 8-byte slots from now on (BenchmarkParPhases
+// compares; the parallel rounds have loops for both widths).
 func (s *sideSet) widen() {
 	s.wide = true
 	if s.t4 != nil {
@@ -829,7 +837,7 @@ func (s *sideSet) sideHashOr(b []byte) (h, or uint64) {
 			return s.hashPacked(&w, n), ge4(w[0] | w[1] | w[2] | w[3])
 		}
 	}
-	return maphash.Bytes(s.seed, b) & sideHashMask, ^uint64(0)
+	return maphash.Bytes(s.seed, b)&sideHashMask | sideHashSet, ^uint64(0)
 }
 
 // sideHashMask is and-ed into every side hash. Tests lower it
@@ -837,6 +845,11 @@ func (s *sideSet) sideHashOr(b []byte) (h, or uint64) {
 // compares of every lookup path run; a 26-bit fingerprint otherwise
 // filters nearly every probe before them.
 var sideHashMask = ^uint64(0)
+
+// sideHashSet is or-ed into every side hash after the mask: with it the
+// tests put every home near the end of a block of slots, so that probe
+// runs cross the parallel rounds' partitions and the table's end.
+var sideHashSet uint64
 
 // ge4 is 4 if some nibble of the packed words or-ed into w is 4 or more,
 // else 0: the or that fit takes for a string that packs at 4 bits.
@@ -861,7 +874,7 @@ func unfold2(x uint64) (w0, w1 uint64) {
 // hash2 is hashPacked for a string of up to 32 bytes (two packed words).
 func (s *sideSet) hash2(w0, w1 uint64, n int) uint64 {
 	k := &s.hk
-	return mum(mum(w0^k[0], w1^k[1])^k[4], uint64(n)^k[5]) & sideHashMask
+	return mum(mum(w0^k[0], w1^k[1])^k[4], uint64(n)^k[5])&sideHashMask | sideHashSet
 }
 
 // hashPacked is the hash of the string of n bytes whose packing is w.
@@ -871,7 +884,7 @@ func (s *sideSet) hashPacked(w *[4]uint64, n int) uint64 {
 	}
 	k := &s.hk
 	h := mum(w[0]^k[0], w[1]^k[1]) ^ mum(w[2]^k[2], w[3]^k[3])
-	return mum(h^k[4], uint64(n)^k[5]) & sideHashMask
+	return mum(h^k[4], uint64(n)^k[5])&sideHashMask | sideHashSet
 }
 
 // mum folds the 128-bit product of a and b.
