@@ -392,10 +392,10 @@ func isoRead(wk *parWorker, res bool) uint64 {
 	return t
 }
 
-// BenchmarkParPhases explores the philosophers (N = 12, 13, 14) in the
-// parallel rounds with one worker (parForce) and with two, and with one
-// worker in runBatched (workers=0: no rounds; 0wide: with the side set's
-// 8-byte slots, as in the rounds), and reports
+// BenchmarkParPhases explores the philosophers (N = 12, 13, 14, or the
+// list in $QUASAR_PHASES_N) in the parallel rounds with one worker
+// (parForce) and with two, and with one worker in runBatched (workers=0:
+// no rounds; 0wide, 2wide: with the side set's 8-byte slots), and reports
 // each phase's CPU nanoseconds per stored state (the workers' threads in
 // the parallel part of the phase): expand-ns, grow-ns, insert-ns, ids-ns,
 // patch-ns; total-ns is the process's CPU per state. Issue 21,
@@ -405,15 +405,20 @@ func BenchmarkParPhases(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	for _, n := range []string{"12", "13", "14"} {
+	ns := []string{"12", "13", "14"}
+	if v := os.Getenv("QUASAR_PHASES_N"); v != "" {
+		ns = strings.Split(v, ",") // e.g. 16: about 1 GB, a minute a run
+	}
+	for _, n := range ns {
 		for _, v := range []struct {
 			name         string
 			w            int
 			rounds, wide bool
-		}{{"0", 1, false, false}, {"0wide", 1, false, true}, {"1", 1, true, false}, {"2", 2, true, false}} {
+		}{{"0", 1, false, false}, {"0wide", 1, false, true}, {"1", 1, true, false}, {"2", 2, true, false}, {"2wide", 2, true, true}} {
 			// workers=0: one worker in runBatched (no rounds), the
-			// search of --workers 1; 0wide: the same with the side set's
-			// 8-byte slots (as the rounds have them).
+			// search of --workers 1; 0wide, 2wide: with the side set's
+			// 8-byte slots (widen: the rounds had only those before the
+			// twelfth session).
 			b.Run("N="+n+"/workers="+v.name, func(b *testing.B) {
 				text := strings.Replace(string(src), "#define N 12;", "#define N "+n+";", 1)
 				parCPU, parForce = threadCPU, v.rounds

@@ -310,14 +310,44 @@ func sideOracle(tc sideCase, rng *rand.Rand, switchAt1 bool, packed map[uint]int
 	} else if len(lens) > 1 && (d.recLen != arenaLen || len(d.dense) != 0) {
 		return fmt.Errorf("%d lengths: dense length %d, %d dense chunks", len(lens), d.recLen, len(d.dense))
 	}
-	// 4-byte slots while the records are dense and the table has up to
-	// 1<<slot4Max slots, else 8-byte ones.
+	return slotLayout(d)
+}
+
+// slotLayout checks the side table's layout, the same after a search
+// with one worker or in parallel rounds: 4-byte slots while the records
+// are dense and the table has up to 1<<slot4Max slots, else 8-byte ones;
+// a 4-byte slot's rank field takes log2(slots) bits, and no slot is
+// provisional (every occupied slot's rank field is a rank+1 up to n; an
+// 8-byte slot has no provBit).
+func slotLayout(d *sideSet) error {
 	bits := uint(0)
 	for 1<<bits < d.slotCount() {
 		bits++
 	}
-	if four := !slot4Off && d.recLen != arenaLen && bits <= slot4Max; four != (d.t4 != nil) || four == (d.table != nil) || four && d.rbits != bits {
+	if four := !slot4Off && !d.wide && d.recLen != arenaLen && bits <= slot4Max; four != (d.t4 != nil) || four == (d.table != nil) || four && d.rbits != bits {
 		return fmt.Errorf("dense length %d, 2^%d slots: 4-byte table %v (%d rank bits), 8-byte table %v", d.recLen, bits, d.t4 != nil, d.rbits, d.table != nil)
+	}
+	used := 0
+	for i, v := range d.t4 {
+		if v == 0 {
+			continue
+		}
+		used++
+		if k := v & d.rmask; k == 0 || int(k) > d.n {
+			return fmt.Errorf("4-byte slot %d of %d: %#x, rank field %d of %d records", i, len(d.t4), v, k, d.n)
+		}
+	}
+	for i, v := range d.table {
+		if v == 0 {
+			continue
+		}
+		used++
+		if v&provBit != 0 {
+			return fmt.Errorf("8-byte slot %d of %d: %#x is provisional", i, len(d.table), v)
+		}
+	}
+	if used != d.n {
+		return fmt.Errorf("%d slots used for %d records", used, d.n)
 	}
 	return nil
 }
@@ -418,7 +448,7 @@ Sys = (||| i:{0..%[4]d} @ P(i)) ||| Q;
 func TestSideCollisionsParallel(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
 	defer func(r int) { parRound = r }(parRound)
-	defer func(m uint64, o bool) { sideHashMask, slot4Off = m, o }(sideHashMask, slot4Off)
+	defer func(m uint64, o bool, x uint) { sideHashMask, slot4Off, slot4Max = m, o, x }(sideHashMask, slot4Off, slot4Max)
 	for _, tc := range []struct{ top, stride int }{{-1, 1}, {0, 1}, {50, 1}, {70, 1}, {0, 7}, {50, 7}, {70, 7}} {
 		top := tc.top
 		mk := denseSwitchModelStride(t, top, tc.stride)
@@ -428,21 +458,37 @@ func TestSideCollisionsParallel(t *testing.T) {
 		want := recordSearch(t, mk, 1, limit)
 		sideHashMask = 0xF << 60
 		failed, cases := 0, 0
-		// One worker: with 4-byte slots and with 8-byte ones (each has
-		// its own compare loops); the parallel rounds keep 8-byte slots.
+		var paths [7]int
+		// With 4-byte slots and with 8-byte ones (slot4Off), one worker
+		// or in the parallel rounds (each has its own compare loops);
+		// max: slot4Max, 10 for rounds that move to 8-byte slots in the
+		// middle of the search (up to 10,300 states: 2^14 slots).
 		for _, c := range []struct {
 			w, round int
 			off      bool
-		}{{1, 2048, false}, {1, 2048, true}, {2, 2048, false}, {2, 64, false}, {4, 2048, false}, {4, 64, false}} {
-			parRound, slot4Off = c.round, c.off
+			max      uint
+		}{{1, 2048, false, 27}, {1, 2048, true, 27}, {2, 2048, false, 27}, {2, 64, false, 27}, {4, 2048, false, 27}, {4, 64, false, 27},
+			{2, 2048, true, 27}, {4, 64, true, 27}, {2, 64, false, 10}} {
+			parRound, slot4Off, slot4Max = c.round, c.off, c.max
 			cases++
 			got := recordSearch(t, mk, c.w, limit)
-			slot4Off = false
-			if !sameSearch(t, fmt.Sprintf("top %d stride %d workers %d round %d slot4Off %v", top, tc.stride, c.w, c.round, c.off), want, got, false, false) {
+			for i, n := range got.paths {
+				paths[i] += n
+			}
+			// Rounds on 4-byte slots exactly when the set has them at
+			// the first round (dense records, not slot4Off).
+			if c.w > 1 && (got.paths[4] > 0) == c.off {
+				t.Errorf("top %d stride %d workers %d slot4Off %v: %s %v", top, tc.stride, c.w, c.off, pathNames, got.paths)
+			}
+			slot4Off, slot4Max = false, 27
+			if !sameSearch(t, fmt.Sprintf("top %d stride %d workers %d round %d slot4Off %v slot4Max %d", top, tc.stride, c.w, c.round, c.off, c.max), want, got, false, false) {
 				failed++
 			}
 		}
-		t.Logf("top %d stride %d: %d states; %d of %d weak-hash searches differ", top, tc.stride, want.count, failed, cases)
+		t.Logf("top %d stride %d: %d states; %s %v; %d of %d weak-hash searches differ", top, tc.stride, want.count, pathNames, paths, failed, cases)
+		if paths[4] == 0 || paths[5] == 0 {
+			t.Errorf("top %d stride %d: %s %v: no round on 4-byte slots, or none rebuilt", top, tc.stride, pathNames, paths)
+		}
 	}
 }
 
@@ -495,7 +541,7 @@ func TestDenseSwitchParallel(t *testing.T) {
 			t.Fatalf("top %d: records at %d bits a byte, want %d", top, d.pbits, want)
 		}
 		failed, cases := 0, 0
-		var paths [4]int
+		var paths [7]int
 		for _, round := range []int{2048, 1, 5, 64} {
 			parRound = round
 			for _, w := range []int{2, 4, 16} {
@@ -519,12 +565,12 @@ func TestDenseSwitchParallel(t *testing.T) {
 				parRegionMax = storeChunk
 			}
 		}
-		t.Logf("top %d: %d states, rounds (folded inserts, ids by bits, by merge, serially) %v; %d of %d parallel searches differ", top, seq.count, paths, failed, cases)
+		t.Logf("top %d: %d states, "+pathNames+" %v; %d of %d parallel searches differ", top, seq.count, paths, failed, cases)
 		// At 2 bits a byte throughout (top -1), the folded inserts and
 		// the ids by bits do every round but those whose records pass
 		// the region.
-		if top == -1 && (paths[0] == 0 || paths[1] == 0) {
-			t.Errorf("top %d: rounds %v: the folded inserts or the ids by bits never ran", top, paths)
+		if top == -1 && (paths[0] == 0 || paths[1] == 0 || paths[4] == 0 || paths[5] == 0 || paths[6] == 0) {
+			t.Errorf("top %d: %s %v: the folded inserts, the ids by bits, the 4-byte slots, their rebuilds or their left records never ran", top, pathNames, paths)
 		}
 		if failed > 0 {
 			t.Errorf("top %d: %d of %d parallel searches differ", top, failed, cases)

@@ -24,9 +24,10 @@ import (
 //     contiguous chunk of the round's states (no store access but Get, and
 //     nobody writes the store meanwhile), hashes them and routes each to
 //     the partition of the top bits of its hash;
-//  2. grow (serial): the tables grow, as the sequential store would, so
-//     that they hold every successor of the round without passing their
-//     load;
+//  2. grow (serial, the moves parallel): the tables grow, as the
+//     sequential store would, so that they hold every successor of the
+//     round without passing their load (a side table of 4-byte slots is
+//     rebuilt from the records: growSide4);
 //  3. insert (parallel): partition p owns the slots [p, p+1)·slots/P of
 //     the inline table and of the side set's table, where exactly the
 //     homes of its strings lie (both tables place a string by the top bits
@@ -41,7 +42,9 @@ import (
 //     are written in the slot (inline) or left in the worker's buffer
 //     (side: the slot holds the fingerprint, a provisional bit and the
 //     new state's index in its partition's news, or with provDef in the
-//     deferred strings' news: provTag, provNew);
+//     deferred strings' news: provTag, provNew; in a table of 4-byte
+//     slots, the fingerprint and a rank field above every rank of the
+//     round's start: prov4, provNew4);
 //  4. deferred and ids: the deferred strings are looked up in key order
 //     over the whole table (serial); then the new states get the next
 //     dense ids in key order (their records are appended to the arena, or
@@ -65,6 +68,10 @@ import (
 // string is looked up by its hash and its folded word alone, and a new
 // state's word is kept in its parNew, so that a provisional slot is
 // compared through it and the record is that word.
+//
+// The side set keeps the layout of the one-worker search: 4-byte slots
+// (fingerprint, rank+1) while its records are dense and its table within
+// slot4Max, else 8-byte ones; every phase has a loop for each.
 //
 // The ids, hence the parent tree, the traces and the counterexamples, do
 // not depend on the number of workers.
@@ -138,6 +145,17 @@ type parSearch struct {
 	// The rounds by path (tests): insert phase by insertFolded, ids by
 	// bits (assignBits), by the merge walk (assignPar), serially (assign).
 	nFolded, nByKey, nMerge, nSerial int
+	// The rounds whose insert phase ran on the side set's 4-byte slots,
+	// the side tables of 4-byte slots rebuilt by the workers (growSide4)
+	// and the records those left to the serial pass (tests).
+	nSlot4, nGrow4, nLeft4 int
+	// growSide4's hashes of chunks of records (two: one is written while
+	// the other is read), and the chunk of the running call (rebuildPart).
+	rh [2][]uint64
+	rc int
+	// pbase is the side set's size at the insert phase: with 4-byte
+	// slots, a slot whose rank field is above it is provisional (prov4).
+	pbase uint32
 	// With parCPU set: the CPU nanoseconds of the workers in the
 	// parallel phases, in all (cpuWork) and along the critical path (the
 	// busiest worker of each phase: cpuCrit).
@@ -348,8 +366,6 @@ func (r *parSearch) round(states []lts.State) (errAt int, err error) {
 		return 0, err
 	}
 	s := r.s
-	// The rounds know only the side set's 8-byte slots.
-	s.side.widen()
 	r.states = states
 	r.n0 = uint32(s.n)
 	if r.n0 != r.treeN0 {
@@ -375,7 +391,9 @@ func (r *parSearch) round(states []lts.State) (errAt int, err error) {
 	if s.width >= 0 && r.nextIn == nil && uint64(s.inline)*8 > s.slots*3 {
 		r.wantIn = int(s.slots*growNum/growDen) * s.slot
 	}
-	if d := &s.side; r.nextSide == nil && uint64(d.n)*8 > uint64(len(d.table))*3 {
+	// (Not a table of 4-byte slots: growSide4 rebuilds it from the
+	// records, after freeing the old one.)
+	if d := &s.side; d.t4 == nil && r.nextSide == nil && uint64(d.n)*8 > uint64(len(d.table))*3 {
 		r.wantSide = 2 * len(d.table)
 	}
 	// So is the arena's (or the dense array's) next chunk, once the last
@@ -453,18 +471,31 @@ func (r *parSearch) round(states []lts.State) (errAt int, err error) {
 	}
 	d := &s.side
 	bits := 64 - d.shift
-	for uint64(d.n+nSide)*4 > uint64(1)<<bits*3 || 1<<bits < r.P {
+	// With 4-byte slots, the provisional slots' values lie above every
+	// rank of the round's start (d.n) and hold a new state's index in its
+	// partition's news, which has the inline new states too: the rank
+	// field must hold d.n+1+2*total (prov4).
+	for uint64(d.n+nSide)*4 > uint64(1)<<bits*3 || 1<<bits < r.P ||
+		d.t4 != nil && nSide > 0 && bits <= slot4Max && uint64(d.n)+2*uint64(total)+2 > uint64(1)<<bits {
 		bits++
 	}
 	if bits != 64-d.shift {
-		r.growSide(bits)
+		if d.t4 != nil {
+			r.growSide4(bits)
+		} else {
+			r.growSide(bits)
+		}
 	}
+	r.pbase = uint32(d.n)
 	t1 := nanotime()
 	r.phase[1] += t1 - ts - (r.par - pg)
 
 	r.cur = 2
 	if s.width < 0 && d.recLen >= 0 && d.pbits == 2 {
 		r.nFolded++
+	}
+	if d.t4 != nil {
+		r.nSlot4++
 	}
 	r.parallel(r.insert)
 
@@ -786,9 +817,13 @@ func (r *parSearch) insertPart(q int) {
 	pt := &r.parts[q]
 	pt.news, pt.deferred, pt.nside, pt.nbytes = pt.news[:0], pt.deferred[:0], 0, 0
 	iHi := uint64(q+1) * s.slots >> r.pbits
-	sHi := uint64(q+1) * uint64(len(d.table)) >> r.pbits
+	sHi := uint64(q+1) * uint64(d.slotCount()) >> r.pbits
 	if s.width < 0 && d.recLen >= 0 && d.pbits == 2 {
-		r.insertFolded(q, pt, sHi)
+		if d.t4 != nil {
+			r.insertFolded4(q, pt, sHi)
+		} else {
+			r.insertFolded(q, pt, sHi)
+		}
 		return
 	}
 	sz := uintptr(s.slot)
@@ -945,12 +980,12 @@ func (r *parSearch) insSideSlots(pt *parPart, wk *parWorker, idxs []int32, lo, h
 		return
 	}
 	d := &r.s.side
-	sbase := uintptr(unsafe.Pointer(unsafe.SliceData(d.table)))
+	sbase, sz := d.tableBase()
 	shift := d.shift
 	hs := wk.hs
 	pt.addrs = pt.addrs[:0]
 	for _, i := range idxs[lo:hi] {
-		pt.addrs = append(pt.addrs, sbase+uintptr(hs[i]>>shift)*8)
+		pt.addrs = append(pt.addrs, sbase+uintptr(hs[i]>>shift)*sz)
 	}
 	prefetch(pt.addrs)
 }
@@ -964,7 +999,7 @@ func (r *parSearch) insSlots(pt *parPart, wk *parWorker, idxs []int32, lo, hi in
 	s := r.s
 	d := &s.side
 	tbase := uintptr(unsafe.Pointer(unsafe.SliceData(s.table)))
-	sbase := uintptr(unsafe.Pointer(unsafe.SliceData(d.table)))
+	sbase, ssz := d.tableBase()
 	sz := uintptr(s.slot)
 	x := wk.x
 	pt.addrs = pt.addrs[:0]
@@ -978,7 +1013,7 @@ func (r *parSearch) insSlots(pt *parPart, wk *parWorker, idxs []int32, lo, hi in
 			a := tbase + uintptr(s.home(h32(h)))*sz
 			pt.addrs = append(pt.addrs, a, a+64)
 		} else {
-			a := sbase + uintptr(h>>d.shift)*8
+			a := sbase + uintptr(h>>d.shift)*ssz
 			pt.addrs = append(pt.addrs, a)
 		}
 	}
@@ -995,6 +1030,36 @@ func (r *parSearch) insRecords(pt *parPart, wk *parWorker, idxs []int32, lo, hi 
 	d := &s.side
 	x := wk.x
 	pt.addrs = pt.addrs[:0]
+	if t4 := d.t4; t4 != nil && d.recLen > 0 && s.width < 0 {
+		// The same with 4-byte slots (a slot's rank field above pbase:
+		// provisional).
+		shift, rb, rm, pb := d.shift, d.rbits, d.rmask, r.pbase
+		dense, dbits, rl := d.dense, d.dbits, uintptr(d.plen)
+		dmask := uint64(1)<<dbits - 1
+		for _, i := range idxs[lo:hi] {
+			h := wk.hs[i]
+			f := uint32(h>>32) << rb
+			for j := h >> shift; j < sHi; j++ {
+				v := t4[j]
+				if v == 0 {
+					break
+				}
+				if v&^rm == f && v&rm <= pb {
+					r := uint64(v&rm - 1)
+					p := uintptr(unsafe.Pointer(unsafe.SliceData(dense[r>>dbits]))) + uintptr(r&dmask)*rl
+					pt.addrs = append(pt.addrs, p)
+					if last := p + rl - 1; last&^63 != p&^63 {
+						pt.addrs = append(pt.addrs, last)
+					}
+					break
+				}
+			}
+		}
+		if len(pt.addrs) > 0 {
+			prefetch(pt.addrs)
+		}
+		return
+	}
 	if d.recLen > 0 && s.width < 0 {
 		// Every string a side string, dense records: recordAddrsPar's
 		// walk here, the record's address computed inline.
@@ -1031,7 +1096,7 @@ func (r *parSearch) insRecords(pt *parPart, wk *parWorker, idxs []int32, lo, hi 
 			start = x.ends[i-1]
 		}
 		if ln := x.ends[i] - start; ln != s.width {
-			pt.addrs = d.recordAddrsPar(wk.hs[i], ln, sHi, pt.addrs)
+			pt.addrs = d.recordAddrsPar(wk.hs[i], ln, sHi, r.pbase, pt.addrs)
 		}
 	}
 	if len(pt.addrs) > 0 {
@@ -1087,6 +1152,9 @@ func (r *parSearch) findInline(pt *parPart, b []byte, h uint64, key uint32, hi u
 // (hashStrings).
 func (r *parSearch) findSide(pt *parPart, b []byte, h uint64, pk *packedKey, key uint32, hi uint64, wrap bool) (uint32, bool) {
 	d := &r.s.side
+	if d.t4 != nil {
+		return r.findSide4(pt, b, h, pk, key, hi, wrap)
+	}
 	fp := h >> offBits
 	// Dense records of 8 to 32 bytes: compared here in four word loads
 	// (as in internAllSide); packed ones with the probe packed once
@@ -1188,8 +1256,21 @@ func (r *parSearch) provNew(i, v uint64) *parNew {
 }
 
 // recordAddrsPar is recordAddrs for the insert phase: it stops at hi and
-// skips provisional slots.
-func (s *sideSet) recordAddrsPar(h uint64, ln int, hi uint64, addrs []uintptr) []uintptr {
+// skips provisional slots (of 4-byte slots: a rank field above pbase).
+func (s *sideSet) recordAddrsPar(h uint64, ln int, hi uint64, pbase uint32, addrs []uintptr) []uintptr {
+	if t4 := s.t4; t4 != nil {
+		f, rm := s.fp4(h), s.rmask
+		for i := h >> s.shift; i < hi; i++ {
+			v := t4[i]
+			if v == 0 {
+				return addrs
+			}
+			if v&^rm == f && v&rm <= pbase {
+				return s.recordLines(uint64(v&rm-1), ln, addrs)
+			}
+		}
+		return addrs
+	}
 	fp := h >> offBits
 	for i := h >> s.shift; i < hi; i++ {
 		v := s.table[i]
@@ -1229,7 +1310,7 @@ func (r *parSearch) lookupDeferred() {
 		if len(b) == s.width {
 			t, _ = r.findInline(&r.dpart, b, h, best, s.slots, true)
 		} else {
-			t, _ = r.findSide(&r.dpart, b, h, &r.ws[w].packs[i], best, uint64(len(s.side.table)), true)
+			t, _ = r.findSide(&r.dpart, b, h, &r.ws[w].packs[i], best, uint64(s.side.slotCount()), true)
 		}
 		r.ws[w].res[bq][j] = t
 	}
@@ -1306,6 +1387,12 @@ func (r *parSearch) patchSide(e *parNew, off uint64) {
 	} else {
 		b, _, _, _ := r.locate(key)
 		d.writeRecord(off, r.final[key], b)
+	}
+	if t4 := d.t4; t4 != nil {
+		// Dense records (toArena has widened the slots): off is the
+		// rank.
+		t4[e.slot] = t4[e.slot]&^d.rmask | uint32(off+1)
+		return
 	}
 	t := d.table
 	t[e.slot] = t[e.slot]>>offBits<<offBits | (off + 1)
@@ -1705,7 +1792,7 @@ func (r *parSearch) assignList(pt *parPart) {
 // run of consecutive ids, not at ids interleaved with another worker's.
 func (r *parSearch) assignBits(v int) {
 	s := r.s
-	t := s.side.table
+	t, t4, rm := s.side.table, s.side.t4, s.side.rmask
 	for q := v; q <= r.P; q += r.W {
 		pt := &r.dpart
 		if q < r.P {
@@ -1719,6 +1806,10 @@ func (r *parSearch) assignBits(v int) {
 				continue
 			}
 			// Dense: the location is the side rank, the rank here.
+			if t4 != nil {
+				t4[e.slot] = t4[e.slot]&^rm | (uint32(r.rankBase) + rk + 1)
+				continue
+			}
 			t[e.slot] = t[e.slot]>>offBits<<offBits | (uint64(r.rankBase) + uint64(rk) + 1)
 		}
 	}
@@ -1783,4 +1874,311 @@ func (r *parSearch) strBounds(x *scratch, i int) (int, int) {
 		start = x.ends[i-1]
 	}
 	return start, x.ends[i]
+}
+
+// With 4-byte side slots (d.t4) the rounds keep the one-worker layout,
+// fp<<rbits | rank+1, and mark a provisional slot by its rank field
+// instead of provBit (prov4): pbase+1+tag, above every rank+1 of the
+// round's start (pbase = d.n then), where tag is the new state's index
+// in its partition's news times 2, plus 1 for the deferred strings' news
+// (the slot's place tells the partition, as with provNew). The grow phase
+// keeps the table large enough for d.n+1+2*nSide to fit the rank field.
+
+// prov4 is the rank field of the provisional 4-byte slot of the next new
+// state of pt.
+func (r *parSearch) prov4(pt *parPart) uint32 {
+	t := uint32(len(pt.news)) << 1
+	if pt == &r.dpart {
+		t |= 1
+	}
+	return r.pbase + 1 + t
+}
+
+// provNew4 is the new state of the provisional 4-byte slot i whose rank
+// field is low (> pbase).
+func (r *parSearch) provNew4(i uint64, low uint32) *parNew {
+	t := low - r.pbase - 1
+	if t&1 != 0 {
+		return &r.dpart.news[t>>1]
+	}
+	return &r.parts[i>>(r.s.side.rbits-r.pbits)].news[t>>1]
+}
+
+// insertFolded4 is insertFolded on a table of 4-byte slots.
+func (r *parSearch) insertFolded4(q int, pt *parPart, sHi uint64) {
+	d := &r.s.side
+	t4, shift, rb, rm := d.t4, d.shift, d.rbits, d.rmask
+	dense, dbits := d.dense, d.dbits
+	dmask := uint64(1)<<dbits - 1
+	news := pt.news
+	rl := uint64(d.recLen)
+	size := d.recSize(d.recLen)
+	n0, pb := r.n0, r.pbase
+	for w := range r.W {
+		wk := &r.ws[w]
+		idxs := wk.route[q]
+		res := wk.res[q][:len(idxs)]
+		hs, packs := wk.hs, wk.packs
+		base := uint32(r.base[w])
+		r.insSideSlots(pt, wk, idxs, 0, min(2*window, len(idxs)))
+		r.insRecords(pt, wk, idxs, 0, min(window, len(idxs)), sHi)
+		for b0 := 0; b0 < len(idxs); b0 += window {
+			batch := idxs[b0:min(b0+window, len(idxs))]
+			r.insSideSlots(pt, wk, idxs, b0+2*window, min(b0+3*window, len(idxs)))
+			r.insRecords(pt, wk, idxs, b0+window, min(b0+2*window, len(idxs)), sHi)
+			for jb, i := range batch {
+				key := base + uint32(i)
+				h := hs[i]
+				pk := &packs[i]
+				x, ok := fold2(pk.w0, pk.w1)
+				if !ok || !pk.ok {
+					// (Not after fit: the general lookup.)
+					pt.news = news
+					x := wk.x
+					start := 0
+					if i > 0 {
+						start = x.ends[i-1]
+					}
+					t, ok := r.findSide4(pt, x.enc[start:x.ends[i]], h, pk, key, sHi, false)
+					news = pt.news
+					if !ok {
+						pt.deferred = append(pt.deferred, parDef{key, uint32(b0 + jb)})
+						continue
+					}
+					res[b0+jb] = t
+					continue
+				}
+				f := uint32(h>>32) << rb
+				j := h >> shift
+				for {
+					v := t4[j]
+					if v == 0 {
+						t4[j] = f | (pb + 1 + uint32(len(news))<<1)
+						news = append(news, parNew{key: key | parSide, xok: true, slot: j, off: rl, x: x})
+						pt.nside++
+						pt.nbytes += size
+						res[b0+jb] = n0 + key
+						break
+					}
+					if v&^rm == f {
+						if low := v & rm; low > pb {
+							// In the insert phase, only this partition's
+							// new states are provisional in its range.
+							if e := &news[(low-pb-1)>>1]; e.xok && e.x == x {
+								res[b0+jb] = n0 + e.key&^parSide
+								break
+							}
+						} else if k := uint64(low - 1); load64(unsafe.Add(unsafe.Pointer(unsafe.SliceData(dense[k>>dbits])), uintptr(k&dmask)*8)) == x {
+							res[b0+jb] = d.denseID(k)
+							break
+						}
+					}
+					if j++; j == sHi {
+						pt.deferred = append(pt.deferred, parDef{key, uint32(b0 + jb)})
+						break
+					}
+				}
+			}
+		}
+	}
+	pt.news = news
+}
+
+// findSide4 is findSide on a table of 4-byte slots (dense records).
+func (r *parSearch) findSide4(pt *parPart, b []byte, h uint64, pk *packedKey, key uint32, hi uint64, wrap bool) (uint32, bool) {
+	d := &r.s.side
+	t4, rm, pb := d.t4, d.rmask, r.pbase
+	f := d.fp4(h)
+	ln := len(b)
+	fast := d.pbits == 8 && d.recLen == ln && ln >= 8 && ln <= 32
+	var k0, k1, k2, k3 uint64
+	o2, o3 := min(8, ln-8), min(16, ln-8)
+	if fast {
+		le := binary.LittleEndian
+		k0, k1, k2, k3 = le.Uint64(b), le.Uint64(b[ln-8:]), le.Uint64(b[o2:]), le.Uint64(b[o3:])
+	}
+	var w0, w1 uint64
+	packed := false
+	if d.pbits == 4 && d.recLen == ln && d.plen >= 8 && d.plen <= 16 {
+		w0, w1, packed = pk.w0, pk.w1, pk.ok
+	}
+	var x2 uint64
+	packed2 := false
+	if d.pbits == 2 && d.recLen == ln {
+		x2, packed2 = fold2(pk.w0, pk.w1)
+		packed2 = packed2 && pk.ok
+	}
+	for i := h >> d.shift; ; {
+		v := t4[i]
+		if v == 0 {
+			t4[i] = f | r.prov4(pt)
+			pt.news = append(pt.news, parNew{key: key | parSide, xok: packed2, slot: i, off: uint64(ln), x: x2})
+			pt.nside++
+			pt.nbytes += d.recSize(ln)
+			return r.n0 + key, true
+		}
+		if v&^rm == f {
+			low := v & rm
+			k := uint64(low - 1)
+			switch {
+			case low > pb:
+				e := r.provNew4(i, low)
+				k := e.key &^ parSide
+				if packed2 && e.xok {
+					if e.x == x2 {
+						return r.n0 + k, true
+					}
+				} else if o, _, _, _ := r.locate(k); string(o) == string(b) {
+					return r.n0 + k, true
+				}
+			case fast:
+				p := unsafe.Add(unsafe.Pointer(unsafe.SliceData(d.dense[k>>d.dbits])), uintptr(k&(1<<d.dbits-1))*uintptr(ln))
+				if eq4(p, ln, o2, o3, k0, k1, k2, k3) {
+					return d.denseID(k), true
+				}
+			case packed2:
+				if load64(unsafe.Add(unsafe.Pointer(unsafe.SliceData(d.dense[k>>d.dbits])), uintptr(k&(1<<d.dbits-1))*8)) == x2 {
+					return d.denseID(k), true
+				}
+			case packed:
+				p := unsafe.Add(unsafe.Pointer(unsafe.SliceData(d.dense[k>>d.dbits])), uintptr(k&(1<<d.dbits-1))*uintptr(d.plen))
+				if eqPacked2(p, d.plen, w0, w1) {
+					return d.denseID(k), true
+				}
+			default:
+				if id, ok := d.match(k, b); ok {
+					return id, true
+				}
+			}
+		}
+		if i++; i == hi {
+			if !wrap {
+				return 0, false
+			}
+			i = 0
+		}
+	}
+}
+
+// growSide4 is growSide for a table of 4-byte slots, which hold no home:
+// the old table is freed first (no slot is provisional in the grow phase,
+// and the records hold every key), then the workers rebuild the new one
+// from the records (rebuildPart), each writing the slots of its
+// partitions only; the probe runs that would leave a partition's range
+// are finished after, in partition and rank order. Past slot4Max the set
+// moves to 8-byte slots, once, serially (sideSet.rebuild).
+func (r *parSearch) growSide4(bits uint) {
+	d := &r.s.side
+	if bits > slot4Max {
+		d.rebuild(bits)
+		return
+	}
+	old := len(d.t4)
+	d.t4 = nil
+	collectOldFree(old * 4)
+	t4 := make([]uint32, 1<<bits)
+	d.t4, d.rbits, d.rmask = t4, bits, 1<<bits-1
+	d.mask, d.shift = 1<<bits-1, 64-bits
+	r.nGrow4++
+	for q := range r.parts {
+		r.parts[q].left = r.parts[q].left[:0]
+	}
+	if cap(r.rh[0]) < rebuildChunk {
+		r.rh[0], r.rh[1] = make([]uint64, rebuildChunk), make([]uint64, rebuildChunk)
+	}
+	// Call c inserts chunk c (hashed in call c-1) and hashes chunk c+1:
+	// one hand-off a chunk, every record hashed once.
+	chunks := (d.n + rebuildChunk - 1) / rebuildChunk
+	for r.rc = -1; r.rc < chunks; r.rc++ {
+		r.parallel(r.rebuildPart)
+	}
+	for q := range r.parts {
+		r.nLeft4 += len(r.parts[q].left)
+		for _, k := range r.parts[q].left {
+			h := d.hashAt(k)
+			i := h >> d.shift
+			for t4[i] != 0 {
+				i = (i + 1) & d.mask
+			}
+			t4[i] = d.fp4(h) | uint32(k+1)
+		}
+	}
+}
+
+// rebuildChunk is the number of records whose hashes growSide4's
+// workers compute together (rh: 128 KiB) before each inserts those of its
+// partitions.
+const rebuildChunk = 1 << 14
+
+// rebuildPart is worker v's part of call rc of growSide4: it inserts the
+// records of chunk rc whose homes lie in its partitions (v, v+W, ...: the
+// top bits of the hash; their hashes are in rh[rc&1], computed by the
+// workers in call rc-1), then hashes its share of chunk rc+1 into
+// rh[(rc+1)&1]. A probe run that reaches the end of its partition's range
+// leaves the record's rank in the partition's left list. The records go by
+// batches of 64 whose homes are prefetched a batch ahead: a batch is
+// inserted while the next one's lines are on their way (a worker keeps
+// 1/W of the records: batches of a fixed number of records read, as in
+// sideSet.rebuild, would leave fewer lines in flight).
+func (r *parSearch) rebuildPart(v int) {
+	d := &r.s.side
+	c, n := r.rc, d.n
+	if c >= 0 {
+		lo := c * rebuildChunk
+		hs := r.rh[c&1][:min(rebuildChunk, n-lo)]
+		t4, shift, rb := d.t4, d.shift, d.rbits
+		pshift := 64 - r.pbits
+		const batch = 64
+		var js [2][batch]int32
+		var addrs [batch]uintptr
+		var ms [2]int
+		base := uintptr(unsafe.Pointer(unsafe.SliceData(t4)))
+		// own[q]: partition q is the worker's (h>>pshift is 0 with one
+		// partition: a shift by 64).
+		var own [parMaxParts]bool
+		for q := v; q < r.P; q += r.W {
+			own[q] = true
+		}
+		j := 0
+		// gather fills batch b with the next records of the worker's
+		// partitions and prefetches their homes.
+		gather := func(b int) {
+			m := 0
+			for ; j < len(hs) && m < batch; j++ {
+				h := hs[j]
+				if !own[h>>pshift&(parMaxParts-1)] {
+					continue
+				}
+				js[b][m], addrs[m] = int32(j), base+uintptr(h>>shift)*4
+				m++
+			}
+			ms[b] = m
+			prefetch(addrs[:m])
+		}
+		gather(0)
+		for b := 0; ms[b] > 0; b ^= 1 {
+			gather(b ^ 1)
+			for _, jj := range js[b][:ms[b]] {
+				h, k := hs[jj], uint64(lo+int(jj))
+				q := h >> pshift
+				hi := (q + 1) << rb >> r.pbits
+				i := h >> shift
+				for i < hi && t4[i] != 0 {
+					i++
+				}
+				if i == hi {
+					r.parts[q].left = append(r.parts[q].left, k)
+					continue
+				}
+				t4[i] = uint32(h>>32)<<rb | uint32(k+1)
+			}
+		}
+	}
+	if lo := (c + 1) * rebuildChunk; lo < n {
+		m := min(rebuildChunk, n-lo)
+		hs := r.rh[(c+1)&1]
+		for j := v * m / r.W; j < (v+1)*m/r.W; j++ {
+			hs[j] = d.hashAt(uint64(lo + j))
+		}
+	}
 }

@@ -22,7 +22,11 @@ type searchRecord struct {
 	trace    string
 	count    int64
 	deferred int
-	paths    [4]int // rounds: folded inserts, ids by bits, by merge, serial
+	// rounds: folded inserts, ids by bits, by merge, serial, on 4-byte
+	// side slots; 4-byte side tables rebuilt by the workers, and their
+	// records inserted after the partitions (explore.go: parPaths;
+	// pathNames).
+	paths [7]int
 	// parents[s]: the parent of state s in the search's tree, for the
 	// states it marked; ids: what checkIDs found wrong in the store, or
 	// a tree link that is not the first visit reaching the state, or a
@@ -80,6 +84,9 @@ func checkIDs(s *store) string {
 	}
 	return ""
 }
+
+// pathNames names searchRecord.paths.
+const pathNames = "rounds (folded inserts, ids by bits, by merge, serially, on 4-byte slots; 4-byte rebuilds, their records left)"
 
 // recordSearch explores sys (a fresh Proc built by mk) with workers and
 // records it; limit bounds the states.
@@ -141,6 +148,12 @@ func recordSearch(t *testing.T, mk func() *Proc, workers, limit int) (rec search
 	}
 	if rec.ids == "" {
 		rec.ids = checkIDs(sys.store)
+	}
+	if rec.ids == "" {
+		// One worker or several: the one-worker layout of the slots.
+		if err := slotLayout(&sys.store.side); err != nil {
+			rec.ids = err.Error()
+		}
 	}
 	rec.deferred = x.parDeferred
 	rec.paths = x.parPaths
@@ -233,7 +246,7 @@ func TestParallelIDsDeterministic(t *testing.T) {
 	}
 	defer func(r int) { parRound = r }(parRound)
 	deferred, compared, cases, failed := 0, 0, 0, 0
-	var paths [4]int
+	var paths [7]int
 	for _, pr := range comparedProcs(t) {
 		p := compileSrc(t, pr.src)
 		name := strings.TrimSuffix(strings.TrimSpace(pr.text), "()")
@@ -266,10 +279,10 @@ func TestParallelIDsDeterministic(t *testing.T) {
 		}
 		compared++
 	}
-	if compared < 10 || deferred == 0 || paths[1] == 0 || paths[2] == 0 {
+	if compared < 10 || deferred == 0 || paths[1] == 0 || paths[2] == 0 || paths[4] == 0 {
 		t.Errorf("%d processes compared, %d strings deferred, rounds numbered by bits and by merge %v: the cases do not cover the paths", compared, deferred, paths)
 	}
-	t.Logf("%d processes, %d deferred strings, rounds (folded inserts, ids by bits, by merge, serially) %v; %d of %d parallel searches differ", compared, deferred, paths, failed, cases)
+	t.Logf("%d processes, %d deferred strings, "+pathNames+" %v; %d of %d parallel searches differ", compared, deferred, paths, failed, cases)
 }
 
 // TestParallelIDsRandom: the same on random programs (randomShapeModel,
@@ -285,7 +298,7 @@ func TestParallelIDsRandom(t *testing.T) {
 	}
 	rng := rand.New(rand.NewPCG(21, 5))
 	errs, cases, failed, programs, deferred := 0, 0, 0, 0, 0
-	var paths [4]int
+	var paths [7]int
 	for c := range n {
 		src := randomShapeModel(rng) + "var z = 0;\nQ = [z < 70] up{z = z + 9} -> Q [] [z > 0] down{z = z - 5} -> Q;\nSys = P ||| P ||| Q;\n"
 		if m, err := lang.Parse("test.csp", []byte(src)); err != nil {
@@ -332,10 +345,10 @@ func TestParallelIDsRandom(t *testing.T) {
 	if errs == 0 || errs == programs {
 		t.Errorf("%d of %d programs end in an error", errs, programs)
 	}
-	if paths[1] == 0 || paths[2] == 0 || paths[3] == 0 {
-		t.Errorf("rounds (folded inserts, ids by bits, by merge, serially) %v: the cases do not cover the paths", paths)
+	if paths[1] == 0 || paths[2] == 0 || paths[3] == 0 || paths[4] == 0 || paths[5] == 0 {
+		t.Errorf(pathNames+" %v: the cases do not cover the paths", paths)
 	}
-	t.Logf("%d programs, %d end in an error, %d deferred strings, rounds (folded inserts, ids by bits, by merge, serially) %v; %d of %d parallel searches differ", programs, errs, deferred, paths, failed, cases)
+	t.Logf("%d programs, %d end in an error, %d deferred strings, "+pathNames+" %v; %d of %d parallel searches differ", programs, errs, deferred, paths, failed, cases)
 }
 
 // TestParallelIDsSymmetric: the same on the symmetry-reduced systems

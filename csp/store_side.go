@@ -14,8 +14,8 @@ import (
 // state, in a store without a width). While its records are dense (below)
 // and it has up to 2^slot4Max slots, its table has 4-byte slots of a
 // 32-log2(slots)-bit fingerprint + rank (t4): growing it rebuilds it from
-// the records (rebuild), after freeing the old one. Otherwise (the arena,
-// a bigger table, or once a parallel search has run: widen) it has 8-byte
+// the records (rebuild; the parallel rounds: growSide4), after freeing
+// the old one. Otherwise (the arena, a bigger table, or widen) it has 8-byte
 // slots of 26-bit fingerprint + location; the home slot is the top bits
 // of the hash, so up to 2^26 slots it is a prefix of the fingerprint and
 // growing the table reads no record. A probe compares bytes only when the
@@ -72,8 +72,8 @@ type sideSet struct {
 	t4    []uint32
 	rbits uint
 	rmask uint32
-	// wide: the table stays at 8-byte slots (a parallel search has run:
-	// store_par.go knows only those).
+	// wide: the table stays at 8-byte slots (widen: the benchmarks
+	// compare).
 	wide  bool
 	mask  uint64
 	shift uint // 64 - log2(len(table)): the home slot of hash h is h>>shift
@@ -138,6 +138,14 @@ var slot4Off bool
 // fp4 is the fingerprint word of hash h in a table of 4-byte slots:
 // bits 32 to 63-rbits of h, at the top of the slot.
 func (s *sideSet) fp4(h uint64) uint32 { return uint32(h>>32) << s.rbits }
+
+// tableBase is the address of the table and the size of its slots.
+func (s *sideSet) tableBase() (uintptr, uintptr) {
+	if s.t4 != nil {
+		return uintptr(unsafe.Pointer(unsafe.SliceData(s.t4))), 4
+	}
+	return uintptr(unsafe.Pointer(unsafe.SliceData(s.table))), 8
+}
 
 // slotCount is the number of slots of the table.
 func (s *sideSet) slotCount() int { return int(s.mask + 1) }
@@ -451,8 +459,8 @@ func (s *sideSet) toArena() {
 	}
 }
 
-// widen keeps the table at 8-byte slots from now on (a parallel search
-// starts: store_par.go knows only those).
+// widen keeps the table at 8-byte slots from now on (BenchmarkParPhases
+// compares; the parallel rounds have loops for both widths).
 func (s *sideSet) widen() {
 	s.wide = true
 	if s.t4 != nil {
