@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"runtime"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -447,5 +448,91 @@ func TestWordsMoves(t *testing.T) {
 	t.Logf("%d models, %d states expanded as words", n, words)
 	if words < int64(n)*100 {
 		t.Errorf("only %d states expanded as words", words)
+	}
+}
+
+// TestWordsParallel: the parallel rounds with the words in and out
+// (records at 2 bits a byte, states of 26 bytes) against the one-worker
+// search on the byte path (wordsOff, full hash): ids, transitions, tree
+// parents, descriptions and the deadlock counterexample, with 2 and 4
+// workers, rounds of 2,048 and 64 states a worker, 4- and 8-byte side
+// slots, and the side hashes cut to their top 4 bits (every probe then
+// compares words with records or with provisional new states, and probe
+// runs cross the partitions). One model stores a value of zigzag 4 once
+// (the round that meets it unpacks its words: the set repacks at 4 bits),
+// one deadlocks.
+func TestWordsParallel(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
+	defer func(r int) { parRound = r }(parRound)
+	defer func(m uint64, o bool) { sideHashMask, slot4Off = m, o }(sideHashMask, slot4Off)
+	// Z reads and writes pad (never: its guard never holds), so that a
+	// state is 27 bytes (side records, not the inline table).
+	pad := `var pad[10];
+Z() = [pad[9] == 1] z{pad[0] = 0} -> Z();
+`
+	models := []string{
+		philosophers(8) + pad + "Sys() = College() ||| Z();\n",
+		philosophers(8) + pad + `var big = 0;
+T() = w{big = 2} -> Skip;
+Sys() = College() ||| Z() ||| T();
+`,
+		// Every philosopher takes the left fork first: deadlock.
+		strings.Replace(philosophers(8), "||| PhilR(N - 1)", "||| Phil(N - 1)", 1) + pad + "Sys() = College() ||| Z();\n",
+	}
+	var paths [9]int
+	words := int64(0)
+	for m, src := range models {
+		mk := func() *Proc {
+			p := compileSrc(t, src)
+			p.heatBlocks()
+			sys, err := p.ProcessByName("Sys")
+			if err != nil {
+				t.Fatal(err)
+			}
+			return sys
+		}
+		const limit = 100000
+		sideHashMask, parRound = ^uint64(0), 2048
+		wordsOff = true
+		want := recordSearch(t, mk, 1, limit)
+		wordsOff = false
+		failed, cases := 0, 0
+		for _, weak := range []bool{false, true} {
+			for _, c := range []struct {
+				w, round int
+				off      bool
+			}{{2, 2048, false}, {2, 64, false}, {4, 64, false}, {2, 64, true}, {4, 2048, true}} {
+				sideHashMask = ^uint64(0)
+				if weak {
+					sideHashMask = 0xF << 60
+				}
+				parRound, slot4Off = c.round, c.off
+				n0 := wordStatesSeen.Load()
+				got := recordSearch(t, mk, c.w, limit)
+				words += wordStatesSeen.Load() - n0
+				sideHashMask, slot4Off = ^uint64(0), false
+				for i, n := range got.paths {
+					paths[i] += n
+				}
+				cases++
+				if got.paths[7] == 0 {
+					t.Errorf("model %d weak %v %+v: no expansion with words in and out: %s %v", m, weak, c, pathNames, got.paths)
+				}
+				if !sameSearch(t, fmt.Sprintf("model %d weak %v workers %d round %d slot4Off %v", m, weak, c.w, c.round, c.off), want, got, false, false) {
+					failed++
+				}
+			}
+		}
+		if m == 2 && !strings.HasPrefix(want.trace, " ") {
+			t.Errorf("model %d: no deadlock: %q", m, want.trace)
+		}
+		if failed > 0 {
+			t.Errorf("model %d: %d of %d searches differ", m, failed, cases)
+		}
+		t.Logf("model %d: %d states", m, want.count)
+	}
+	t.Logf("%d states expanded as words in the rounds; %s %v", words, pathNames, paths)
+	if words == 0 || paths[8] == 0 {
+		t.Errorf("%d states expanded as words, %d expansions unpacked", words, paths[8])
 	}
 }
