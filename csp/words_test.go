@@ -458,9 +458,10 @@ func TestWordsMoves(t *testing.T) {
 // workers, rounds of 2,048 and 64 states a worker, 4- and 8-byte side
 // slots, and the side hashes cut to their top 4 bits (every probe then
 // compares words with records or with provisional new states, and probe
-// runs cross the partitions). One model stores a value of zigzag 4 once
-// (the round that meets it unpacks its words: the set repacks at 4 bits),
-// one deadlocks.
+// runs cross the partitions). One model stores a value of zigzag 4 once,
+// at depth 4 (the round that meets it unpacks its words: the set repacks
+// at 4 bits; its successors meet states found before in the round), one
+// deadlocks.
 func TestWordsParallel(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
 	defer func(r int) { parRound = r }(parRound)
@@ -472,8 +473,8 @@ Z() = [pad[9] == 1] z{pad[0] = 0} -> Z();
 `
 	models := []string{
 		philosophers(8) + pad + "Sys() = College() ||| Z();\n",
-		philosophers(8) + pad + `var big = 0;
-T() = w{big = 2} -> Skip;
+		philosophers(7) + pad + `var big = 0;
+T() = t0 -> t1 -> t2 -> w{big = 2} -> Skip;
 Sys() = College() ||| Z() ||| T();
 `,
 		// Every philosopher takes the left fork first: deadlock.
