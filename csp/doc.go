@@ -133,7 +133,11 @@
 // in expandPlain, so for every caller): each template is a mask test and a
 // mask-and-value patch, and when the one-worker search's store keeps
 // 2-bit records the successors go to it as words, never as bytes (docs/engine.md,
-// "Successors as packed words").
+// "Successors as packed words"). The parallel rounds do the same in their
+// expand phase (store_par.go: expandWords, hashWords): the parents are
+// read as their records' words, the successors hashed and routed as
+// words and inserted by their fold (docs/engine.md, "The parallel rounds
+// on packed words").
 //
 // The transitions of a state: every component's enabled edges are
 // instantiated, then combined: ||| never synchronises; || makes every

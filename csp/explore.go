@@ -119,7 +119,7 @@ type bfs struct {
 	// of all the rounds of a parallel search of a Proc (runParallelProc).
 	parSerial, parTotal int64
 	parDeferred         int
-	parPaths            [7]int // parSearch's nFolded, nByKey, nMerge, nSerial, nSlot4, nGrow4, nLeft4
+	parPaths            [9]int // parSearch's nFolded, nByKey, nMerge, nSerial, nSlot4, nGrow4, nLeft4, nWords, nUnpack
 	parPhase            [5]int64
 	parPhaseCPU         [5]int64
 	parWork, parCrit    int64
@@ -579,7 +579,7 @@ func (x *bfs) runParallelProc(p *Proc, level []lts.State, visit visitor) {
 	defer r.close()
 	defer func() {
 		x.parSerial, x.parTotal, x.parDeferred, x.parPhase, x.parPhaseCPU = r.serial, r.total, r.deferred, r.phase, r.phaseCPU
-		x.parPaths = [7]int{r.nFolded, r.nByKey, r.nMerge, r.nSerial, r.nSlot4, r.nGrow4, r.nLeft4}
+		x.parPaths = [9]int{r.nFolded, r.nByKey, r.nMerge, r.nSerial, r.nSlot4, r.nGrow4, r.nLeft4, r.nWords, r.nUnpack}
 		x.parWork, x.parCrit, x.parCoord, x.parRound, x.parWait, x.parWake = r.cpuWork, r.cpuCrit, r.cpuCoord, r.cpuRound, r.cpuWait, r.cpuWake
 	}()
 	var next []lts.State

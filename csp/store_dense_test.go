@@ -506,7 +506,7 @@ func weakHashSearches(t *testing.T, mk func() *Proc, want searchRecord, top, str
 	sideHashMask = 0xF << 60
 	defer func() { sideHashMask = ^uint64(0) }()
 	failed, cases := 0, 0
-	var paths [7]int
+	var paths [9]int
 	// With 4-byte slots and with 8-byte ones (slot4Off), one worker
 	// or in the parallel rounds (each has its own compare loops);
 	// max: slot4Max, 10 for rounds that move to 8-byte slots in the
@@ -591,7 +591,7 @@ func TestDenseSwitchParallel(t *testing.T) {
 			t.Fatalf("top %d: records at %d bits a byte, want %d", top, d.pbits, want)
 		}
 		failed, cases := 0, 0
-		var paths [7]int
+		var paths [9]int
 		for _, round := range []int{2048, 1, 5, 64} {
 			parRound = round
 			for _, w := range []int{2, 4, 16} {

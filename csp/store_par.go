@@ -152,6 +152,10 @@ type parSearch struct {
 	// the side tables of 4-byte slots rebuilt by the workers (growSide4)
 	// and the records those left to the serial pass (tests).
 	nSlot4, nGrow4, nLeft4 int
+	// The workers' expansions with words in and out (expandWords), and
+	// those whose successors the round unpacked to strings (unpackWords;
+	// tests).
+	nWords, nUnpack int
 	// growSide4's hashes of chunks of records (two: one is written while
 	// the other is read), and the chunk of the running call (rebuildPart).
 	rh [2][]uint64
@@ -193,6 +197,11 @@ type parWorker struct {
 	nIn   int // strings of the store's width
 	nSide int
 	mark  int // len(x.ends) before the state being expanded
+	// wn is the states' length if the worker's last expansion took the
+	// words in and out (expandWords): a successor whose string is empty
+	// is then packs[i] (the words), of length wn; 0 otherwise.
+	wn    int
+	wenc  []byte // unpackWords' other buffer
 	err   error
 	errAt int   // index in the round of the failing state
 	expNs int64 // wall time of its last expand phase
@@ -458,6 +467,18 @@ func (r *parSearch) round(states []lts.State) (errAt int, err error) {
 		// differ, packed records are unpacked if a byte is 16 or more.
 		s.side.fit(sideLo, sideHi, sideOr)
 	}
+	for w := range r.W {
+		if wk := &r.ws[w]; wk.wn > 0 {
+			r.nWords++
+			if !s.wordsDense(wk.wn) {
+				// The store left 2-bit dense records (fit: a value
+				// of 4 or more): the insert phase reads the word
+				// successors as strings.
+				r.unpackWords(wk)
+				r.nUnpack++
+			}
+		}
+	}
 	total := r.base[r.W]
 	if total >= parSide || uint64(r.n0)+uint64(total) >= math.MaxUint32-1 {
 		panic("lts: more than 2^32-2 states")
@@ -576,48 +597,27 @@ func (r *parSearch) expand(w int) {
 	wk.hs, wk.owner, wk.nIn = wk.hs[:0], wk.owner[:0], 0
 	wk.packs = wk.packs[:0]
 	wk.sideLo, wk.sideHi, wk.sideOr = math.MaxInt, -1, 0
+	wk.wn = 0
 	for q := range wk.route {
 		wk.route[q] = wk.route[q][:0]
 	}
 	sts := r.states[r.lo[w]:r.lo[w+1]]
-	func() {
-		defer func() {
-			if e := recover(); e != nil {
-				wk.err = fmt.Errorf("lts: internal error: %v", e)
-				wk.errAt = r.lo[w] + len(wk.counts)
-				r.truncate(x, wk.mark)
-			}
-		}()
-		for k := 0; k < len(sts); k += frontier.BatchSize {
-			batch := sts[k:min(k+frontier.BatchSize, len(sts))]
-			wk.addrs = s.getAddrs(batch, wk.addrs[:0])
-			prefetch(wk.addrs)
-			x.raws, x.rawEnd = x.raws[:0], x.rawEnd[:0]
-			for _, t := range batch {
-				x.raws = s.AppendGet(x.raws, uint32(t))
-				x.rawEnd = append(x.rawEnd, len(x.raws))
-			}
-			start := 0
-			for _, end := range x.rawEnd {
-				wk.mark = len(x.ends)
-				if e := p.expandRaw(x.raws[start:end], x); e != nil {
-					r.truncate(x, wk.mark)
-					wk.err, wk.errAt = e, r.lo[w]+len(wk.counts)
-					return
-				}
-				start = end
-				wk.counts = append(wk.counts, len(x.ends)-wk.mark)
-			}
-			if p.sym == nil {
-				// While the batch's strings are in the cache.
-				r.hashStrings(wk)
-			}
-		}
-	}()
+	if n := p.ncomp + p.nvars; p.wordsProc(x) && s.wordsDense(n) {
+		// Words in and out: the parents' records are read as words,
+		// the successors stay words (hashWords).
+		wk.wn = n
+		r.expandWords(wk, sts, w)
+	} else {
+		r.expandBytes(wk, sts, w)
+	}
 	if p.sym != nil {
 		p.canonAll(x)
 	}
-	r.hashStrings(wk)
+	if wk.wn > 0 {
+		r.hashWords(wk)
+	} else {
+		r.hashStrings(wk)
+	}
 	ns := len(x.ends)
 	if r.onNew != nil {
 		if cap(wk.owner) < ns {
@@ -644,6 +644,185 @@ func (r *parSearch) expand(w int) {
 		}
 		wk.res[q] = wk.res[q][:len(l)]
 	}
+}
+
+// expandBytes is expand's loop for the parents sts of worker w: read as
+// strings, expanded by expandRaw (and its word path inside expandPlain).
+func (r *parSearch) expandBytes(wk *parWorker, sts []lts.State, w int) {
+	p, s, x := r.p, r.s, wk.x
+	defer func() {
+		if e := recover(); e != nil {
+			wk.err = fmt.Errorf("lts: internal error: %v", e)
+			wk.errAt = r.lo[w] + len(wk.counts)
+			r.truncate(x, wk.mark)
+		}
+	}()
+	for k := 0; k < len(sts); k += frontier.BatchSize {
+		batch := sts[k:min(k+frontier.BatchSize, len(sts))]
+		wk.addrs = s.getAddrs(batch, wk.addrs[:0])
+		prefetch(wk.addrs)
+		x.raws, x.rawEnd = x.raws[:0], x.rawEnd[:0]
+		for _, t := range batch {
+			x.raws = s.AppendGet(x.raws, uint32(t))
+			x.rawEnd = append(x.rawEnd, len(x.raws))
+		}
+		start := 0
+		for _, end := range x.rawEnd {
+			wk.mark = len(x.ends)
+			if e := p.expandRaw(x.raws[start:end], x); e != nil {
+				r.truncate(x, wk.mark)
+				wk.err, wk.errAt = e, r.lo[w]+len(wk.counts)
+				return
+			}
+			start = end
+			wk.counts = append(wk.counts, len(x.ends)-wk.mark)
+		}
+		if p.sym == nil {
+			// While the batch's strings are in the cache.
+			r.hashStrings(wk)
+		}
+	}
+}
+
+// expandWords is expand's loop when the store keeps 2-bit dense records of
+// the states' length (wordsDense): the parents are read as their records'
+// words, expanded by Proc.expandWords (x.wmode: the successors are words
+// in x.words, with empty strings), and hashed as words (hashWords); a
+// state the words cannot expand takes expandRaw, unpacked, and gives
+// strings (with zero words), as SuccessorsBatch's expandWordBatch.
+func (r *parSearch) expandWords(wk *parWorker, sts []lts.State, w int) {
+	p, s, x := r.p, r.s, wk.x
+	n := wk.wn
+	x.wmode = true
+	x.words = x.words[:0]
+	nw := 0
+	defer func() {
+		x.wmode = false
+		if wordsHook != nil {
+			wordsHook(nw)
+		}
+		if e := recover(); e != nil {
+			wk.err = fmt.Errorf("lts: internal error: %v", e)
+			wk.errAt = r.lo[w] + len(wk.counts)
+			r.truncate(x, wk.mark)
+		}
+	}()
+	p.wordCacheFor(x)
+	for k := 0; k < len(sts); k += frontier.BatchSize {
+		batch := sts[k:min(k+frontier.BatchSize, len(sts))]
+		s.readDense(batch, x)
+		for j := range batch {
+			wk.mark = len(x.ends)
+			wv := [2]uint64{x.pw[2*j], x.pw[2*j+1]}
+			if p.expandWords(wv, x) {
+				nw++
+				wk.counts = append(wk.counts, len(x.ends)-wk.mark)
+				continue
+			}
+			x.raw = unpack32(x.raw[:0], wv[0], wv[1], n)
+			if e := p.expandRaw(x.raw, x); e != nil {
+				r.truncate(x, wk.mark)
+				wk.err, wk.errAt = e, r.lo[w]+len(wk.counts)
+				return
+			}
+			for len(x.words) < 2*len(x.ends) {
+				x.words = append(x.words, 0)
+			}
+			wk.counts = append(wk.counts, len(x.ends)-wk.mark)
+		}
+		// While the batch's words are in the cache.
+		r.hashWords(wk)
+	}
+}
+
+// hashWords is hashStrings for a worker on the word path (wk.wn): a
+// successor of empty string is x.words' two words, hashed as the store
+// hashes its packed string (hash2) and kept as its packs entry; the
+// others (the byte path's) are hashed as hashStrings does. The store has
+// no width (wordsDense): every successor is a side string.
+func (r *parSearch) hashWords(wk *parWorker) {
+	s, x := r.s, wk.x
+	var rs [parMaxParts][]int32
+	copy(rs[:], wk.route)
+	hs, packs := wk.hs, wk.packs
+	d := &s.side
+	shift := 64 - r.pbits
+	n := wk.wn
+	lo, hi, or := wk.sideLo, wk.sideHi, wk.sideOr
+	i := len(hs)
+	start := 0
+	if i > 0 {
+		start = x.ends[i-1]
+	}
+	words := x.words
+	for ; i < len(x.ends); i++ {
+		end := x.ends[i]
+		var h uint64
+		var pk packedKey
+		if end == start {
+			pk.w0, pk.w1, pk.ok = words[2*i], words[2*i+1], true
+			h = d.hash2(pk.w0, pk.w1, n)
+			or |= ge4(pk.w0 | pk.w1)
+			lo, hi = min(lo, n), max(hi, n)
+		} else {
+			b := x.enc[start:end]
+			start = end
+			if m := len(b); m >= packMin && m <= 32 {
+				pk.w0, pk.w1, pk.ok = pack32(b)
+			}
+			if pk.ok {
+				h = d.hash2(pk.w0, pk.w1, len(b))
+				or |= ge4(pk.w0 | pk.w1)
+			} else {
+				var o uint64
+				h, o = d.sideHashOr(b)
+				or |= o
+			}
+			lo, hi = min(lo, len(b)), max(hi, len(b))
+		}
+		packs = append(packs, pk)
+		q := uint64(0)
+		if r.pbits > 0 {
+			q = h >> shift
+		}
+		hs = append(hs, h)
+		rs[q&(parMaxParts-1)] = append(rs[q&(parMaxParts-1)], int32(i))
+	}
+	copy(wk.route, rs[:])
+	wk.hs, wk.packs = hs, packs
+	wk.sideLo, wk.sideHi, wk.sideOr = lo, hi, or
+}
+
+// unpackWords writes the word successors of worker wk as strings into
+// x.enc (a round on the word path whose store left 2-bit dense records in
+// fit: its insert phase reads the strings).
+func (r *parSearch) unpackWords(wk *parWorker) {
+	x := wk.x
+	n := wk.wn
+	enc := wk.wenc[:0]
+	start := 0
+	for i, end := range x.ends {
+		if end == start {
+			enc = unpack32(enc, x.words[2*i], x.words[2*i+1], n)
+		} else {
+			enc = append(enc, x.enc[start:end]...)
+		}
+		start = end
+		x.ends[i] = len(enc)
+	}
+	x.enc, wk.wenc = enc, x.enc
+	wk.wn = 0
+}
+
+// wordBytes is string i of worker wk: its bytes, or unpacked from its
+// words (a fresh slice) if it is a word successor.
+func (r *parSearch) wordBytes(wk *parWorker, i int) []byte {
+	x := wk.x
+	start, end := r.strBounds(x, i)
+	if end == start && wk.wn > 0 {
+		return unpack32(nil, wk.packs[i].w0, wk.packs[i].w1, wk.wn)
+	}
+	return x.enc[start:end]
 }
 
 // hashStrings hashes the worker's strings not hashed yet (from len(wk.hs)
@@ -709,6 +888,9 @@ func (r *parSearch) truncate(x *scratch, n int) {
 	if len(x.who) > n {
 		x.who = x.who[:n]
 	}
+	if len(x.words) > 2*n {
+		x.words = x.words[:2*n]
+	}
 }
 
 // getAddrs appends the addresses of the slots that Get reads for ids.
@@ -736,12 +918,7 @@ func (r *parSearch) locate(k uint32) ([]byte, uint64, int, int) {
 		w++
 	}
 	i := int(k) - r.base[w]
-	x := r.ws[w].x
-	start := 0
-	if i > 0 {
-		start = x.ends[i-1]
-	}
-	return x.enc[start:x.ends[i]], r.ws[w].hs[i], w, i
+	return r.wordBytes(&r.ws[w], i), r.ws[w].hs[i], w, i
 }
 
 // insert is worker v's phase 3: its partitions v, v+W, ...
@@ -928,12 +1105,7 @@ func (r *parSearch) insertFolded(q int, pt *parPart, sHi uint64) {
 					// (Not after fit: the general lookup, which reads
 					// the bytes.)
 					pt.news = news
-					x := wk.x
-					start := 0
-					if i > 0 {
-						start = x.ends[i-1]
-					}
-					t, ok := r.findSide(pt, x.enc[start:x.ends[i]], h, pk, key, sHi, false)
+					t, ok := r.findSide(pt, r.wordBytes(wk, int(i)), h, pk, key, sHi, false)
 					news = pt.news
 					if !ok {
 						pt.deferred = append(pt.deferred, parDef{key, uint32(b0 + jb)})
@@ -1843,7 +2015,12 @@ func (r *parSearch) patchOwn(v int) {
 			key := w<<6 | uint32(bits.TrailingZeros64(m))
 			i := int(key - lo)
 			id := r.idBase + rk
-			if start, end := r.strBounds(x, i); end-start == s.width {
+			start, end := r.strBounds(x, i)
+			ln := end - start
+			if ln == 0 && wk.wn > 0 {
+				ln = wk.wn // words (packs[i])
+			}
+			if ln == s.width {
 				if s.width >= 0 {
 					s.index[id>>refBits][id&(refBlock-1)] = h32(wk.hs[i])
 				}
@@ -1856,7 +2033,7 @@ func (r *parSearch) patchOwn(v int) {
 				}
 				k := uint64(r.rankBase) + uint64(rk)
 				pk := &wk.packs[i]
-				if xw, ok := fold2(pk.w0, pk.w1); d.pbits == 2 && ok && pk.ok && end-start == d.recLen {
+				if xw, ok := fold2(pk.w0, pk.w1); d.pbits == 2 && ok && pk.ok && ln == d.recLen {
 					store64(unsafe.Pointer(unsafe.SliceData(d.denseAt(k))), xw)
 				} else {
 					d.writeDense(k, x.enc[start:end])
@@ -1937,12 +2114,7 @@ func (r *parSearch) insertFolded4(q int, pt *parPart, sHi uint64) {
 				if !ok || !pk.ok {
 					// (Not after fit: the general lookup.)
 					pt.news = news
-					x := wk.x
-					start := 0
-					if i > 0 {
-						start = x.ends[i-1]
-					}
-					t, ok := r.findSide4(pt, x.enc[start:x.ends[i]], h, pk, key, sHi, false)
+					t, ok := r.findSide4(pt, r.wordBytes(wk, int(i)), h, pk, key, sHi, false)
 					news = pt.news
 					if !ok {
 						pt.deferred = append(pt.deferred, parDef{key, uint32(b0 + jb)})

@@ -24,9 +24,10 @@ type searchRecord struct {
 	deferred int
 	// rounds: folded inserts, ids by bits, by merge, serial, on 4-byte
 	// side slots; 4-byte side tables rebuilt by the workers, and their
-	// records inserted after the partitions (explore.go: parPaths;
-	// pathNames).
-	paths [7]int
+	// records inserted after the partitions; the workers' expansions
+	// with words in and out, and those unpacked to strings (explore.go:
+	// parPaths; pathNames).
+	paths [9]int
 	// parents[s]: the parent of state s in the search's tree, for the
 	// states it marked; ids: what checkIDs found wrong in the store, or
 	// a tree link that is not the first visit reaching the state, or a
@@ -86,7 +87,7 @@ func checkIDs(s *store) string {
 }
 
 // pathNames names searchRecord.paths.
-const pathNames = "rounds (folded inserts, ids by bits, by merge, serially, on 4-byte slots; 4-byte rebuilds, their records left)"
+const pathNames = "rounds (folded inserts, ids by bits, by merge, serially, on 4-byte slots; 4-byte rebuilds, their records left; workers' expansions with words in and out, those unpacked to strings)"
 
 // recordSearch explores sys (a fresh Proc built by mk) with workers and
 // records it; limit bounds the states.
@@ -246,7 +247,7 @@ func TestParallelIDsDeterministic(t *testing.T) {
 	}
 	defer func(r int) { parRound = r }(parRound)
 	deferred, compared, cases, failed := 0, 0, 0, 0
-	var paths [7]int
+	var paths [9]int
 	for _, pr := range comparedProcs(t) {
 		p := compileSrc(t, pr.src)
 		name := strings.TrimSuffix(strings.TrimSpace(pr.text), "()")
@@ -298,7 +299,7 @@ func TestParallelIDsRandom(t *testing.T) {
 	}
 	rng := rand.New(rand.NewPCG(21, 5))
 	errs, cases, failed, programs, deferred := 0, 0, 0, 0, 0
-	var paths [7]int
+	var paths [9]int
 	for c := range n {
 		src := randomShapeModel(rng) + "var z = 0;\nQ = [z < 70] up{z = z + 9} -> Q [] [z > 0] down{z = z - 5} -> Q;\nSys = P ||| P ||| Q;\n"
 		if m, err := lang.Parse("test.csp", []byte(src)); err != nil {

@@ -121,17 +121,14 @@ const (
 // take the byte path anyway.
 func (s *Proc) readWords(ids []lts.State, x *scratch) int {
 	// What does not change with the store, before the lock.
-	n := s.ncomp + s.nvars
-	if wordsOff || plainOff || s.fp != nil || s.sym != nil || s.op != lang.Interleave ||
-		x.only != 0 || x.generic || n < packMin || n > pack2Max {
+	if !s.wordsProc(x) {
 		return wordsNone
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.wordCacheFor(x)
 	st := s.store
-	d := &st.side
-	if st.width >= 0 || d.recLen != n || d.pbits != 2 || d.withIDs {
+	if !st.wordsDense(s.ncomp + s.nvars) {
 		x.raws, x.rawEnd = x.raws[:0], x.rawEnd[:0]
 		st.PrefetchGet(ids)
 		for _, id := range ids {
@@ -140,6 +137,28 @@ func (s *Proc) readWords(ids []lts.State, x *scratch) int {
 		}
 		return wordsBytes
 	}
+	st.readDense(ids, x)
+	return wordsIn
+}
+
+// wordsProc reports whether s's successors may take the word path with
+// scratch x (what does not change with the store).
+func (s *Proc) wordsProc(x *scratch) bool {
+	n := s.ncomp + s.nvars
+	return !wordsOff && !plainOff && s.fp == nil && s.sym == nil && s.op == lang.Interleave &&
+		x.only == 0 && !x.generic && n >= packMin && n <= pack2Max
+}
+
+// wordsDense reports whether the store keeps its states as 2-bit dense
+// records of length n (the word path's words in and out).
+func (st *store) wordsDense(n int) bool {
+	d := &st.side
+	return st.width < 0 && d.recLen == n && d.pbits == 2 && !d.withIDs
+}
+
+// readDense sets x.pw to the words of the records of ids (wordsDense).
+func (st *store) readDense(ids []lts.State, x *scratch) {
+	d := &st.side
 	dense, dbits := d.dense, d.dbits
 	dmask := uint64(1)<<dbits - 1
 	x.pw = x.pw[:0]
@@ -148,7 +167,6 @@ func (s *Proc) readWords(ids []lts.State, x *scratch) int {
 		w0, w1 := unfold2(load64(unsafe.Add(unsafe.Pointer(unsafe.SliceData(dense[k>>dbits])), uintptr(k&dmask)*8)))
 		x.pw = append(x.pw, w0, w1)
 	}
-	return wordsIn
 }
 
 // wordCacheFor makes x.wc the word edges of s's states for the program's

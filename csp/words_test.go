@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"runtime"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -24,15 +25,35 @@ func init() { wordsHook = func(n int) { wordStatesSeen.Add(int64(n)) } }
 // the search ended. It returns the text and how many states the word path
 // expanded.
 func wordExplore(t *testing.T, mk func() *Proc, off bool, limit int) (string, int64) {
+	got, w, _ := wordExploreWith(t, mk, off, limit, 0)
+	return got, w
+}
+
+// wordExploreWith is wordExplore with the parallel rounds if workers > 0
+// (one worker: parForce), in rounds of 64 states a worker; it also returns
+// the rounds' paths (parPaths: [7] the workers' expansions with words in
+// and out, [8] those unpacked to strings).
+func wordExploreWith(t *testing.T, mk func() *Proc, off bool, limit, workers int) (string, int64, [9]int) {
 	t.Helper()
 	wordsOff = off
 	defer func() { wordsOff = false }()
 	sys := mk()
 	n0 := wordStatesSeen.Load()
-	x := newBFS(context.Background(), sys, Options{Limits: lts.Limits{MaxStates: limit}, Workers: 1})
+	opt := Options{Limits: lts.Limits{MaxStates: limit}, Workers: 1}
+	if workers > 0 {
+		defer func(f bool, r int) { parForce, parRound = f, r }(parForce, parRound)
+		parForce, parRound, opt.Workers = workers == 1, 64, workers
+	}
+	x := newBFS(context.Background(), sys, opt)
 	var b strings.Builder
 	x.run(func(s lts.State, ts []lts.Transition) bool {
-		fmt.Fprintf(&b, "%d %s:", s, stateText(sys, s))
+		txt := stateText(sys, s)
+		if workers > 1 {
+			// The term numbers depend on which worker made a term
+			// first: the terms as texts.
+			txt = stateTerms(sys, s)
+		}
+		fmt.Fprintf(&b, "%d %s:", s, txt)
 		for _, tr := range ts {
 			fmt.Fprintf(&b, " %s->%d", sys.Events().Name(tr.Event), tr.Target)
 		}
@@ -40,7 +61,7 @@ func wordExplore(t *testing.T, mk func() *Proc, off bool, limit int) (string, in
 		return false
 	})
 	fmt.Fprintf(&b, "end: states %d, transitions %d, depth %d, reason %q, err %v at %d\n", x.seen, x.trans, x.depth, x.reason, x.err, x.errAt)
-	return b.String(), wordStatesSeen.Load() - n0
+	return b.String(), wordStatesSeen.Load() - n0, x.parPaths
 }
 
 // randomWordModel writes k threads P(i) (and perhaps Q) in interleaving
@@ -197,6 +218,8 @@ func TestWordsAgree(t *testing.T) {
 		n = 60
 	}
 	bad, words, total, some := 0, int64(0), 0, 0
+	var parBad, parExp, parUnpack, parSome [2]int
+	var parWords [2]int64
 	fixed := []string{
 		// The philosophers, 13 and 16 (26 and 32 bytes).
 		philosophers(13), philosophers(16),
@@ -267,6 +290,24 @@ Sys() = College() ||| Q() ||| R() ||| S();
 				t.Errorf("model %d (hot at %d) differs:\n%s\n%s", i, hotAt, src, firstDiff(got, want))
 			}
 		}
+		// The parallel rounds, one worker (parForce) and two, on the
+		// word path (words in and out when the records are 2-bit and
+		// dense, else inside expandPlain), against the same byte path.
+		for _, workers := range []int{1, 2} {
+			want, _, _ := wordExploreWith(t, mk, true, 4000, workers)
+			got, w, paths := wordExploreWith(t, mk, false, 4000, workers)
+			parWords[workers-1] += w
+			parExp[workers-1] += paths[7]
+			parUnpack[workers-1] += paths[8]
+			if paths[7] > 0 {
+				parSome[workers-1]++
+			}
+			if got != want {
+				if parBad[workers-1]++; parBad[workers-1] <= 2 {
+					t.Errorf("model %d (hot at %d), rounds of %d workers, differs:\n%s\n%s", i, hotAt, workers, src, firstDiff(got, want))
+				}
+			}
+		}
 	}
 	if bad > 0 {
 		t.Errorf("%d of %d models differ", bad, n+len(fixed))
@@ -274,6 +315,15 @@ Sys() = College() ||| Q() ||| R() ||| S();
 	t.Logf("%d models, %d states, %d expanded as words, in %d models", n+len(fixed), total, words, some)
 	if words < int64(total)/8 || some < n/5 {
 		t.Errorf("only %d of %d states expanded as words, in %d models", words, total, some)
+	}
+	for k := range parBad {
+		if parBad[k] > 0 {
+			t.Errorf("rounds of %d workers: %d of %d models differ", k+1, parBad[k], n+len(fixed))
+		}
+		t.Logf("rounds of %d workers: %d states expanded as words, %d workers' expansions words in and out (%d unpacked to strings), in %d models", k+1, parWords[k], parExp[k], parUnpack[k], parSome[k])
+		if parWords[k] < int64(total)/8 || parSome[k] < n/10 || parUnpack[k] == 0 {
+			t.Errorf("rounds of %d workers: only %d of %d states expanded as words; words in and out in %d models", k+1, parWords[k], total, parSome[k])
+		}
 	}
 }
 
@@ -299,6 +349,18 @@ const bigLater = `var big = 0;
 T() = w{big = 20} -> Skip;
 Sys() = College() ||| T();
 `
+
+// stateTerms is stateText with the components' terms as texts.
+func stateTerms(sys *Proc, s lts.State) string {
+	x := sys.getScratch()
+	defer sys.pool.Put(x)
+	x.comps, x.vars = sys.decode(sys.raw(s, x.raw), x.comps, x.vars)
+	ts := make([]string, len(x.comps))
+	for i, c := range x.comps {
+		ts[i] = sys.p.termString(c, 8)
+	}
+	return fmt.Sprint(ts, x.vars)
+}
 
 // philosophers is bench/philosophers' model with n philosophers.
 func philosophers(n int) string {
@@ -415,5 +477,92 @@ func TestWordsMoves(t *testing.T) {
 	t.Logf("%d models, %d states expanded as words", n, words)
 	if words < int64(n)*100 {
 		t.Errorf("only %d states expanded as words", words)
+	}
+}
+
+// TestWordsParallel: the parallel rounds with the words in and out
+// (records at 2 bits a byte, states of 26 bytes) against the one-worker
+// search on the byte path (wordsOff, full hash): ids, transitions, tree
+// parents, descriptions and the deadlock counterexample, with 2 and 4
+// workers, rounds of 2,048 and 64 states a worker, 4- and 8-byte side
+// slots, and the side hashes cut to their top 4 bits (every probe then
+// compares words with records or with provisional new states, and probe
+// runs cross the partitions). One model stores a value of zigzag 4 once,
+// at depth 4 (the round that meets it unpacks its words: the set repacks
+// at 4 bits; its successors meet states found before in the round), one
+// deadlocks.
+func TestWordsParallel(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
+	defer func(r int) { parRound = r }(parRound)
+	defer func(m uint64, o bool) { sideHashMask, slot4Off = m, o }(sideHashMask, slot4Off)
+	// Z reads and writes pad (never: its guard never holds), so that a
+	// state is 27 bytes (side records, not the inline table).
+	pad := `var pad[10];
+Z() = [pad[9] == 1] z{pad[0] = 0} -> Z();
+`
+	models := []string{
+		philosophers(8) + pad + "Sys() = College() ||| Z();\n",
+		philosophers(7) + pad + `var big = 0;
+T() = t0 -> t1 -> t2 -> w{big = 2} -> Skip;
+Sys() = College() ||| Z() ||| T();
+`,
+		// Every philosopher takes the left fork first: deadlock.
+		strings.Replace(philosophers(8), "||| PhilR(N - 1)", "||| Phil(N - 1)", 1) + pad + "Sys() = College() ||| Z();\n",
+	}
+	var paths [9]int
+	words := int64(0)
+	for m, src := range models {
+		mk := func() *Proc {
+			p := compileSrc(t, src)
+			p.heatBlocks()
+			sys, err := p.ProcessByName("Sys")
+			if err != nil {
+				t.Fatal(err)
+			}
+			return sys
+		}
+		const limit = 100000
+		sideHashMask, parRound = ^uint64(0), 2048
+		wordsOff = true
+		want := recordSearch(t, mk, 1, limit)
+		wordsOff = false
+		failed, cases := 0, 0
+		for _, weak := range []bool{false, true} {
+			for _, c := range []struct {
+				w, round int
+				off      bool
+			}{{2, 2048, false}, {2, 64, false}, {4, 64, false}, {2, 64, true}, {4, 2048, true}} {
+				sideHashMask = ^uint64(0)
+				if weak {
+					sideHashMask = 0xF << 60
+				}
+				parRound, slot4Off = c.round, c.off
+				n0 := wordStatesSeen.Load()
+				got := recordSearch(t, mk, c.w, limit)
+				words += wordStatesSeen.Load() - n0
+				sideHashMask, slot4Off = ^uint64(0), false
+				for i, n := range got.paths {
+					paths[i] += n
+				}
+				cases++
+				if got.paths[7] == 0 {
+					t.Errorf("model %d weak %v %+v: no expansion with words in and out: %s %v", m, weak, c, pathNames, got.paths)
+				}
+				if !sameSearch(t, fmt.Sprintf("model %d weak %v workers %d round %d slot4Off %v", m, weak, c.w, c.round, c.off), want, got, false, false) {
+					failed++
+				}
+			}
+		}
+		if m == 2 && !strings.HasPrefix(want.trace, " ") {
+			t.Errorf("model %d: no deadlock: %q", m, want.trace)
+		}
+		if failed > 0 {
+			t.Errorf("model %d: %d of %d searches differ", m, failed, cases)
+		}
+		t.Logf("model %d: %d states", m, want.count)
+	}
+	t.Logf("%d states expanded as words in the rounds; %s %v", words, pathNames, paths)
+	if words == 0 || paths[8] == 0 {
+		t.Errorf("%d states expanded as words, %d expansions unpacked", words, paths[8])
 	}
 }
