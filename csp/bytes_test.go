@@ -439,25 +439,7 @@ func TestFastEdgesLibrary(t *testing.T) {
 	for _, am := range assertedModels(t, "../models/lib/*.csp", "../models/testdata/*.csp", "../testdata/pipeline/*.csp", "../testdata/sym/*.csp") {
 		for k, q := range am.procs {
 			for _, sym := range []bool{false, true} {
-				mk := func() *Proc {
-					p, err := Compile(am.checked)
-					if err != nil {
-						t.Fatal(err)
-					}
-					p.heatBlocks()
-					if !sym {
-						sys, err := p.Process(q)
-						if err != nil {
-							t.Fatal(err)
-						}
-						return sys
-					}
-					sys, _, err := p.SymmetricProcess(q)
-					if err != nil {
-						t.Fatal(err)
-					}
-					return sys
-				}
+				mk := hotAsserted(t, am, q, sym)
 				if sym && mk().Symmetry() == 0 {
 					continue
 				}

@@ -262,3 +262,40 @@ func philosophersSrc(t testing.TB, n int) string {
 func divByZeroAt(d int) string {
 	return fmt.Sprintf("\nvar c = 0;\nCount() = [c < %d] inc{c = c + 1} -> Count() [] [c == %d] bad{c = c / (c - c)} -> Count();\n", d, d)
 }
+
+// hotSys returns a maker of src's process Sys, its blocks specialised.
+func hotSys(t testing.TB, src string) func() *Proc {
+	return func() *Proc {
+		p := compileSrc(t, src)
+		p.heatBlocks()
+		sys, err := p.ProcessByName("Sys")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sys
+	}
+}
+
+// hotAsserted returns a maker of am's process q, its blocks specialised,
+// or of its symmetry reduction (sym).
+func hotAsserted(t testing.TB, am assertedModel, q lang.Proc, sym bool) func() *Proc {
+	return func() *Proc {
+		p, err := Compile(am.checked)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.heatBlocks()
+		if !sym {
+			sys, err := p.Process(q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return sys
+		}
+		sys, _, err := p.SymmetricProcess(q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sys
+	}
+}

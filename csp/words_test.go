@@ -396,25 +396,7 @@ func TestWordsLibrary(t *testing.T) {
 	for _, am := range assertedModels(t, "../models/lib/*.csp", "../models/testdata/*.csp", "../testdata/pipeline/*.csp", "../testdata/sym/*.csp", "../bench/*/*.csp") {
 		for k, q := range am.procs {
 			for _, sym := range []bool{false, true} {
-				mk := func() *Proc {
-					p, err := Compile(am.checked)
-					if err != nil {
-						t.Fatal(err)
-					}
-					p.heatBlocks()
-					if !sym {
-						sys, err := p.Process(q)
-						if err != nil {
-							t.Fatal(err)
-						}
-						return sys
-					}
-					sys, _, err := p.SymmetricProcess(q)
-					if err != nil {
-						t.Fatal(err)
-					}
-					return sys
-				}
+				mk := hotAsserted(t, am, q, sym)
 				if sym && mk().Symmetry() == 0 {
 					continue
 				}
@@ -453,15 +435,7 @@ func TestWordsMoves(t *testing.T) {
 	w0 := wordStatesSeen.Load()
 	for i := range n {
 		src := randomWordModel(rng)
-		mk := func() *Proc {
-			p := compileSrc(t, src)
-			p.heatBlocks()
-			sys, err := p.ProcessByName("Sys")
-			if err != nil {
-				t.Fatal(err)
-			}
-			return sys
-		}
+		mk := hotSys(t, src)
 		want, _ := fastExploreProc(t, mk, true, 1500)
 		got, _ := fastExploreProc(t, mk, false, 1500)
 		if got != want {
@@ -512,15 +486,7 @@ Sys() = College() ||| Z() ||| T();
 	var paths [9]int
 	words := int64(0)
 	for m, src := range models {
-		mk := func() *Proc {
-			p := compileSrc(t, src)
-			p.heatBlocks()
-			sys, err := p.ProcessByName("Sys")
-			if err != nil {
-				t.Fatal(err)
-			}
-			return sys
-		}
+		mk := hotSys(t, src)
 		const limit = 100000
 		sideHashMask, parRound = ^uint64(0), 2048
 		wordsOff = true
