@@ -442,7 +442,7 @@ func (r *parSearch) round(states []lts.State) (errAt int, err error) {
 			for q := range wk.route {
 				wk.route[q] = wk.route[q][:0]
 			}
-			wk.nIn, wk.nSide = 0, 0
+			wk.nIn, wk.nSide, wk.wn = 0, 0, 0
 			continue
 		}
 		if wk.err != nil {
@@ -2036,7 +2036,7 @@ func (r *parSearch) patchOwn(v int) {
 				if xw, ok := fold2(pk.w0, pk.w1); d.pbits == 2 && ok && pk.ok && ln == d.recLen {
 					store64(unsafe.Pointer(unsafe.SliceData(d.denseAt(k))), xw)
 				} else {
-					d.writeDense(k, x.enc[start:end])
+					d.writeDense(k, r.wordBytes(wk, i)) // (unpacked if words: not after fit today)
 				}
 			}
 			if r.onNew != nil {

@@ -482,12 +482,22 @@ Sys() = College() ||| Z() ||| T();
 `,
 		// Every philosopher takes the left fork first: deadlock.
 		strings.Replace(philosophers(8), "||| PhilR(N - 1)", "||| Phil(N - 1)", 1) + pad + "Sys() = College() ||| Z();\n",
+		// A run-time error (pad[12]) in a round that expands words.
+		philosophers(8) + pad + `var big = 0;
+T() = t0 -> t1 -> t2 -> w{pad[big + 12] = 0} -> Skip;
+Sys() = College() ||| Z() ||| T();
+`,
+		// The first model again, under a state limit (below).
+		philosophers(8) + pad + "Sys() = College() ||| Z();\n",
 	}
 	var paths [9]int
-	words := int64(0)
+	words, count0 := int64(0), int64(0)
 	for m, src := range models {
 		mk := hotSys(t, src)
-		const limit = 100000
+		limit := 100000
+		if m == 4 {
+			limit = 1000
+		}
 		sideHashMask, parRound = ^uint64(0), 2048
 		wordsOff = true
 		want := recordSearch(t, mk, 1, limit)
@@ -514,13 +524,27 @@ Sys() = College() ||| Z() ||| T();
 				if got.paths[7] == 0 {
 					t.Errorf("model %d weak %v %+v: no expansion with words in and out: %s %v", m, weak, c, pathNames, got.paths)
 				}
-				if !sameSearch(t, fmt.Sprintf("model %d weak %v workers %d round %d slot4Off %v", m, weak, c.w, c.round, c.off), want, got, false, false) {
+				// Only model 1 repacks (big = 2), in one round: each
+				// worker unpacks its words once.
+				if unpacks := map[bool]int{true: c.w}[m == 1]; got.paths[8] != unpacks {
+					t.Errorf("model %d weak %v %+v: %d expansions unpacked, want %d: %s %v", m, weak, c, got.paths[8], unpacks, pathNames, got.paths)
+				}
+				if !sameSearch(t, fmt.Sprintf("model %d weak %v workers %d round %d slot4Off %v", m, weak, c.w, c.round, c.off), want, got, m == 4, m == 4) {
 					failed++
 				}
 			}
 		}
 		if m == 2 && !strings.HasPrefix(want.trace, " ") {
 			t.Errorf("model %d: no deadlock: %q", m, want.trace)
+		}
+		if m == 3 && !strings.Contains(want.trace, "index") {
+			t.Errorf("model %d: no run-time error: %q", m, want.trace)
+		}
+		if m == 0 {
+			count0 = want.count
+		}
+		if m == 4 && (want.count < int64(limit) || want.count >= count0) {
+			t.Errorf("model %d: %d states, with a limit of %d (%d without)", m, want.count, limit, count0)
 		}
 		if failed > 0 {
 			t.Errorf("model %d: %d of %d searches differ", m, failed, cases)
