@@ -783,33 +783,13 @@ func (s *store) internAllSide(enc []byte, ends []int, ids []uint32) []uint32 {
 
 // internSide4 is internAllSide's lookup of b (hash h, packing pk) in a
 // table of 4-byte slots, and its insertion if new; it appends b's id. The
-// records at 2 bits a byte have their loop (the probe folded, one word
+// records at 2 bits a byte take internFolded (the probe folded, one word
 // compared); the others take find.
 func (s *store) internSide4(b []byte, h uint64, pk *packedKey, ids []uint32) []uint32 {
 	d := &s.side
 	if d.pbits == 2 && d.recLen == len(b) {
 		if x, ok := fold2(pk.w0, pk.w1); ok && pk.ok {
-			t, mask, rm := d.t4, d.mask, d.rmask
-			f := d.fp4(h)
-			dense, dbits := d.dense, d.dbits
-			dmask := uint64(1)<<dbits - 1
-			i := h >> d.shift
-			for ; ; i = (i + 1) & mask {
-				v := t[i]
-				if v == 0 {
-					break
-				}
-				if v&^rm != f {
-					continue
-				}
-				r := uint64(v&rm - 1)
-				if load64(unsafe.Add(unsafe.Pointer(unsafe.SliceData(dense[r>>dbits])), uintptr(r&dmask)*8)) == x {
-					return append(ids, uint32(r))
-				}
-			}
-			id := s.newID()
-			d.add(i, uint64(f), id, b)
-			return append(ids, id)
+			return append(ids, s.internFolded(h, x))
 		}
 	}
 	i, fp, id, ok := d.find(b, h)
