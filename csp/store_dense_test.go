@@ -34,6 +34,10 @@ type sideCase struct {
 // release the old tables' pages as they grow (releaseMin and
 // releaseBlock lowered): what is released must have been moved.
 func TestSideSetOracle(t *testing.T) {
+	// The side set beside an inline table: the store must not move its
+	// states to a side set without ids (toSide; TestSideFromAgree).
+	defer func(n int) { sideFrom = n }(sideFrom)
+	sideFrom = 1 << 30
 	defer func(m int, b uint64) { releaseMin, releaseBlock = m, b }(releaseMin, releaseBlock)
 	rel0 := released.Load()
 	cases := []sideCase{
@@ -390,6 +394,10 @@ func slotLayout(d *sideSet) error {
 // the hash) are all zero past 2^16 slots and mostly equal below: every
 // probe compares records.
 func TestSideSlot4(t *testing.T) {
+	// The side set beside an inline table: the store must not move its
+	// states to a side set without ids (toSide; TestSideFromAgree).
+	defer func(n int) { sideFrom = n }(sideFrom)
+	sideFrom = 1 << 30
 	defer func(o bool, m uint, h uint64) { slot4Off, slot4Max, sideHashMask = o, m, h }(slot4Off, slot4Max, sideHashMask)
 	cases := []sideCase{
 		{name: "dense28", width: -1, first: 28},

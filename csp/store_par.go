@@ -378,6 +378,10 @@ func (r *parSearch) round(states []lts.State) (errAt int, err error) {
 		return 0, err
 	}
 	s := r.s
+	// Before the expansion, which routes strings by the store's width.
+	if s.maybeSide(); s.width < 0 {
+		r.nextIn = nil
+	}
 	r.states = states
 	r.n0 = uint32(s.n)
 	if r.n0 != r.treeN0 {
@@ -478,6 +482,9 @@ func (r *parSearch) round(states []lts.State) (errAt int, err error) {
 				r.nUnpack++
 			}
 		}
+	}
+	if s.width < 0 && nIn > 0 {
+		panic("internal error: inline strings in a round of a store without a width")
 	}
 	total := r.base[r.W]
 	if total >= parSide || uint64(r.n0)+uint64(total) >= math.MaxUint32-1 {

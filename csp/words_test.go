@@ -71,9 +71,18 @@ func wordExploreWith(t *testing.T, mk func() *Proc, off bool, limit, workers int
 // mix the fast edges' shapes with others (the byte path), and a few
 // values or codes do not fit 2 bits (a constant 2, a cycle of five steps),
 // so that the store repacks in the middle.
-func randomWordModel(rng *rand.Rand) string {
-	k := 3 + rng.IntN(8)          // threads
-	m := 28 - k - 5 + rng.IntN(6) // array length: about 25..33 bytes in all (k, Q, x, y, r, big, a)
+func randomWordModel(rng *rand.Rand) string { return randomModel(rng, false) }
+
+// randomModel is randomWordModel, with states of 9 to 24 bytes if narrow
+// (the inline table's).
+func randomModel(rng *rand.Rand, narrow bool) string {
+	k := 3 + rng.IntN(8) // threads
+	var m int
+	if narrow {
+		m = 1 + rng.IntN(19-k) // 9..24 bytes in all
+	} else {
+		m = 28 - k - 5 + rng.IntN(6) // array length: about 25..33 bytes in all (k, Q, x, y, r, big, a)
+	}
 	m = max(1, m)
 	c := func() string {
 		if rng.IntN(25) == 0 {
