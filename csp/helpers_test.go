@@ -299,3 +299,33 @@ func hotAsserted(t testing.TB, am assertedModel, q lang.Proc, sym bool) func() *
 		return sys
 	}
 }
+
+// compareLibrary calls cmp on the processes the library and test models
+// assert about and on their symmetry reductions (mk makes one, its blocks
+// specialised: hotAsserted), reports those whose two texts differ and
+// returns how many it compared.
+func compareLibrary(t *testing.T, cmp func(mk func() *Proc) (want, got string)) int {
+	t.Helper()
+	procs, bad := 0, 0
+	for _, am := range assertedModels(t, "../models/lib/*.csp", "../models/testdata/*.csp", "../testdata/pipeline/*.csp", "../testdata/sym/*.csp", "../bench/*/*.csp") {
+		for k, q := range am.procs {
+			for _, sym := range []bool{false, true} {
+				mk := hotAsserted(t, am, q, sym)
+				if sym && mk().Symmetry() == 0 {
+					continue
+				}
+				want, got := cmp(mk)
+				procs++
+				if got != want {
+					if bad++; bad <= 2 {
+						t.Errorf("%s %s (symmetry %v) differs:\n%s", am.path, am.texts[k], sym, firstDiff(got, want))
+					}
+				}
+			}
+		}
+	}
+	if bad > 0 {
+		t.Errorf("%d of %d processes differ", bad, procs)
+	}
+	return procs
+}

@@ -99,30 +99,12 @@ func TestSideFromLibrary(t *testing.T) {
 	if testing.Short() {
 		limit = 500
 	}
-	procs, bad := 0, 0
 	moves0 := sideMoves.Load()
-	for _, am := range assertedModels(t, "../models/lib/*.csp", "../models/testdata/*.csp", "../testdata/pipeline/*.csp", "../testdata/sym/*.csp", "../bench/*/*.csp") {
-		for k, q := range am.procs {
-			for _, sym := range []bool{false, true} {
-				mk := hotAsserted(t, am, q, sym)
-				if sym && mk().Symmetry() == 0 {
-					continue
-				}
-				var want, got string
-				withSideFrom(1<<30, func() { want, _ = wordExplore(t, mk, false, limit) })
-				withSideFrom(50, func() { got, _ = wordExplore(t, mk, false, limit) })
-				procs++
-				if got != want {
-					if bad++; bad <= 2 {
-						t.Errorf("%s %s (symmetry %v) differs:\n%s", am.path, am.texts[k], sym, firstDiff(got, want))
-					}
-				}
-			}
-		}
-	}
-	if bad > 0 {
-		t.Errorf("%d of %d processes differ", bad, procs)
-	}
+	procs := compareLibrary(t, func(mk func() *Proc) (want, got string) {
+		withSideFrom(1<<30, func() { want, _ = wordExplore(t, mk, false, limit) })
+		withSideFrom(50, func() { got, _ = wordExplore(t, mk, false, limit) })
+		return want, got
+	})
 	moves := sideMoves.Load() - moves0
 	t.Logf("%d processes, %d stores moved to the side set", procs, moves)
 	if moves == 0 {

@@ -401,29 +401,13 @@ func TestWordsLibrary(t *testing.T) {
 	if testing.Short() {
 		limit = 500
 	}
-	procs, bad, words := 0, 0, int64(0)
-	for _, am := range assertedModels(t, "../models/lib/*.csp", "../models/testdata/*.csp", "../testdata/pipeline/*.csp", "../testdata/sym/*.csp", "../bench/*/*.csp") {
-		for k, q := range am.procs {
-			for _, sym := range []bool{false, true} {
-				mk := hotAsserted(t, am, q, sym)
-				if sym && mk().Symmetry() == 0 {
-					continue
-				}
-				want, _ := wordExplore(t, mk, true, limit)
-				got, w := wordExplore(t, mk, false, limit)
-				words += w
-				procs++
-				if got != want {
-					if bad++; bad <= 2 {
-						t.Errorf("%s %s (symmetry %v) differs:\n%s", am.path, am.texts[k], sym, firstDiff(got, want))
-					}
-				}
-			}
-		}
-	}
-	if bad > 0 {
-		t.Errorf("%d of %d processes differ", bad, procs)
-	}
+	words := int64(0)
+	procs := compareLibrary(t, func(mk func() *Proc) (string, string) {
+		want, _ := wordExplore(t, mk, true, limit)
+		got, w := wordExplore(t, mk, false, limit)
+		words += w
+		return want, got
+	})
 	// Few library processes have states of 25 to 32 bytes in 2 bits
 	// and only fast edges: the word path is met in TestWordsAgree.
 	t.Logf("%d processes, %d states expanded as words", procs, words)
