@@ -76,8 +76,8 @@
 // miss after the other. That pays only while the table fits the caches:
 // at the first batch or round after it holds 2^17 states the store moves
 // them all to a side set (two accesses a lookup, but in tables several
-// times smaller: at N = 12 philosophers a quarter less CPU time and a
-// third of the memory). States of other lengths (and every state of a
+// times smaller: at N = 12 philosophers a fifth less CPU time and a
+// quarter of the memory). States of other lengths (and every state of a
 // wider process: a slot would cost its width at every load) go to a side
 // set: a table of fingerprint + location (4-byte slots of a short
 // fingerprint + rank while the records are dense: growing the table

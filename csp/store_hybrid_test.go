@@ -3,6 +3,7 @@ package csp
 import (
 	"context"
 	"fmt"
+	"math/bits"
 	"math/rand/v2"
 	"testing"
 
@@ -121,8 +122,9 @@ var movedInternAll bool
 // interns one by one (which never moves), before and after. Then stores
 // of one length whose values fit 2, 4 and 8 bits (toSide's records
 // written in place, then the table rebuilt) are moved after 1,000 to
-// 3,000 strings and compared with a map: every id, Get and Lookup, and
-// the inline table and id index gone.
+// 3,000 strings and compared with a map: every id, Get and Lookup, the
+// inline table and id index gone, and the inline table not doubled by the
+// batch that passes the threshold.
 func TestInternAllMoved(t *testing.T) {
 	withSideFrom(1000, func() {
 		movedInternAll = true
@@ -139,6 +141,7 @@ func TestInternAllMoved(t *testing.T) {
 			s := newStore(tc.width)
 			want := map[string]uint32{}
 			var keys []string
+			maxSlots := uint64(0)
 			for batch := range 40 {
 				var enc []byte
 				var ends []int
@@ -154,6 +157,9 @@ func TestInternAllMoved(t *testing.T) {
 					ends = append(ends, len(enc))
 				}
 				ids := s.InternAll(enc, ends, nil)
+				if s.width >= 0 {
+					maxSlots = max(maxSlots, s.slots)
+				}
 				start := 0
 				for k, end := range ends {
 					b := string(enc[start:end])
@@ -171,6 +177,11 @@ func TestInternAllMoved(t *testing.T) {
 			}
 			if s.width >= 0 || s.table != nil || s.index != nil || s.inline != 0 {
 				t.Fatalf("width %d: not moved (width %d, %d inline, index %v)", tc.width, s.width, s.inline, s.index != nil)
+			}
+			// The batch that passes sideFrom fills the table up to 3/4
+			// rather than doubling it (inlineFits).
+			if p := uint64(1) << bits.Len(uint(tc.at-1)); maxSlots > 2*p {
+				t.Errorf("width %d: an inline table of %d slots before the move at %d states", tc.width, maxSlots, tc.at)
 			}
 			for id, k := range keys {
 				if got := string(s.Get(uint32(id))); got != k {

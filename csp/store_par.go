@@ -404,7 +404,9 @@ func (r *parSearch) round(states []lts.State) (errAt int, err error) {
 	// allocates the doubled table during the expansion, so that Go's
 	// zeroing of it (12 ms at N = 12 on the benchmark) is not serial.
 	r.wantIn, r.wantSide = 0, 0
-	if s.width >= 0 && r.nextIn == nil && uint64(s.inline)*8 > s.slots*3 {
+	// (Not a table beyond 2*sideFrom slots: the store will have moved
+	// to the side set before that table is needed: inlineFits.)
+	if s.width >= 0 && r.nextIn == nil && uint64(s.inline)*8 > s.slots*3 && s.slots*growNum/growDen <= 2*uint64(sideFrom) {
 		r.wantIn = int(s.slots*growNum/growDen) * s.slot
 	}
 	// (Not a table of 4-byte slots: growSide4 rebuilds it from the
@@ -493,7 +495,7 @@ func (r *parSearch) round(states []lts.State) (errAt int, err error) {
 	// The tables hold every string of the round within their load.
 	if s.width >= 0 {
 		slots := s.slots
-		for uint64(s.inline+nIn)*loadDen > slots*loadNum {
+		for !s.inlineFits(s.inline+nIn, slots, true) {
 			slots *= growNum / growDen
 		}
 		if slots != s.slots {
