@@ -69,7 +69,8 @@
 // of its initial state (one byte per value), its width; up to 24 bytes,
 // those states live inline in the table: slots of [id+1][width bytes],
 // linear probing, the home slot (h32*slots)>>32 so that the slots stay
-// nearly sorted by hash and doubling the table (at a load of 1/2) is a
+// nearly sorted by hash and doubling the table (at a load of 1/2; 3/4 just
+// before the move below) is a
 // streaming pass, and an id -> hash index so that Get probes from the home for the
 // id. A lookup thus touches one place in memory; with the states in an
 // arena it touched two, the slot and then the record, one dependent cache

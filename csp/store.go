@@ -30,7 +30,9 @@ import (
 //     is a streaming pass (the hash of a state is recomputed from its
 //     inline bytes, which the pass reads anyway); the table
 //     doubles when half full (a load between 1/4 and 1/2: 2 to 4 times
-//     width+4 bytes per state, 44 to 88 for the benchmark's 18 bytes);
+//     width+4 bytes per state, 44 to 88 for the benchmark's 18 bytes),
+//     except in the batch or round in which it reaches sideFrom states,
+//     which may fill it up to 3/4 (inlineFits);
 //   - the id index (id -> h32, in blocks that grow without copying) lets
 //     Get find a state's slot by probing from its home for its id, and
 //     never changes when the table grows.
@@ -63,8 +65,9 @@ type store struct {
 	table  []byte // slots*slot bytes
 	slots  uint64
 	inline int // entries in table
-	// batch: InternAll is interning a batch, after which (maybeSide)
-	// the store moves to the side set once it holds sideFrom states.
+	// batch: InternAll is interning a batch; the next InternAll moves
+	// the store to the side set if it then holds sideFrom states
+	// (maybeSide).
 	batch bool
 	// Word compare of a probe with a slot's bytes for widths 8..24: the
 	// payload words at 0, width-8 and mid (8 if width > 16, else 0)
@@ -99,8 +102,9 @@ const (
 	maxWidth = 24
 
 	maxSlots = 1 << 32 // h32 places a state
-	// The table doubles when it is half full. Linear probing over slots
-	// of 20-odd bytes slows down sharply with the load: on the benchmark,
+	// The table doubles when it is half full (but see inlineFits).
+	// Linear probing over slots of 20-odd bytes slows down sharply with
+	// the load: on the benchmark,
 	// a load of up to 5/8 explored 5% fewer states per second, 3/4 10%
 	// fewer, and growing by half (which keeps the load higher) 10-18%
 	// fewer.
@@ -272,9 +276,11 @@ func (s *store) insertAt(p unsafe.Pointer, b []byte, hh uint32) uint32 {
 }
 
 // inlineFits reports whether a table of slots slots may hold n inline
-// states: up to its load, or, in a batch or a round (moving: the store
-// moves to the side set before the next one once n reaches sideFrom), up
-// to 3/4, so that the table the move drops is not first doubled.
+// states: up to its load, or, in a batch or a round (moving) once n
+// reaches sideFrom, up to 3/4, so that the table that the move at the
+// next batch or round drops is not first doubled. (A round's n counts
+// its strings, repeats included: an upper bound. If no batch or round
+// follows, the table stays at up to 3/4: longer probe runs, no harm.)
 func (s *store) inlineFits(n int, slots uint64, moving bool) bool {
 	return uint64(n)*loadDen <= slots*loadNum || moving && n >= sideFrom && uint64(n)*4 <= slots*3
 }

@@ -85,6 +85,49 @@ func TestSideFromAgree(t *testing.T) {
 	}
 }
 
+// TestInlineFitsBeforeMove: an inline store keeps a load of at most 1/2
+// below sideFrom; the batch that takes it past sideFrom fills its table
+// up to 3/4 instead of doubling it (inlineFits); a single Intern after
+// that batch doubles it (the load of 1/2 again: the batch is over), and
+// the next batch moves the store to the side set.
+func TestInlineFitsBeforeMove(t *testing.T) {
+	withSideFrom(1000, func() {
+		s := newStore(24)
+		next := uint64(0)
+		key := func() []byte {
+			next++
+			return storeKey(next*7919, 24)
+		}
+		batch := func(k int) {
+			var enc []byte
+			var ends []int
+			for range k {
+				enc = append(enc, key()...)
+				ends = append(ends, len(enc))
+			}
+			s.InternAll(enc, ends, nil)
+		}
+		for s.inline+100 < 1000 {
+			batch(100)
+			if uint64(s.inline)*2 > s.slots {
+				t.Fatalf("%d states in %d slots below the threshold", s.inline, s.slots)
+			}
+		}
+		batch(200)
+		if s.width < 0 || s.inline <= 1024 || s.slots != 2048 {
+			t.Fatalf("after the batch past the threshold: width %d, %d states in %d slots; want more than 1024 in 2048", s.width, s.inline, s.slots)
+		}
+		s.Intern(key())
+		if uint64(s.inline)*2 > s.slots {
+			t.Fatalf("a single Intern left %d states in %d slots", s.inline, s.slots)
+		}
+		batch(10)
+		if s.width >= 0 {
+			t.Fatalf("not moved at %d states", s.inline)
+		}
+	})
+}
+
 // bigEarly adds to the philosophers a process that stores 100 in big
 // (two bytes) once, at any time from the start.
 const bigEarly = `var big = 0;

@@ -26,7 +26,8 @@ import (
 //     the partition of the top bits of its hash;
 //  2. grow (serial, the moves parallel): the tables grow, as the
 //     sequential store would, so that they hold every successor of the
-//     round without passing their load (a side table of 4-byte slots is
+//     round without passing their load (inlineFits: the inline table's
+//     may reach 3/4 just before the move; a side table of 4-byte slots is
 //     rebuilt from the records: growSide4);
 //  3. insert (parallel): partition p owns the slots [p, p+1)·slots/P of
 //     the inline table and of the side set's table, where exactly the
@@ -400,13 +401,15 @@ func (r *parSearch) round(states []lts.State) (errAt int, err error) {
 			r.lo[w] = n0 + (w-1)*rest/(r.W-1)
 		}
 	}
-	// A table past 3/8 of its load will double soon: the last worker
+	// A table past a load of 3/8 will double soon: the last worker
 	// allocates the doubled table during the expansion, so that Go's
 	// zeroing of it (12 ms at N = 12 on the benchmark) is not serial.
 	r.wantIn, r.wantSide = 0, 0
-	// (Not a table beyond 2*sideFrom slots: the store will have moved
-	// to the side set before that table is needed: inlineFits.)
-	if s.width >= 0 && r.nextIn == nil && uint64(s.inline)*8 > s.slots*3 && s.slots*growNum/growDen <= 2*uint64(sideFrom) {
+	// (Not from a table of 2*sideFrom slots or more: inlineFits lets it
+	// fill up to 3/4 in the round that reaches sideFrom, and the store
+	// moves before the next; only a round of more than sideFrom/2 new
+	// inline states would double it, serially.)
+	if s.width >= 0 && r.nextIn == nil && uint64(s.inline)*8 > s.slots*3 && s.slots < 2*uint64(sideFrom) {
 		r.wantIn = int(s.slots*growNum/growDen) * s.slot
 	}
 	// (Not a table of 4-byte slots: growSide4 rebuilds it from the
@@ -492,7 +495,8 @@ func (r *parSearch) round(states []lts.State) (errAt int, err error) {
 	if total >= parSide || uint64(r.n0)+uint64(total) >= math.MaxUint32-1 {
 		panic("lts: more than 2^32-2 states")
 	}
-	// The tables hold every string of the round within their load.
+	// The tables hold every string of the round within their load
+	// (inlineFits).
 	if s.width >= 0 {
 		slots := s.slots
 		for !s.inlineFits(s.inline+nIn, slots, true) {
