@@ -40,9 +40,10 @@ import (
 // The inline table is for small searches, whose tables fit the caches:
 // at the first batch or round after it holds sideFrom states, the store
 // moves every state to a side set without a width (toSide), which is
-// smaller and, beyond the caches, faster. States of any other length (a variable above 63 or a component
-// code above 127 takes more bytes), and all states when the width is
-// above maxWidth, go to a side set (sideSet): a table of fingerprint + location
+// smaller and, beyond the caches, faster. States of any other length (a
+// variable above 63 or a component code above 127 takes more bytes), and
+// all states when the width is above maxWidth, go to a side set
+// (sideSet): a table of fingerprint + location
 // (4-byte slots of fingerprint + rank while the records are dense), and the records in a dense array indexed by rank while they
 // all have one length (packed at 4 bits a byte while every byte is below
 // 16), else in an arena of [id][uvarint length][bytes] records (the
