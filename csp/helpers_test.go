@@ -329,3 +329,22 @@ func compareLibrary(t *testing.T, cmp func(mk func() *Proc) (want, got string)) 
 	}
 	return procs
 }
+
+// numberFirst returns the id of each string enc[ends[k-1]:ends[k]] in a
+// numbering of strings in the order they are first met, kept in want
+// (a new string gets the next id): what a store's InternAll must give.
+func numberFirst(want map[string]uint32, enc []byte, ends []int) []uint32 {
+	ids := make([]uint32, len(ends))
+	start := 0
+	for k, end := range ends {
+		b := string(enc[start:end])
+		start = end
+		id, ok := want[b]
+		if !ok {
+			id = uint32(len(want))
+			want[b] = id
+		}
+		ids[k] = id
+	}
+	return ids
+}

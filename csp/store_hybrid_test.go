@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/bits"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/quasar-verify/quasar/lts"
@@ -203,19 +204,14 @@ func TestInternAllMoved(t *testing.T) {
 				if s.width >= 0 {
 					maxSlots = max(maxSlots, s.slots)
 				}
-				start := 0
-				for k, end := range ends {
-					b := string(enc[start:end])
-					start = end
-					id, ok := want[b]
-					if !ok {
-						id = uint32(len(keys))
-						want[b] = id
-						keys = append(keys, b)
-					}
+				for k, id := range numberFirst(want, enc, ends) {
 					if ids[k] != id {
 						t.Fatalf("width %d, batch %d: string %d has id %d, want %d", tc.width, batch, k, ids[k], id)
 					}
+				}
+				keys = slices.Grow(keys[:0], len(want))[:len(want)]
+				for k, id := range want {
+					keys[id] = k
 				}
 			}
 			if s.width >= 0 || s.table != nil || s.index != nil || s.inline != 0 {

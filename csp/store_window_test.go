@@ -61,15 +61,7 @@ func TestInternAllWindows(t *testing.T) {
 					if len(ids) != n {
 						t.Fatalf("width %d %s: %d ids for %d strings", width, mix, len(ids), n)
 					}
-					start := 0
-					for k, end := range ends {
-						b := string(enc[start:end])
-						start = end
-						id, ok := want[b]
-						if !ok {
-							id = uint32(len(want))
-							want[b] = id
-						}
+					for k, id := range numberFirst(want, enc, ends) {
 						if ids[k] != id {
 							t.Fatalf("width %d %s, batch of %d: string %d got id %d, want %d", width, mix, n, k, ids[k], id)
 						}
