@@ -574,7 +574,7 @@ var parOff = false
 // partitions of the store, with the one-worker ids (parSearch); the walk
 // over a round's results in the level's order (visit, parent tree) stays
 // sequential.
-func (x *bfs) runParallelProc(p *Proc, level []lts.State, visit visitor) {
+func (x *bfs) runParallelProc(p *Proc, first []lts.State, visit visitor) {
 	r := newParSearch(p, x.opt.Workers)
 	defer r.close()
 	defer func() {
@@ -582,17 +582,21 @@ func (x *bfs) runParallelProc(p *Proc, level []lts.State, visit visitor) {
 		x.parPaths = [9]int{r.nFolded, r.nByKey, r.nMerge, r.nSerial, r.nSlot4, r.nGrow4, r.nLeft4, r.nWords, r.nUnpack}
 		x.parWork, x.parCrit, x.parCoord, x.parRound, x.parWait, x.parWake = r.cpuWork, r.cpuCrit, r.cpuCoord, r.cpuRound, r.cpuWait, r.cpuWake
 	}()
-	var next []lts.State
+	// The levels are idRuns, as in runBatched: the new states of a round
+	// come in id order, so a level is a range of ids and costs no memory.
+	level := idRun{ids: first, listed: true}
+	var next idRun
+	var buf []lts.State // a round of a run
 	step := r.W * parRound
-	for len(level) > 0 {
+	for level.n() > 0 {
 		x.startLevel()
-		next = next[:0]
-		for lo := 0; lo < len(level); lo += step {
+		next.reset()
+		for lo := 0; lo < level.n(); lo += step {
 			if reason := x.poll(); reason != "" {
 				x.reason = reason
 				return
 			}
-			hi := min(lo+step, len(level))
+			hi := min(lo+step, level.n())
 			// As in runBatched: while the search has marked every state
 			// the system holds, the targets below that count are known
 			// seen, and the new ones come in order.
@@ -610,7 +614,7 @@ func (x *bfs) runParallelProc(p *Proc, level []lts.State, visit visitor) {
 			// In order (x.inOrder, "The parent tree beyond treeKeep"),
 			// the new states from treeKeep on get no link, and a round
 			// whose new states all lie there needs none.
-			round := level[lo:hi]
+			round := level.slice(lo, hi, &buf)
 			r.growTree, r.onNew = nil, nil
 			keep := noState
 			if x.lean && x.inOrder {
@@ -647,7 +651,7 @@ func (x *bfs) runParallelProc(p *Proc, level []lts.State, visit visitor) {
 					if k-lo == errAt {
 						break
 					}
-					s := level[k]
+					s := round[k-lo]
 					ts := wk.trans[off : off+c]
 					off += c
 					k++
@@ -666,7 +670,7 @@ func (x *bfs) runParallelProc(p *Proc, level []lts.State, visit visitor) {
 								continue
 							}
 							if x.mark(t.Target, s, t.Event) {
-								next = append(next, t.Target)
+								next.add(t.Target)
 							}
 						}
 					}
@@ -676,23 +680,23 @@ func (x *bfs) runParallelProc(p *Proc, level []lts.State, visit visitor) {
 					}
 				}
 				if k-lo == errAt {
-					x.err, x.errAt = err, level[k]
+					x.err, x.errAt = err, round[k-lo]
 					return
 				}
 			}
 			if fast {
 				for j := range nk {
-					next = append(next, n0+lts.State(j))
+					next.add(n0 + lts.State(j))
 				}
 			}
 			if p.p.hot(p.NumStates()) {
 				p.p.heatBlocks()
 			}
 		}
-		if len(next) > 0 {
+		if next.n() > 0 {
 			x.depth++
 		}
-		level, next = next, level[:0]
+		level, next = next, level
 	}
 }
 
