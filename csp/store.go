@@ -796,14 +796,13 @@ func (s *store) internAllSide(enc []byte, ends []int, ids []uint32) []uint32 {
 			i := h >> d.shift
 			found := false
 			if d.pbits == 2 && d.recLen == len(b) {
-				// Records at 2 bits a byte: one aligned word each,
+				// Records at 2 bits a byte: one word each (rec2),
 				// compared with the probe folded (fold2). A probe with
 				// a byte of 4 or more is in none: the general loop
 				// below finds its empty slot, and add repacks.
 				pk := &s.packs[k]
 				if x, ok := fold2(pk.w0, pk.w1); ok && pk.ok {
-					dense, dbits := d.dense, d.dbits
-					dmask := uint64(1)<<dbits - 1
+					dense, dbits, pl, m2 := d.dense, d.dbits, uintptr(d.plen), d.m2
 					for ; ; i = (i + 1) & mask {
 						v := table[i]
 						if v == 0 {
@@ -813,7 +812,7 @@ func (s *store) internAllSide(enc []byte, ends []int, ids []uint32) []uint32 {
 							continue
 						}
 						r := v&offMask - 1
-						if load64(unsafe.Add(unsafe.Pointer(unsafe.SliceData(dense[r>>dbits])), uintptr(r&dmask)*8)) == x {
+						if at2(dense, dbits, pl, m2, r) == x {
 							ids = append(ids, uint32(r))
 							found = true
 							break

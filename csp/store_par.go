@@ -422,7 +422,7 @@ func (r *parSearch) round(states []lts.State) (errAt int, err error) {
 	r.wantChunk = 0
 	if d := &s.side; r.nextChunk == nil && d.recLen >= 0 && len(d.dense) > 0 {
 		if c := d.denseChunk(); 2*len(d.dense[len(d.dense)-1]) > c {
-			r.wantChunk = c
+			r.wantChunk = d.denseCap()
 		}
 	} else if r.nextChunk == nil && len(d.chunks) > 0 {
 		n := len(d.chunks)
@@ -1091,8 +1091,7 @@ func (r *parSearch) insertPart(q int) {
 func (r *parSearch) insertFolded(q int, pt *parPart, sHi uint64) {
 	d := &r.s.side
 	table, shift := d.table, d.shift
-	dense, dbits := d.dense, d.dbits
-	dmask := uint64(1)<<dbits - 1
+	dense, dbits, pl, m2 := d.dense, d.dbits, uintptr(d.plen), d.m2
 	news := pt.news
 	rl := uint64(d.recLen)
 	size := d.recSize(d.recLen)
@@ -1145,7 +1144,7 @@ func (r *parSearch) insertFolded(q int, pt *parPart, sHi uint64) {
 								res[b0+jb] = n0 + e.key&^parSide
 								break
 							}
-						} else if k := v&offMask - 1; load64(unsafe.Add(unsafe.Pointer(unsafe.SliceData(dense[k>>dbits])), uintptr(k&dmask)*8)) == x {
+						} else if k := v&offMask - 1; at2(dense, dbits, pl, m2, k) == x {
 							res[b0+jb] = d.denseID(k)
 							break
 						}
@@ -1398,7 +1397,7 @@ func (r *parSearch) findSide(pt *parPart, b []byte, h uint64, pk *packedKey, key
 				}
 			} else if packed2 {
 				k := v&offMask - 1
-				if load64(unsafe.Add(unsafe.Pointer(unsafe.SliceData(d.dense[k>>d.dbits])), uintptr(k&(1<<d.dbits-1))*8)) == x2 {
+				if d.rec2(k) == x2 {
 					return d.denseID(k), true
 				}
 			} else if packed {
@@ -1568,7 +1567,7 @@ func (r *parSearch) patchSide(e *parNew, off uint64) {
 	key := e.key &^ parSide
 	if d.recLen >= 0 && d.pbits == 2 && e.xok {
 		// The record is the word the insert phase folded (writeDense's).
-		store64(unsafe.Pointer(unsafe.SliceData(d.denseAt(off))), e.x)
+		d.setRec2(off, e.x)
 		if d.withIDs {
 			d.ids.Set(int(off), r.final[key])
 		}
@@ -2047,7 +2046,7 @@ func (r *parSearch) patchOwn(v int) {
 				k := uint64(r.rankBase) + uint64(rk)
 				pk := &wk.packs[i]
 				if xw, ok := fold2(pk.w0, pk.w1); d.pbits == 2 && ok && pk.ok && ln == d.recLen {
-					store64(unsafe.Pointer(unsafe.SliceData(d.denseAt(k))), xw)
+					d.setRec2(k, xw)
 				} else {
 					d.writeDense(k, r.wordBytes(wk, i)) // (unpacked if words: not after fit today)
 				}
@@ -2101,8 +2100,7 @@ func (r *parSearch) provNew4(i uint64, low uint32) *parNew {
 func (r *parSearch) insertFolded4(q int, pt *parPart, sHi uint64) {
 	d := &r.s.side
 	t4, shift, rb, rm := d.t4, d.shift, d.rbits, d.rmask
-	dense, dbits := d.dense, d.dbits
-	dmask := uint64(1)<<dbits - 1
+	dense, dbits, pl, m2 := d.dense, d.dbits, uintptr(d.plen), d.m2
 	news := pt.news
 	rl := uint64(d.recLen)
 	size := d.recSize(d.recLen)
@@ -2156,7 +2154,7 @@ func (r *parSearch) insertFolded4(q int, pt *parPart, sHi uint64) {
 								res[b0+jb] = n0 + e.key&^parSide
 								break
 							}
-						} else if k := uint64(low - 1); load64(unsafe.Add(unsafe.Pointer(unsafe.SliceData(dense[k>>dbits])), uintptr(k&dmask)*8)) == x {
+						} else if k := uint64(low - 1); at2(dense, dbits, pl, m2, k) == x {
 							res[b0+jb] = d.denseID(k)
 							break
 						}
@@ -2225,7 +2223,7 @@ func (r *parSearch) findSide4(pt *parPart, b []byte, h uint64, pk *packedKey, ke
 					return d.denseID(k), true
 				}
 			case packed2:
-				if load64(unsafe.Add(unsafe.Pointer(unsafe.SliceData(d.dense[k>>d.dbits])), uintptr(k&(1<<d.dbits-1))*8)) == x2 {
+				if d.rec2(k) == x2 {
 					return d.denseID(k), true
 				}
 			case packed:
