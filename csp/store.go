@@ -1023,7 +1023,7 @@ func (s *store) sideRecords(ends []int, lo, hi int) {
 	}
 	if t := d.t4; t != nil && d.recLen > 0 {
 		// 4-byte slots (dense records): as below.
-		dense, dbits, rl := d.dense, d.dbits, uintptr(d.plen)
+		dense, dbits, rl, rw := d.dense, d.dbits, uintptr(d.plen), d.readLen()
 		dmask := uint64(1)<<dbits - 1
 		rm := d.rmask
 		for _, h := range s.hashes[lo:hi] {
@@ -1037,7 +1037,7 @@ func (s *store) sideRecords(ends []int, lo, hi int) {
 					r := uint64(v&rm - 1)
 					p := uintptr(unsafe.Pointer(unsafe.SliceData(dense[r>>dbits]))) + uintptr(r&dmask)*rl
 					s.addrs = append(s.addrs, p)
-					if last := p + rl - 1; last&^63 != p&^63 {
+					if last := p + rw - 1; last&^63 != p&^63 {
 						s.addrs = append(s.addrs, last)
 					}
 					break
@@ -1057,7 +1057,7 @@ func (s *store) sideRecords(ends []int, lo, hi int) {
 	}
 	if d.recLen > 0 {
 		// Dense records: the first and last line of record r.
-		dense, dbits, rl := d.dense, d.dbits, uintptr(d.plen)
+		dense, dbits, rl, rw := d.dense, d.dbits, uintptr(d.plen), d.readLen()
 		dmask := uint64(1)<<dbits - 1
 		for _, h := range s.hashes[lo:hi] {
 			fp := h >> offBits
@@ -1070,7 +1070,7 @@ func (s *store) sideRecords(ends []int, lo, hi int) {
 					r := v&offMask - 1
 					p := uintptr(unsafe.Pointer(unsafe.SliceData(dense[r>>dbits]))) + uintptr(r&dmask)*rl
 					s.addrs = append(s.addrs, p)
-					if last := p + rl - 1; last&^63 != p&^63 {
+					if last := p + rw - 1; last&^63 != p&^63 {
 						s.addrs = append(s.addrs, last)
 					}
 					break

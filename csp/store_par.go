@@ -1221,7 +1221,7 @@ func (r *parSearch) insRecords(pt *parPart, wk *parWorker, idxs []int32, lo, hi 
 		// The same with 4-byte slots (a slot's rank field above pbase:
 		// provisional).
 		shift, rb, rm, pb := d.shift, d.rbits, d.rmask, r.pbase
-		dense, dbits, rl := d.dense, d.dbits, uintptr(d.plen)
+		dense, dbits, rl, rw := d.dense, d.dbits, uintptr(d.plen), d.readLen()
 		dmask := uint64(1)<<dbits - 1
 		for _, i := range idxs[lo:hi] {
 			h := wk.hs[i]
@@ -1235,7 +1235,7 @@ func (r *parSearch) insRecords(pt *parPart, wk *parWorker, idxs []int32, lo, hi 
 					r := uint64(v&rm - 1)
 					p := uintptr(unsafe.Pointer(unsafe.SliceData(dense[r>>dbits]))) + uintptr(r&dmask)*rl
 					pt.addrs = append(pt.addrs, p)
-					if last := p + rl - 1; last&^63 != p&^63 {
+					if last := p + rw - 1; last&^63 != p&^63 {
 						pt.addrs = append(pt.addrs, last)
 					}
 					break
@@ -1251,7 +1251,7 @@ func (r *parSearch) insRecords(pt *parPart, wk *parWorker, idxs []int32, lo, hi 
 		// Every string a side string, dense records: recordAddrsPar's
 		// walk here, the record's address computed inline.
 		table, shift := d.table, d.shift
-		dense, dbits, rl := d.dense, d.dbits, uintptr(d.plen)
+		dense, dbits, rl, rw := d.dense, d.dbits, uintptr(d.plen), d.readLen()
 		dmask := uint64(1)<<dbits - 1
 		for _, i := range idxs[lo:hi] {
 			h := wk.hs[i]
@@ -1265,7 +1265,7 @@ func (r *parSearch) insRecords(pt *parPart, wk *parWorker, idxs []int32, lo, hi 
 					r := v&offMask - 1
 					p := uintptr(unsafe.Pointer(unsafe.SliceData(dense[r>>dbits]))) + uintptr(r&dmask)*rl
 					pt.addrs = append(pt.addrs, p)
-					if last := p + rl - 1; last&^63 != p&^63 {
+					if last := p + rw - 1; last&^63 != p&^63 {
 						pt.addrs = append(pt.addrs, last)
 					}
 					break

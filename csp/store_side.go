@@ -549,6 +549,15 @@ func at2(dense [][]byte, dbits uint, pl uintptr, m2, k uint64) uint64 {
 	return load64(unsafe.Add(unsafe.Pointer(unsafe.SliceData(dense[k>>dbits])), uintptr(k&(1<<dbits-1))*pl)) & m2
 }
 
+// readLen is the bytes a lookup reads at a dense record's start: a 2-bit
+// record's word (rec2), else the record.
+func (s *sideSet) readLen() uintptr {
+	if s.pbits == 2 {
+		return 8
+	}
+	return uintptr(s.plen)
+}
+
 // setRec2 writes the 2-bit record x (fold2's word) of rank k: exactly
 // its plen bytes (5 to 8), as two 4-byte stores that may overlap, since
 // the parallel rounds write neighbouring records at once.
@@ -833,13 +842,14 @@ func (s *sideSet) recordAddrs(h uint64, ln int, addrs []uintptr) []uintptr {
 
 // recordLines appends the addresses of the cache lines that the record at
 // loc, of a string of ln bytes, starts and ends in (the first bytes, with
-// the id of an arena record; the last ones when they lie on another line).
+// the id of an arena record; the last ones when they lie on another line;
+// of a 2-bit record, the last of the word read: readLen).
 func (s *sideSet) recordLines(loc uint64, ln int, addrs []uintptr) []uintptr {
 	var p, last uintptr
 	if s.recLen >= 0 {
 		c := s.dense[loc>>s.dbits]
 		p = uintptr(unsafe.Pointer(unsafe.SliceData(c))) + uintptr(loc&(1<<s.dbits-1))*uintptr(s.plen)
-		last = p + uintptr(max(s.plen, 1)-1)
+		last = p + max(s.readLen(), 1) - 1
 	} else {
 		c := s.chunks[loc>>storeChunkBits]
 		p = uintptr(unsafe.Pointer(unsafe.SliceData(c))) + uintptr(loc&(storeChunk-1))
