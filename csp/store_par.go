@@ -242,7 +242,8 @@ type parDef struct{ key, j uint32 }
 // its slot, and off: for an inline state its h32, for a side state its
 // length, then its arena offset once assigned. x is a side state's record
 // when the records are dense at 2 bits a byte (one word: fold2), which
-// the insert phase compares with and the ids phase writes as it is.
+// the insert phase compares with and the ids phase writes as it is
+// (its plen low bytes: setRec2).
 type parNew struct {
 	key  uint32
 	xok  bool // x is set
@@ -1359,8 +1360,8 @@ func (r *parSearch) findSide(pt *parPart, b []byte, h uint64, pk *packedKey, key
 	if d.pbits == 4 && d.recLen == ln && d.plen >= 8 && d.plen <= 16 {
 		w0, w1, packed = pk.w0, pk.w1, pk.ok
 	}
-	// Records at 2 bits a byte: one aligned word each (a probe with a
-	// byte of 4 or more is in none).
+	// Records at 2 bits a byte: one word each, masked (rec2; a probe
+	// with a byte of 4 or more is in none).
 	var x2 uint64
 	packed2 := false
 	if d.pbits == 2 && d.recLen == ln {

@@ -30,9 +30,12 @@ import (
 //     small variables: codes.go) and the length is 8 to 64, a record is
 //     the string packed at 4 bits a byte (plen = (recLen+1)/2; pack32,
 //     packLong); while every byte is below 4 and the length is 17 to 32,
-//     at 2 bits a byte in one word (plen 8; fold2): 8 bytes a state at
-//     the philosophers' N = 14 instead of 28 (docs/engine.md). A larger
-//     byte repacks them all once, wider (repack).
+//     at 2 bits a byte, one word's low bytes (fold2) stored at its
+//     natural length, plen = ceil(recLen/4) = 5 to 8, and read as the
+//     unaligned word at its start, masked (rec2; a chunk has denseSlack
+//     bytes past its records): 7 bytes a state at the philosophers'
+//     N = 14 instead of 28 (docs/engine.md). A larger byte repacks them
+//     all once, wider (repack).
 //     In a store without a width ranks are ids; otherwise ids (rank ->
 //     id) keeps them;
 //   - an arena of [id uint32][uvarint length][bytes] records and refs
