@@ -801,7 +801,7 @@ func (s *store) internAllSide(enc []byte, ends []int, ids []uint32) []uint32 {
 				// a byte of 4 or more is in none: the general loop
 				// below finds its empty slot, and add repacks.
 				pk := &s.packs[k]
-				if x, ok := fold2(pk.w0, pk.w1); ok && pk.ok {
+				if x, ok := fold2(pk.w0, pk.w1, d.f2sh); ok && pk.ok {
 					dense, dbits, pl, m2 := d.dense, d.dbits, uintptr(d.plen), d.m2
 					for ; ; i = (i + 1) & mask {
 						v := table[i]
@@ -926,7 +926,7 @@ func (s *store) internSide4(b []byte, h uint64, pk *packedKey, ids []uint32) []u
 	}
 	switch {
 	case d.pbits == 2 && ln >= 0:
-		if x, ok := fold2(pk.w0, pk.w1); ok && pk.ok {
+		if x, ok := fold2(pk.w0, pk.w1, d.f2sh); ok && pk.ok {
 			return append(ids, s.internFolded(h, x))
 		}
 	case d.pbits == 4 && ln >= 0 && pk.ok && d.plen >= 8 && d.plen <= 16,

@@ -817,9 +817,11 @@ func TestPack4(t *testing.T) {
 // pack2Max bytes (fold2 of pack32's words) against a loop over the bytes:
 // with h = (len(b)+1)/2, byte i (i < 4) of the word holds b[i] in bits
 // 0-1, b[i+4] in bits 2-3, b[h+i] in bits 4-5 and b[h+i+4] in bits 6-7;
-// nibble i of its high half (i < 8) holds b[8+i] in bits 0-1 and
-// b[h+8+i] in bits 2-3 (0 past a half's end), so that no bit from
-// 2*len(b)+2 on (8*ceil(len/4) on: a record's bytes) is set; ok is false
+// its high half holds the 2k = 2(h-8) values b[8+i], b[h+8+i] (i < k)
+// of pack32's second word, the first k in bits 0-1 of its nibbles 0 to
+// k-1, the others in their bits 2-3 (0 past a half's end), so that no
+// bit from 2*len(b)+2 on (8*ceil(len/4) on: a record's bytes) is set;
+// ok is false
 // exactly when some byte is 4 or more; unfold2 and unpack32 give the
 // string back.
 func TestPack2(t *testing.T) {
@@ -831,7 +833,7 @@ func TestPack2(t *testing.T) {
 			if !ok4 {
 				t.Fatalf("%x: no 4-bit packing", b)
 			}
-			x, ok := fold2(w0, w1)
+			x, ok := fold2(w0, w1, fold2Shift(n))
 			if ok != (big < 0) {
 				t.Fatalf("%x: ok %v", b, ok)
 			}
@@ -847,13 +849,23 @@ func TestPack2(t *testing.T) {
 					want |= uint64(b[pos]) << (8*i + 2*k)
 				}
 			}
-			for i := range 8 {
-				if pos := 8 + i; pos < h {
-					want |= uint64(b[pos]) << (32 + 4*i)
+			// w1's nibbles: b[8+i] at 2i, b[h+8+i] at 2i+1 (0 past
+			// the end), nibble f of 2k at 32+4f or, from k on, at
+			// bit 2 of nibble f-k.
+			k := h - 8
+			for f := range 2 * k {
+				pos := 8 + f/2
+				if f%2 == 1 {
+					pos = h + 8 + f/2
 				}
-				if pos := h + 8 + i; pos < n {
-					want |= uint64(b[pos]) << (32 + 4*i + 2)
+				if pos >= n {
+					continue
 				}
+				at := 32 + 4*f
+				if f >= k {
+					at = 32 + 4*(f-k) + 2
+				}
+				want |= uint64(b[pos]) << at
 			}
 			if x != want {
 				t.Fatalf("%x: folded %016x, want %016x", b, x, want)
@@ -861,7 +873,7 @@ func TestPack2(t *testing.T) {
 			if top := 2*n + 2; top < 64 && x>>top != 0 {
 				t.Fatalf("%x: folded %016x has bits from %d on", b, x, top)
 			}
-			u0, u1 := unfold2(x)
+			u0, u1 := unfold2(x, fold2Shift(n))
 			if u0 != w0 || u1 != w1 {
 				t.Fatalf("%x: unfolded %x %x, want %x %x", b, u0, u1, w0, w1)
 			}

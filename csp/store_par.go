@@ -1113,7 +1113,7 @@ func (r *parSearch) insertFolded(q int, pt *parPart, sHi uint64) {
 				key := base + uint32(i)
 				h := hs[i]
 				pk := &packs[i]
-				x, ok := fold2(pk.w0, pk.w1)
+				x, ok := fold2(pk.w0, pk.w1, d.f2sh)
 				if !ok || !pk.ok {
 					// (Not after fit: the general lookup, which reads
 					// the bytes.)
@@ -1365,7 +1365,7 @@ func (r *parSearch) findSide(pt *parPart, b []byte, h uint64, pk *packedKey, key
 	var x2 uint64
 	packed2 := false
 	if d.pbits == 2 && d.recLen == ln {
-		x2, packed2 = fold2(pk.w0, pk.w1)
+		x2, packed2 = fold2(pk.w0, pk.w1, d.f2sh)
 		packed2 = packed2 && pk.ok
 	}
 	for i := h >> d.shift; ; {
@@ -2046,7 +2046,7 @@ func (r *parSearch) patchOwn(v int) {
 				}
 				k := uint64(r.rankBase) + uint64(rk)
 				pk := &wk.packs[i]
-				if xw, ok := fold2(pk.w0, pk.w1); d.pbits == 2 && ok && pk.ok && ln == d.recLen {
+				if xw, ok := fold2(pk.w0, pk.w1, d.f2sh); d.pbits == 2 && ok && pk.ok && ln == d.recLen {
 					d.setRec2(k, xw)
 				} else {
 					d.writeDense(k, r.wordBytes(wk, i)) // (unpacked if words: not after fit today)
@@ -2122,7 +2122,7 @@ func (r *parSearch) insertFolded4(q int, pt *parPart, sHi uint64) {
 				key := base + uint32(i)
 				h := hs[i]
 				pk := &packs[i]
-				x, ok := fold2(pk.w0, pk.w1)
+				x, ok := fold2(pk.w0, pk.w1, d.f2sh)
 				if !ok || !pk.ok {
 					// (Not after fit: the general lookup.)
 					pt.news = news
@@ -2192,7 +2192,7 @@ func (r *parSearch) findSide4(pt *parPart, b []byte, h uint64, pk *packedKey, ke
 	var x2 uint64
 	packed2 := false
 	if d.pbits == 2 && d.recLen == ln {
-		x2, packed2 = fold2(pk.w0, pk.w1)
+		x2, packed2 = fold2(pk.w0, pk.w1, d.f2sh)
 		packed2 = packed2 && pk.ok
 	}
 	for i := h >> d.shift; ; {

@@ -55,8 +55,10 @@ type sideSet struct {
 	// they are (pbits 8); plen is a stored record's length.
 	pbits uint
 	plen  int
-	// m2 masks a 2-bit record's word (rec2): its low 8*plen bits.
+	// m2 masks a 2-bit record's word (rec2): its low 8*plen bits;
+	// f2sh is fold2's shift for the length.
 	m2    uint64
+	f2sh  uint
 	dense [][]byte
 	dbits uint               // records per dense chunk: 1<<dbits
 	dn    int                // dense records with room reserved (>= n)
@@ -191,7 +193,7 @@ func (s *sideSet) denseAt(k uint64) []byte {
 func (s *sideSet) hashAt(loc uint64) uint64 {
 	if s.recLen >= 0 {
 		if s.pbits == 2 {
-			w0, w1 := unfold2(s.rec2(loc))
+			w0, w1 := unfold2(s.rec2(loc), s.f2sh)
 			return s.hash2(w0, w1, s.recLen)
 		}
 		if s.pbits == 4 {
@@ -208,7 +210,7 @@ func (s *sideSet) hashAt(loc uint64) uint64 {
 func (s *sideSet) appendDense(dst []byte, k uint64) []byte {
 	if s.pbits == 2 {
 		// One word, unfolded into pack32's two.
-		w0, w1 := unfold2(s.rec2(k))
+		w0, w1 := unfold2(s.rec2(k), s.f2sh)
 		return unpack32(dst, w0, w1, s.recLen)
 	}
 	if s.pbits == 4 {
@@ -297,7 +299,7 @@ func (s *sideSet) match(loc uint64, b []byte) (uint32, bool) {
 		}
 		if s.pbits == 2 {
 			w0, w1, ok := pack32(b)
-			x, ok2 := fold2(w0, w1)
+			x, ok2 := fold2(w0, w1, s.f2sh)
 			return s.denseID(loc), ok && ok2 && s.rec2(loc) == x
 		}
 		if s.pbits == 4 {
@@ -405,6 +407,7 @@ func (s *sideSet) setBits(bits uint) {
 		// ceil(recLen/4) bytes: 5 to 8 (fold2's word has no bit
 		// above 2*recLen+1).
 		s.plen = (s.recLen + 3) / 4
+		s.f2sh = fold2Shift(s.recLen)
 		s.m2 = 1<<(8*s.plen) - 1
 		if s.plen >= 8 {
 			s.m2 = ^uint64(0)
@@ -666,7 +669,7 @@ func (s *sideSet) writeDense(k uint64, b []byte) {
 	switch s.pbits {
 	case 2:
 		w0, w1, ok := pack32(b)
-		x, ok2 := fold2(w0, w1)
+		x, ok2 := fold2(w0, w1, s.f2sh)
 		if !ok || !ok2 {
 			panic("lts: side record of a byte above 3 packed at 2 bits")
 		}
@@ -911,34 +914,30 @@ func ge4(w uint64) uint64 {
 	return (t | -t) >> 63 << 2
 }
 
-// fold2 folds pack32's words of a string of 17 to 32 bytes (w1 holds
-// its packed bytes 8 to 15, h-8 of them for h = (len+1)/2) into one word
-// of 2 bits a byte, at most 4h <= 2*len+2 bits from the bottom, so that
-// a record of ceil(len/4) bytes holds it (setBits): w0's nibbles 0-7 in
-// bits 0-1 of nibbles 0-7, its nibbles 8-15 in their bits 2-3; w1's
-// nibbles squeezed to 2 bits each (sq2) from bit 32. ok: every nibble
-// is below 4, so that the word is the string's packing (unfold2 inverts
-// it); if not, the word is not used.
-func fold2(w0, w1 uint64) (x uint64, ok bool) {
-	return w0&0xFFFFFFFF | w0>>30 | uint64(sq2(w1))<<32, (w0|w1)&hiNib2 == 0
+// fold2 folds pack32's words of a string of n = 17 to 32 bytes into one
+// word of 2 bits a byte, in its low 4h <= 2n+2 bits (h = (n+1)/2), so
+// that a record of ceil(n/4) bytes holds it (setBits): w0's nibbles 0-7
+// in bits 0-1 of nibbles 0-7, its nibbles 8-15 in their bits 2-3; from
+// bit 32, w1's k = h-8 nibbles of packed bytes 8 to h-1 folded the same
+// way (its nibbles k to 2k-1 in bits 2-3 of nibbles 0 to k-1), by sh =
+// fold2Shift(n) = 4k-2. ok: every nibble is below 4, so that the word is
+// the string's packing (unfold2 inverts it); if not, the word is not
+// used.
+func fold2(w0, w1 uint64, sh uint) (x uint64, ok bool) {
+	b := (w1 | w1>>sh) & (1<<(sh+2) - 1)
+	return w0&0xFFFFFFFF | w0>>30 | b<<32, (w0|w1)&hiNib2 == 0
 }
 
 // unfold2 is the inverse of fold2.
-func unfold2(x uint64) (w0, w1 uint64) {
+func unfold2(x uint64, sh uint) (w0, w1 uint64) {
 	const m = 0x33333333
-	return x&m | (x>>2&m)<<32, spread2(uint32(x >> 32))
+	b := x >> 32
+	return x&m | (x>>2&m)<<32, b&m | (b>>2&m)<<(sh+2)
 }
 
-// sq2 squeezes the 16 nibbles of w, each below 4, to 2 bits each:
-// nibble j to bits 2j, 2j+1.
-func sq2(w uint64) uint32 {
-	return squeeze4((w | w>>2) & 0x0F0F0F0F0F0F0F0F)
-}
-
-// spread2 is the inverse of sq2.
-func spread2(v uint32) uint64 {
-	x := spread4(v)
-	return (x | x<<2) & loNib2
+// fold2Shift is fold2's shift for strings of n bytes (17 to 32).
+func fold2Shift(n int) uint {
+	return uint(4*((n+1)/2-8) - 2)
 }
 
 // hash2 is hashPacked for a string of up to 32 bytes (two packed words).

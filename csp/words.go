@@ -157,10 +157,10 @@ func (st *store) wordsDense(n int) bool {
 // readDense sets x.pw to the words of the records of ids (wordsDense).
 func (st *store) readDense(ids []lts.State, x *scratch) {
 	d := &st.side
-	dense, dbits, pl, m2 := d.dense, d.dbits, uintptr(d.plen), d.m2
+	dense, dbits, pl, m2, sh := d.dense, d.dbits, uintptr(d.plen), d.m2, d.f2sh
 	x.pw = x.pw[:0]
 	for _, id := range ids {
-		w0, w1 := unfold2(at2(dense, dbits, pl, m2, uint64(id)))
+		w0, w1 := unfold2(at2(dense, dbits, pl, m2, uint64(id)), sh)
 		x.pw = append(x.pw, w0, w1)
 	}
 }
@@ -418,7 +418,7 @@ func (s *store) InternWords(enc []byte, ends []int, words []uint64, n int, ids [
 			}
 		}
 		start = end
-		x, ok := fold2(w0, w1)
+		x, ok := fold2(w0, w1, d.f2sh)
 		if !ok {
 			return s.internWordsBytes(enc, ends, words, n, ids)
 		}
