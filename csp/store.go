@@ -796,14 +796,13 @@ func (s *store) internAllSide(enc []byte, ends []int, ids []uint32) []uint32 {
 			i := h >> d.shift
 			found := false
 			if d.pbits == 2 && d.recLen == len(b) {
-				// Records at 2 bits a byte: one aligned word each,
+				// Records at 2 bits a byte: one word each (rec2),
 				// compared with the probe folded (fold2). A probe with
 				// a byte of 4 or more is in none: the general loop
 				// below finds its empty slot, and add repacks.
 				pk := &s.packs[k]
-				if x, ok := fold2(pk.w0, pk.w1); ok && pk.ok {
-					dense, dbits := d.dense, d.dbits
-					dmask := uint64(1)<<dbits - 1
+				if x, ok := fold2(pk.w0, pk.w1, d.f2sh); ok && pk.ok {
+					dense, dbits, pl, m2 := d.dense, d.dbits, uintptr(d.plen), d.m2
 					for ; ; i = (i + 1) & mask {
 						v := table[i]
 						if v == 0 {
@@ -813,7 +812,7 @@ func (s *store) internAllSide(enc []byte, ends []int, ids []uint32) []uint32 {
 							continue
 						}
 						r := v&offMask - 1
-						if load64(unsafe.Add(unsafe.Pointer(unsafe.SliceData(dense[r>>dbits])), uintptr(r&dmask)*8)) == x {
+						if at2(dense, dbits, pl, m2, r) == x {
 							ids = append(ids, uint32(r))
 							found = true
 							break
@@ -927,7 +926,7 @@ func (s *store) internSide4(b []byte, h uint64, pk *packedKey, ids []uint32) []u
 	}
 	switch {
 	case d.pbits == 2 && ln >= 0:
-		if x, ok := fold2(pk.w0, pk.w1); ok && pk.ok {
+		if x, ok := fold2(pk.w0, pk.w1, d.f2sh); ok && pk.ok {
 			return append(ids, s.internFolded(h, x))
 		}
 	case d.pbits == 4 && ln >= 0 && pk.ok && d.plen >= 8 && d.plen <= 16,
@@ -1024,7 +1023,7 @@ func (s *store) sideRecords(ends []int, lo, hi int) {
 	}
 	if t := d.t4; t != nil && d.recLen > 0 {
 		// 4-byte slots (dense records): as below.
-		dense, dbits, rl := d.dense, d.dbits, uintptr(d.plen)
+		dense, dbits, rl, rw := d.dense, d.dbits, uintptr(d.plen), d.readLen()
 		dmask := uint64(1)<<dbits - 1
 		rm := d.rmask
 		for _, h := range s.hashes[lo:hi] {
@@ -1038,7 +1037,7 @@ func (s *store) sideRecords(ends []int, lo, hi int) {
 					r := uint64(v&rm - 1)
 					p := uintptr(unsafe.Pointer(unsafe.SliceData(dense[r>>dbits]))) + uintptr(r&dmask)*rl
 					s.addrs = append(s.addrs, p)
-					if last := p + rl - 1; last&^63 != p&^63 {
+					if last := p + rw - 1; last&^63 != p&^63 {
 						s.addrs = append(s.addrs, last)
 					}
 					break
@@ -1058,7 +1057,7 @@ func (s *store) sideRecords(ends []int, lo, hi int) {
 	}
 	if d.recLen > 0 {
 		// Dense records: the first and last line of record r.
-		dense, dbits, rl := d.dense, d.dbits, uintptr(d.plen)
+		dense, dbits, rl, rw := d.dense, d.dbits, uintptr(d.plen), d.readLen()
 		dmask := uint64(1)<<dbits - 1
 		for _, h := range s.hashes[lo:hi] {
 			fp := h >> offBits
@@ -1071,7 +1070,7 @@ func (s *store) sideRecords(ends []int, lo, hi int) {
 					r := v&offMask - 1
 					p := uintptr(unsafe.Pointer(unsafe.SliceData(dense[r>>dbits]))) + uintptr(r&dmask)*rl
 					s.addrs = append(s.addrs, p)
-					if last := p + rl - 1; last&^63 != p&^63 {
+					if last := p + rw - 1; last&^63 != p&^63 {
 						s.addrs = append(s.addrs, last)
 					}
 					break

@@ -115,7 +115,7 @@ func packedBits(all [][]byte, ln int) uint {
 func packedLen(ln int, bits uint) int {
 	switch bits {
 	case 2:
-		return 8
+		return (ln + 3) / 4
 	case 4:
 		return (ln + 1) / 2
 	}
@@ -815,10 +815,15 @@ func TestPack4(t *testing.T) {
 
 // TestPack2 checks the 2-bit packing of the strings of pack2Min to
 // pack2Max bytes (fold2 of pack32's words) against a loop over the bytes:
-// with h = (len(b)+1)/2, byte i (i < 8) of the word holds b[i] in bits
-// 0-1, b[8+i] in bits 2-3, b[h+i] in bits 4-5 and b[h+8+i] in bits 6-7
-// (0 past a half's end); ok is false exactly when some byte is 4 or more;
-// unfold2 and unpack32 give the string back.
+// with h = (len(b)+1)/2, byte i (i < 4) of the word holds b[i] in bits
+// 0-1, b[i+4] in bits 2-3, b[h+i] in bits 4-5 and b[h+i+4] in bits 6-7;
+// its high half holds the 2k = 2(h-8) values b[8+i], b[h+8+i] (i < k)
+// of pack32's second word, the first k in bits 0-1 of its nibbles 0 to
+// k-1, the others in their bits 2-3 (0 past a half's end), so that no
+// bit from 2*len(b)+2 on (8*ceil(len/4) on: a record's bytes) is set;
+// ok is false
+// exactly when some byte is 4 or more; unfold2 and unpack32 give the
+// string back.
 func TestPack2(t *testing.T) {
 	rng := rand.New(rand.NewPCG(2, 4))
 	for n := pack2Min; n <= pack2Max; n++ {
@@ -828,7 +833,7 @@ func TestPack2(t *testing.T) {
 			if !ok4 {
 				t.Fatalf("%x: no 4-bit packing", b)
 			}
-			x, ok := fold2(w0, w1)
+			x, ok := fold2(w0, w1, fold2Shift(n))
 			if ok != (big < 0) {
 				t.Fatalf("%x: ok %v", b, ok)
 			}
@@ -837,18 +842,38 @@ func TestPack2(t *testing.T) {
 			}
 			h := (n + 1) / 2
 			var want uint64
-			for i := range 8 {
-				// The first half is b[:h], the second b[h:].
-				for k, pos := range []int{i, 8 + i, h + i, h + 8 + i} {
-					if end := map[bool]int{true: h, false: n}[k < 2]; pos < end {
-						want |= uint64(b[pos]) << (8*i + 2*k)
-					}
+			for i := range 4 {
+				// The first half is b[:h], the second b[h:], each
+				// of 8 bytes or more.
+				for k, pos := range []int{i, i + 4, h + i, h + i + 4} {
+					want |= uint64(b[pos]) << (8*i + 2*k)
 				}
+			}
+			// w1's nibbles: b[8+i] at 2i, b[h+8+i] at 2i+1 (0 past
+			// the end), nibble f of 2k at 32+4f or, from k on, at
+			// bit 2 of nibble f-k.
+			k := h - 8
+			for f := range 2 * k {
+				pos := 8 + f/2
+				if f%2 == 1 {
+					pos = h + 8 + f/2
+				}
+				if pos >= n {
+					continue
+				}
+				at := 32 + 4*f
+				if f >= k {
+					at = 32 + 4*(f-k) + 2
+				}
+				want |= uint64(b[pos]) << at
 			}
 			if x != want {
 				t.Fatalf("%x: folded %016x, want %016x", b, x, want)
 			}
-			u0, u1 := unfold2(x)
+			if top := 2*n + 2; top < 64 && x>>top != 0 {
+				t.Fatalf("%x: folded %016x has bits from %d on", b, x, top)
+			}
+			u0, u1 := unfold2(x, fold2Shift(n))
 			if u0 != w0 || u1 != w1 {
 				t.Fatalf("%x: unfolded %x %x, want %x %x", b, u0, u1, w0, w1)
 			}

@@ -242,7 +242,8 @@ type parDef struct{ key, j uint32 }
 // its slot, and off: for an inline state its h32, for a side state its
 // length, then its arena offset once assigned. x is a side state's record
 // when the records are dense at 2 bits a byte (one word: fold2), which
-// the insert phase compares with and the ids phase writes as it is.
+// the insert phase compares with and the ids phase writes as it is
+// (its plen low bytes: setRec2).
 type parNew struct {
 	key  uint32
 	xok  bool // x is set
@@ -422,7 +423,7 @@ func (r *parSearch) round(states []lts.State) (errAt int, err error) {
 	r.wantChunk = 0
 	if d := &s.side; r.nextChunk == nil && d.recLen >= 0 && len(d.dense) > 0 {
 		if c := d.denseChunk(); 2*len(d.dense[len(d.dense)-1]) > c {
-			r.wantChunk = c
+			r.wantChunk = d.denseCap()
 		}
 	} else if r.nextChunk == nil && len(d.chunks) > 0 {
 		n := len(d.chunks)
@@ -1091,8 +1092,7 @@ func (r *parSearch) insertPart(q int) {
 func (r *parSearch) insertFolded(q int, pt *parPart, sHi uint64) {
 	d := &r.s.side
 	table, shift := d.table, d.shift
-	dense, dbits := d.dense, d.dbits
-	dmask := uint64(1)<<dbits - 1
+	dense, dbits, pl, m2 := d.dense, d.dbits, uintptr(d.plen), d.m2
 	news := pt.news
 	rl := uint64(d.recLen)
 	size := d.recSize(d.recLen)
@@ -1113,7 +1113,7 @@ func (r *parSearch) insertFolded(q int, pt *parPart, sHi uint64) {
 				key := base + uint32(i)
 				h := hs[i]
 				pk := &packs[i]
-				x, ok := fold2(pk.w0, pk.w1)
+				x, ok := fold2(pk.w0, pk.w1, d.f2sh)
 				if !ok || !pk.ok {
 					// (Not after fit: the general lookup, which reads
 					// the bytes.)
@@ -1145,7 +1145,7 @@ func (r *parSearch) insertFolded(q int, pt *parPart, sHi uint64) {
 								res[b0+jb] = n0 + e.key&^parSide
 								break
 							}
-						} else if k := v&offMask - 1; load64(unsafe.Add(unsafe.Pointer(unsafe.SliceData(dense[k>>dbits])), uintptr(k&dmask)*8)) == x {
+						} else if k := v&offMask - 1; at2(dense, dbits, pl, m2, k) == x {
 							res[b0+jb] = d.denseID(k)
 							break
 						}
@@ -1222,7 +1222,7 @@ func (r *parSearch) insRecords(pt *parPart, wk *parWorker, idxs []int32, lo, hi 
 		// The same with 4-byte slots (a slot's rank field above pbase:
 		// provisional).
 		shift, rb, rm, pb := d.shift, d.rbits, d.rmask, r.pbase
-		dense, dbits, rl := d.dense, d.dbits, uintptr(d.plen)
+		dense, dbits, rl, rw := d.dense, d.dbits, uintptr(d.plen), d.readLen()
 		dmask := uint64(1)<<dbits - 1
 		for _, i := range idxs[lo:hi] {
 			h := wk.hs[i]
@@ -1236,7 +1236,7 @@ func (r *parSearch) insRecords(pt *parPart, wk *parWorker, idxs []int32, lo, hi 
 					r := uint64(v&rm - 1)
 					p := uintptr(unsafe.Pointer(unsafe.SliceData(dense[r>>dbits]))) + uintptr(r&dmask)*rl
 					pt.addrs = append(pt.addrs, p)
-					if last := p + rl - 1; last&^63 != p&^63 {
+					if last := p + rw - 1; last&^63 != p&^63 {
 						pt.addrs = append(pt.addrs, last)
 					}
 					break
@@ -1252,7 +1252,7 @@ func (r *parSearch) insRecords(pt *parPart, wk *parWorker, idxs []int32, lo, hi 
 		// Every string a side string, dense records: recordAddrsPar's
 		// walk here, the record's address computed inline.
 		table, shift := d.table, d.shift
-		dense, dbits, rl := d.dense, d.dbits, uintptr(d.plen)
+		dense, dbits, rl, rw := d.dense, d.dbits, uintptr(d.plen), d.readLen()
 		dmask := uint64(1)<<dbits - 1
 		for _, i := range idxs[lo:hi] {
 			h := wk.hs[i]
@@ -1266,7 +1266,7 @@ func (r *parSearch) insRecords(pt *parPart, wk *parWorker, idxs []int32, lo, hi 
 					r := v&offMask - 1
 					p := uintptr(unsafe.Pointer(unsafe.SliceData(dense[r>>dbits]))) + uintptr(r&dmask)*rl
 					pt.addrs = append(pt.addrs, p)
-					if last := p + rl - 1; last&^63 != p&^63 {
+					if last := p + rw - 1; last&^63 != p&^63 {
 						pt.addrs = append(pt.addrs, last)
 					}
 					break
@@ -1360,12 +1360,12 @@ func (r *parSearch) findSide(pt *parPart, b []byte, h uint64, pk *packedKey, key
 	if d.pbits == 4 && d.recLen == ln && d.plen >= 8 && d.plen <= 16 {
 		w0, w1, packed = pk.w0, pk.w1, pk.ok
 	}
-	// Records at 2 bits a byte: one aligned word each (a probe with a
-	// byte of 4 or more is in none).
+	// Records at 2 bits a byte: one word each, masked (rec2; a probe
+	// with a byte of 4 or more is in none).
 	var x2 uint64
 	packed2 := false
 	if d.pbits == 2 && d.recLen == ln {
-		x2, packed2 = fold2(pk.w0, pk.w1)
+		x2, packed2 = fold2(pk.w0, pk.w1, d.f2sh)
 		packed2 = packed2 && pk.ok
 	}
 	for i := h >> d.shift; ; {
@@ -1398,7 +1398,7 @@ func (r *parSearch) findSide(pt *parPart, b []byte, h uint64, pk *packedKey, key
 				}
 			} else if packed2 {
 				k := v&offMask - 1
-				if load64(unsafe.Add(unsafe.Pointer(unsafe.SliceData(d.dense[k>>d.dbits])), uintptr(k&(1<<d.dbits-1))*8)) == x2 {
+				if d.rec2(k) == x2 {
 					return d.denseID(k), true
 				}
 			} else if packed {
@@ -1568,7 +1568,7 @@ func (r *parSearch) patchSide(e *parNew, off uint64) {
 	key := e.key &^ parSide
 	if d.recLen >= 0 && d.pbits == 2 && e.xok {
 		// The record is the word the insert phase folded (writeDense's).
-		store64(unsafe.Pointer(unsafe.SliceData(d.denseAt(off))), e.x)
+		d.setRec2(off, e.x)
 		if d.withIDs {
 			d.ids.Set(int(off), r.final[key])
 		}
@@ -2046,8 +2046,8 @@ func (r *parSearch) patchOwn(v int) {
 				}
 				k := uint64(r.rankBase) + uint64(rk)
 				pk := &wk.packs[i]
-				if xw, ok := fold2(pk.w0, pk.w1); d.pbits == 2 && ok && pk.ok && ln == d.recLen {
-					store64(unsafe.Pointer(unsafe.SliceData(d.denseAt(k))), xw)
+				if xw, ok := fold2(pk.w0, pk.w1, d.f2sh); d.pbits == 2 && ok && pk.ok && ln == d.recLen {
+					d.setRec2(k, xw)
 				} else {
 					d.writeDense(k, r.wordBytes(wk, i)) // (unpacked if words: not after fit today)
 				}
@@ -2101,8 +2101,7 @@ func (r *parSearch) provNew4(i uint64, low uint32) *parNew {
 func (r *parSearch) insertFolded4(q int, pt *parPart, sHi uint64) {
 	d := &r.s.side
 	t4, shift, rb, rm := d.t4, d.shift, d.rbits, d.rmask
-	dense, dbits := d.dense, d.dbits
-	dmask := uint64(1)<<dbits - 1
+	dense, dbits, pl, m2 := d.dense, d.dbits, uintptr(d.plen), d.m2
 	news := pt.news
 	rl := uint64(d.recLen)
 	size := d.recSize(d.recLen)
@@ -2123,7 +2122,7 @@ func (r *parSearch) insertFolded4(q int, pt *parPart, sHi uint64) {
 				key := base + uint32(i)
 				h := hs[i]
 				pk := &packs[i]
-				x, ok := fold2(pk.w0, pk.w1)
+				x, ok := fold2(pk.w0, pk.w1, d.f2sh)
 				if !ok || !pk.ok {
 					// (Not after fit: the general lookup.)
 					pt.news = news
@@ -2156,7 +2155,7 @@ func (r *parSearch) insertFolded4(q int, pt *parPart, sHi uint64) {
 								res[b0+jb] = n0 + e.key&^parSide
 								break
 							}
-						} else if k := uint64(low - 1); load64(unsafe.Add(unsafe.Pointer(unsafe.SliceData(dense[k>>dbits])), uintptr(k&dmask)*8)) == x {
+						} else if k := uint64(low - 1); at2(dense, dbits, pl, m2, k) == x {
 							res[b0+jb] = d.denseID(k)
 							break
 						}
@@ -2193,7 +2192,7 @@ func (r *parSearch) findSide4(pt *parPart, b []byte, h uint64, pk *packedKey, ke
 	var x2 uint64
 	packed2 := false
 	if d.pbits == 2 && d.recLen == ln {
-		x2, packed2 = fold2(pk.w0, pk.w1)
+		x2, packed2 = fold2(pk.w0, pk.w1, d.f2sh)
 		packed2 = packed2 && pk.ok
 	}
 	for i := h >> d.shift; ; {
@@ -2225,7 +2224,7 @@ func (r *parSearch) findSide4(pt *parPart, b []byte, h uint64, pk *packedKey, ke
 					return d.denseID(k), true
 				}
 			case packed2:
-				if load64(unsafe.Add(unsafe.Pointer(unsafe.SliceData(d.dense[k>>d.dbits])), uintptr(k&(1<<d.dbits-1))*8)) == x2 {
+				if d.rec2(k) == x2 {
 					return d.denseID(k), true
 				}
 			case packed:

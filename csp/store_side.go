@@ -30,9 +30,12 @@ import (
 //     small variables: codes.go) and the length is 8 to 64, a record is
 //     the string packed at 4 bits a byte (plen = (recLen+1)/2; pack32,
 //     packLong); while every byte is below 4 and the length is 17 to 32,
-//     at 2 bits a byte in one word (plen 8; fold2): 8 bytes a state at
-//     the philosophers' N = 14 instead of 28 (docs/engine.md). A larger
-//     byte repacks them all once, wider (repack).
+//     at 2 bits a byte, one word's low bytes (fold2) stored at its
+//     natural length, plen = ceil(recLen/4) = 5 to 8, and read as the
+//     unaligned word at its start, masked (rec2; a chunk has denseSlack
+//     bytes past its records): 7 bytes a state at the philosophers'
+//     N = 14 instead of 28 (docs/engine.md). A larger byte repacks them
+//     all once, wider (repack).
 //     In a store without a width ranks are ids; otherwise ids (rank ->
 //     id) keeps them;
 //   - an arena of [id uint32][uvarint length][bytes] records and refs
@@ -52,6 +55,10 @@ type sideSet struct {
 	// they are (pbits 8); plen is a stored record's length.
 	pbits uint
 	plen  int
+	// m2 masks a 2-bit record's word (rec2): its low 8*plen bits;
+	// f2sh is fold2's shift for the length.
+	m2    uint64
+	f2sh  uint
 	dense [][]byte
 	dbits uint               // records per dense chunk: 1<<dbits
 	dn    int                // dense records with room reserved (>= n)
@@ -186,7 +193,7 @@ func (s *sideSet) denseAt(k uint64) []byte {
 func (s *sideSet) hashAt(loc uint64) uint64 {
 	if s.recLen >= 0 {
 		if s.pbits == 2 {
-			w0, w1 := unfold2(binary.LittleEndian.Uint64(s.denseAt(loc)))
+			w0, w1 := unfold2(s.rec2(loc), s.f2sh)
 			return s.hash2(w0, w1, s.recLen)
 		}
 		if s.pbits == 4 {
@@ -202,9 +209,8 @@ func (s *sideSet) hashAt(loc uint64) uint64 {
 // appendDense appends the string of the dense record of rank k to dst.
 func (s *sideSet) appendDense(dst []byte, k uint64) []byte {
 	if s.pbits == 2 {
-		// One aligned word, unfolded into pack32's two.
-		c := s.dense[k>>s.dbits]
-		w0, w1 := unfold2(load64(unsafe.Add(unsafe.Pointer(unsafe.SliceData(c)), uintptr(k&(1<<s.dbits-1))*8)))
+		// One word, unfolded into pack32's two.
+		w0, w1 := unfold2(s.rec2(k), s.f2sh)
 		return unpack32(dst, w0, w1, s.recLen)
 	}
 	if s.pbits == 4 {
@@ -293,8 +299,8 @@ func (s *sideSet) match(loc uint64, b []byte) (uint32, bool) {
 		}
 		if s.pbits == 2 {
 			w0, w1, ok := pack32(b)
-			x, ok2 := fold2(w0, w1)
-			return s.denseID(loc), ok && ok2 && binary.LittleEndian.Uint64(s.denseAt(loc)) == x
+			x, ok2 := fold2(w0, w1, s.f2sh)
+			return s.denseID(loc), ok && ok2 && s.rec2(loc) == x
 		}
 		if s.pbits == 4 {
 			w, ok := packW(b)
@@ -398,7 +404,14 @@ func (s *sideSet) setBits(bits uint) {
 	case 4:
 		s.plen = (s.recLen + 1) / 2
 	case 2:
-		s.plen = 8
+		// ceil(recLen/4) bytes: 5 to 8 (fold2's word has no bit
+		// above 2*recLen+1).
+		s.plen = (s.recLen + 3) / 4
+		s.f2sh = fold2Shift(s.recLen)
+		s.m2 = 1<<(8*s.plen) - 1
+		if s.plen >= 8 {
+			s.m2 = ^uint64(0)
+		}
 	}
 	s.dbits = 20
 	if s.plen > 0 {
@@ -516,8 +529,50 @@ func (s *sideSet) reserveRecord(n int, or uint64) (int, uint64) {
 	return k, off
 }
 
-// denseChunk is the size of a full chunk of the dense array.
+// denseChunk is the size of a full chunk of the dense array's records;
+// a chunk has denseSlack bytes more (denseCap).
 func (s *sideSet) denseChunk() int { return s.plen << s.dbits }
+
+// denseCap is the capacity of a full chunk of the dense array.
+func (s *sideSet) denseCap() int { return s.denseChunk() + denseSlack }
+
+// denseSlack is the room a dense chunk has past its records: a 2-bit
+// record of fewer than 8 bytes is read as the 8-byte word at its start
+// (rec2), which may end past the chunk's last record.
+const denseSlack = 8
+
+// rec2 is the 2-bit record of rank k (pbits 2): the plen bytes at k*plen,
+// loaded as one unaligned word and masked (the bytes past them are the
+// next record's or the chunk's slack).
+func (s *sideSet) rec2(k uint64) uint64 {
+	return at2(s.dense, s.dbits, uintptr(s.plen), s.m2, k)
+}
+
+// at2 is rec2 for the hot loops, which keep the set's fields in locals:
+// the word of record k of dense (chunks of 1<<dbits records of pl bytes)
+// and-ed with m2.
+func at2(dense [][]byte, dbits uint, pl uintptr, m2, k uint64) uint64 {
+	return load64(unsafe.Add(unsafe.Pointer(unsafe.SliceData(dense[k>>dbits])), uintptr(k&(1<<dbits-1))*pl)) & m2
+}
+
+// readLen is the bytes a lookup reads at a dense record's start: a 2-bit
+// record's word (rec2), else the record.
+func (s *sideSet) readLen() uintptr {
+	if s.pbits == 2 {
+		return 8
+	}
+	return uintptr(s.plen)
+}
+
+// setRec2 writes the 2-bit record x (fold2's word) of rank k: exactly
+// its plen bytes (5 to 8), as two 4-byte stores that may overlap, since
+// the parallel rounds write neighbouring records at once.
+func (s *sideSet) setRec2(k, x uint64) {
+	pl := uintptr(s.plen)
+	p := unsafe.Add(unsafe.Pointer(unsafe.SliceData(s.dense[k>>s.dbits])), uintptr(k&(1<<s.dbits-1))*pl)
+	store32(p, uint32(x))
+	store32(unsafe.Add(p, pl-4), uint32(x>>(8*(pl-4))))
+}
 
 // growDense reserves room for the dense records of ranks below to (and
 // their ids). A new full chunk is *spare if that has its capacity (the
@@ -530,20 +585,20 @@ func (s *sideSet) growDense(to int, spare *[]byte) {
 			var c []byte
 			switch {
 			case ci == 0:
-				c = make([]byte, 0, min(minDense, per)*s.plen)
-			case spare != nil && cap(*spare) == s.denseChunk():
+				c = make([]byte, 0, min(minDense, per)*s.plen+denseSlack)
+			case spare != nil && cap(*spare) == s.denseCap():
 				c, *spare = (*spare)[:0], nil
 			default:
-				c = make([]byte, 0, s.denseChunk())
+				c = make([]byte, 0, s.denseCap())
 			}
 			s.dense = append(s.dense, c)
 		}
 		c := s.dense[ci]
 		end := min(to-ci<<s.dbits, per) // records in chunk ci
 		need := end * s.plen
-		if need > cap(c) {
+		if need+denseSlack > cap(c) {
 			// The first chunk doubles up to its full size.
-			g := make([]byte, len(c), min(max(need, 2*cap(c)), s.denseChunk()))
+			g := make([]byte, len(c), min(max(need, 2*(cap(c)-denseSlack)), s.denseChunk())+denseSlack)
 			copy(g, c)
 			c = g
 		}
@@ -614,11 +669,11 @@ func (s *sideSet) writeDense(k uint64, b []byte) {
 	switch s.pbits {
 	case 2:
 		w0, w1, ok := pack32(b)
-		x, ok2 := fold2(w0, w1)
+		x, ok2 := fold2(w0, w1, s.f2sh)
 		if !ok || !ok2 {
 			panic("lts: side record of a byte above 3 packed at 2 bits")
 		}
-		binary.LittleEndian.PutUint64(s.denseAt(k), x)
+		s.setRec2(k, x)
 	case 4:
 		w, ok := packW(b)
 		if !ok {
@@ -793,13 +848,14 @@ func (s *sideSet) recordAddrs(h uint64, ln int, addrs []uintptr) []uintptr {
 
 // recordLines appends the addresses of the cache lines that the record at
 // loc, of a string of ln bytes, starts and ends in (the first bytes, with
-// the id of an arena record; the last ones when they lie on another line).
+// the id of an arena record; the last ones when they lie on another line;
+// of a 2-bit record, the last of the word read: readLen).
 func (s *sideSet) recordLines(loc uint64, ln int, addrs []uintptr) []uintptr {
 	var p, last uintptr
 	if s.recLen >= 0 {
 		c := s.dense[loc>>s.dbits]
 		p = uintptr(unsafe.Pointer(unsafe.SliceData(c))) + uintptr(loc&(1<<s.dbits-1))*uintptr(s.plen)
-		last = p + uintptr(max(s.plen, 1)-1)
+		last = p + max(s.readLen(), 1) - 1
 	} else {
 		c := s.chunks[loc>>storeChunkBits]
 		p = uintptr(unsafe.Pointer(unsafe.SliceData(c))) + uintptr(loc&(storeChunk-1))
@@ -858,17 +914,30 @@ func ge4(w uint64) uint64 {
 	return (t | -t) >> 63 << 2
 }
 
-// fold2 folds pack32's words of a string of 17 to 32 bytes (w1 holds
-// its packed bytes 8 to 15) into one word of 2 bits a byte: w0's nibble
-// j in bits 0-1 of nibble j, w1's in bits 2-3. ok: every nibble is below
-// 4, so that the word is the string's packing (unfold2 inverts it).
-func fold2(w0, w1 uint64) (x uint64, ok bool) {
-	return w0 | w1<<2, (w0|w1)&hiNib2 == 0
+// fold2 folds pack32's words of a string of n = 17 to 32 bytes into one
+// word of 2 bits a byte, in its low 4h <= 2n+2 bits (h = (n+1)/2), so
+// that a record of ceil(n/4) bytes holds it (setBits): w0's nibbles 0-7
+// in bits 0-1 of nibbles 0-7, its nibbles 8-15 in their bits 2-3; from
+// bit 32, w1's k = h-8 nibbles of packed bytes 8 to h-1 folded the same
+// way (its nibbles k to 2k-1 in bits 2-3 of nibbles 0 to k-1), by sh =
+// fold2Shift(n) = 4k-2. ok: every nibble is below 4, so that the word is
+// the string's packing (unfold2 inverts it); if not, the word is not
+// used.
+func fold2(w0, w1 uint64, sh uint) (x uint64, ok bool) {
+	b := (w1 | w1>>sh) & (1<<(sh+2) - 1)
+	return w0&0xFFFFFFFF | w0>>30 | b<<32, (w0|w1)&hiNib2 == 0
 }
 
 // unfold2 is the inverse of fold2.
-func unfold2(x uint64) (w0, w1 uint64) {
-	return x & loNib2, x >> 2 & loNib2
+func unfold2(x uint64, sh uint) (w0, w1 uint64) {
+	const m = 0x33333333
+	b := x >> 32
+	return x&m | (x>>2&m)<<32, b&m | (b>>2&m)<<(sh+2)
+}
+
+// fold2Shift is fold2's shift for strings of n bytes (17 to 32).
+func fold2Shift(n int) uint {
+	return uint(4*((n+1)/2-8) - 2)
 }
 
 // hash2 is hashPacked for a string of up to 32 bytes (two packed words).

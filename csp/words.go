@@ -1,9 +1,7 @@
 package csp
 
 import (
-	"encoding/binary"
 	"sync/atomic"
-	"unsafe"
 
 	"github.com/quasar-verify/quasar/lang"
 	"github.com/quasar-verify/quasar/lts"
@@ -159,12 +157,10 @@ func (st *store) wordsDense(n int) bool {
 // readDense sets x.pw to the words of the records of ids (wordsDense).
 func (st *store) readDense(ids []lts.State, x *scratch) {
 	d := &st.side
-	dense, dbits := d.dense, d.dbits
-	dmask := uint64(1)<<dbits - 1
+	dense, dbits, pl, m2, sh := d.dense, d.dbits, uintptr(d.plen), d.m2, d.f2sh
 	x.pw = x.pw[:0]
 	for _, id := range ids {
-		k := uint64(id)
-		w0, w1 := unfold2(load64(unsafe.Add(unsafe.Pointer(unsafe.SliceData(dense[k>>dbits])), uintptr(k&dmask)*8)))
+		w0, w1 := unfold2(at2(dense, dbits, pl, m2, uint64(id)), sh)
 		x.pw = append(x.pw, w0, w1)
 	}
 }
@@ -422,7 +418,7 @@ func (s *store) InternWords(enc []byte, ends []int, words []uint64, n int, ids [
 			}
 		}
 		start = end
-		x, ok := fold2(w0, w1)
+		x, ok := fold2(w0, w1, d.f2sh)
 		if !ok {
 			return s.internWordsBytes(enc, ends, words, n, ids)
 		}
@@ -447,8 +443,7 @@ func (s *store) InternWords(enc []byte, ends []int, words []uint64, n int, ids [
 // it returns its id (internSide4's and internAllSide's 2-bit loops).
 func (s *store) internFolded(h, x uint64) uint32 {
 	d := &s.side
-	dense, dbits := d.dense, d.dbits
-	dmask := uint64(1)<<dbits - 1
+	dense, dbits, pl, m2 := d.dense, d.dbits, uintptr(d.plen), d.m2
 	mask := d.mask
 	i := h >> d.shift
 	if t := d.t4; t != nil {
@@ -463,7 +458,7 @@ func (s *store) internFolded(h, x uint64) uint32 {
 				continue
 			}
 			r := uint64(v&rm - 1)
-			if load64(unsafe.Add(unsafe.Pointer(unsafe.SliceData(dense[r>>dbits])), uintptr(r&dmask)*8)) == x {
+			if at2(dense, dbits, pl, m2, r) == x {
 				return uint32(r)
 			}
 		}
@@ -482,7 +477,7 @@ func (s *store) internFolded(h, x uint64) uint32 {
 			continue
 		}
 		r := v&offMask - 1
-		if load64(unsafe.Add(unsafe.Pointer(unsafe.SliceData(dense[r>>dbits])), uintptr(r&dmask)*8)) == x {
+		if at2(dense, dbits, pl, m2, r) == x {
 			return uint32(r)
 		}
 	}
@@ -494,7 +489,7 @@ func (s *store) internFolded(h, x uint64) uint32 {
 // addFolded is add for the 2-bit record x of the dense length.
 func (s *sideSet) addFolded(i, fp uint64, id uint32, x uint64) {
 	_, loc := s.reserveRecord(s.recLen, 0) // (every byte below 4: no repack)
-	binary.LittleEndian.PutUint64(s.denseAt(loc), x)
+	s.setRec2(loc, x)
 	if s.withIDs {
 		s.ids.Set(int(loc), id)
 	}
