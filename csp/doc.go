@@ -102,7 +102,8 @@
 // encode and decode take a one-byte path (the same bytes as the varints);
 // while every byte of every side state is below 16, the dense records are
 // packed at 4 bits a byte, and while every byte is below 4 (records of 17
-// to 32 bytes) at 2 bits, one word each (store_side.go). A big side table
+// to 32 bytes) at 2 bits, ceil(length/4) bytes each, read as one word
+// (store_side.go). A big side table
 // gives its pages back as it is moved into the doubled one, so that a
 // grow does not hold both whole (release_linux.go).
 //

@@ -191,14 +191,14 @@ Sys = ||| i:{0..%d} @ P(i);
 }
 
 // TestRec2Rounds: searches of models whose states are 2-bit records of 17
-// to 32 bytes (5 to 8 bytes a record), moved to the side set early
-// (sideFrom lowered), in chunks of a few records, give the sequential
+// to 32 bytes (5 to 8 bytes a record; those of up to 24 bytes moved to
+// the side set early, sideFrom lowered, the others on it from the start), in chunks of a few records, give the sequential
 // search's ids, transitions and counterexample with 1 and 2 workers
 // (the rounds' folded inserts, their deferred lookups and their writes
 // of neighbouring records, by bits or serially), also with weak hashes.
 func TestRec2Rounds(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
-	defer func(r, c, f int) { parRound, denseChunkMax, sideFrom = r, c, f }(parRound, denseChunkMax, sideFrom)
+	defer func(r, c, f, g int) { parRound, denseChunkMax, sideFrom, parRegionMax = r, c, f, g }(parRound, denseChunkMax, sideFrom, parRegionMax)
 	defer func(m uint64) { sideHashMask = m }(sideHashMask)
 	lengths := []int{17, 20, 21, 24, 25, 28, 29, 32}
 	if testing.Short() {
@@ -240,6 +240,9 @@ func TestRec2Rounds(t *testing.T) {
 					d := &sys.store.side
 					if d.pbits != 2 || d.recLen != n || d.plen != (n+3)/4 || len(d.dense) < 3 {
 						t.Errorf("%s: records of %d bytes at %d bits, %d bytes each, %d chunks; want 2 bits, %d bytes each, 3 chunks or more", name, d.recLen, d.pbits, d.plen, len(d.dense), (n+3)/4)
+					}
+					if e := checkDenseRoom(d); e != "" {
+						t.Errorf("%s: %s", name, e)
 					}
 					denseChunkMax, sideHashMask, parRegionMax = storeChunk, ^uint64(0), storeChunk
 					sameSearch(t, name, want, got, false, false)

@@ -870,7 +870,7 @@ func TestPack2(t *testing.T) {
 			if x != want {
 				t.Fatalf("%x: folded %016x, want %016x", b, x, want)
 			}
-			if top := 2*n + 2; top < 64 && x>>top != 0 {
+			if top := 8 * ((n + 3) / 4); top < 64 && x>>top != 0 {
 				t.Fatalf("%x: folded %016x has bits from %d on", b, x, top)
 			}
 			u0, u1 := unfold2(x, fold2Shift(n))

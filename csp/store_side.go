@@ -404,14 +404,11 @@ func (s *sideSet) setBits(bits uint) {
 	case 4:
 		s.plen = (s.recLen + 1) / 2
 	case 2:
-		// ceil(recLen/4) bytes: 5 to 8 (fold2's word has no bit
-		// above 2*recLen+1).
+		// ceil(recLen/4) bytes: 5 to 8 (fold2's word has no bit at
+		// or above 4*((recLen+1)/2) <= 8*plen).
 		s.plen = (s.recLen + 3) / 4
 		s.f2sh = fold2Shift(s.recLen)
-		s.m2 = 1<<(8*s.plen) - 1
-		if s.plen >= 8 {
-			s.m2 = ^uint64(0)
-		}
+		s.m2 = 1<<(8*s.plen) - 1 // (all ones at 8 bytes: a shift by 64 is 0)
 	}
 	s.dbits = 20
 	if s.plen > 0 {
@@ -597,7 +594,9 @@ func (s *sideSet) growDense(to int, spare *[]byte) {
 		end := min(to-ci<<s.dbits, per) // records in chunk ci
 		need := end * s.plen
 		if need+denseSlack > cap(c) {
-			// The first chunk doubles up to its full size.
+			// The first chunk doubles up to its full size; a chunk
+			// short of its slack (a spare of another capacity) is
+			// reallocated here too.
 			g := make([]byte, len(c), min(max(need, 2*(cap(c)-denseSlack)), s.denseChunk())+denseSlack)
 			copy(g, c)
 			c = g
