@@ -107,7 +107,7 @@
 // gives its pages back as it is moved into the doubled one, so that a
 // grow does not hold both whole (release_linux.go).
 //
-// Two other designs of the set were measured and dropped (docs/engine.md
+// Two other designs of the set were measured and dropped (docs/engine-log.md
 // has the figures): bit-packing the states to their widths (packing every
 // probe cost more than the misses it saved) and LTSmin's tree compression
 // for states above 24 bytes (a table per node of a binary tree over the
@@ -138,11 +138,11 @@
 // successors are made on the state's two packed words instead (words.go;
 // in expandPlain, so for every caller): each template is a mask test and a
 // mask-and-value patch, and when the one-worker search's store keeps
-// 2-bit records the successors go to it as words, never as bytes (docs/engine.md,
+// 2-bit records the successors go to it as words, never as bytes (docs/engine-log.md,
 // "Successors as packed words"). The parallel rounds do the same in their
 // expand phase (store_par.go: expandWords, hashWords): the parents are
 // read as their records' words, the successors hashed and routed as
-// words and inserted by their fold (docs/engine.md, "The parallel rounds
+// words and inserted by their fold (docs/engine-log.md, "The parallel rounds
 // on packed words").
 //
 // The transitions of a state: every component's enabled edges are

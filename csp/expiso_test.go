@@ -16,7 +16,7 @@ import (
 	"github.com/quasar-verify/quasar/lts"
 )
 
-// TestExpandIsolated (issue 21, docs/engine.md "Two workers, the expansion
+// TestExpandIsolated (issue 21, docs/engine-log.md "Two workers, the expansion
 // isolated"): explores the philosophers with one worker, then times the
 // parallel search's expand phase (parSearch.expand: AppendGet, expandRaw,
 // hashStrings into a worker's scratch) over every stored state, by one
@@ -396,7 +396,7 @@ func isoRead(wk *parWorker, res bool) uint64 {
 // each phase's CPU nanoseconds per stored state (the workers' threads in
 // the parallel part of the phase): expand-ns, grow-ns, insert-ns, ids-ns,
 // patch-ns; total-ns is the process's CPU per state. Issue 21,
-// docs/engine.md "Two workers, the expansion isolated".
+// docs/engine-log.md "Two workers, the expansion isolated".
 func BenchmarkParPhases(b *testing.B) {
 	src, err := os.ReadFile("../bench/philosophers/philosophers.csp")
 	if err != nil {

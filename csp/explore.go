@@ -181,7 +181,7 @@ const (
 // Only a cancellation of the context (Ctrl-C) stops a rebuild, which
 // then leaves the check unknown: a time limit does not, since the
 // rebuild adds no state and costs at most one more expansion of the
-// levels involved (docs/engine.md has the figures).
+// levels involved (docs/engine-log.md has the figures).
 
 // treeKeep is the number of ids for which an exact search of a Proc keeps
 // the parent tree (a variable for the tests).

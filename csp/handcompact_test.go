@@ -304,7 +304,7 @@ func (t *hwCTable) find(k uint64) int {
 // = 12, 14, 16; QUASAR_HW_N=n: that N only; QUASAR_HW_VARIANT=name: that
 // variant only, for its peak RSS; QUASAR_HW_LMAX, QUASAR_HW_CHUNK).
 // The bound variants start with their partitions sized for 3^N states
-// (hwExplorePartAll's bound): docs/engine.md, "Compact partitions".
+// (hwExplorePartAll's bound): docs/engine-log.md, "Compact partitions".
 //
 //	QUASAR_HW_N=14 QUASAR_HW_CHUNK=4194304 go test ./csp -run '^$' -bench HandWrittenCompact -benchtime 1x
 func BenchmarkHandWrittenCompact(b *testing.B) {

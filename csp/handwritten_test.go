@@ -19,7 +19,7 @@ import (
 // A hand-written explorer of bench/philosophers/philosophers.csp (issue
 // 21's benchmark), the reference point for the engine: how fast Go code
 // written for exactly this model explores it on this machine
-// (docs/engine.md, "A hand-written explorer: what the machine can do").
+// (docs/engine-log.md, "A hand-written explorer: what the machine can do").
 //
 // A state is the CSP model's: philosopher i's control state (0: about to
 // take its first fork, 1: its second, 2: about to put down its first, 3:

@@ -16,7 +16,7 @@ var released atomic.Int64
 // (madvise MADV_DONTNEED): they read as zeros afterwards. The caller no
 // longer reads t (the old table of a grow, past the part moved): its
 // pages leave the process's memory while the new table's fill up, so
-// that a grow does not hold both tables whole (docs/engine.md, "Records
+// that a grow does not hold both tables whole (docs/engine-log.md, "Records
 // at 2 bits a value and tables released as they move").
 //
 // What makes it sound on memory of the Go heap: t holds no pointers (the

@@ -400,7 +400,7 @@ func (s *store) grow() {
 // slower with the move at 2^13 states); beyond, the side set is faster as
 // well as smaller: the philosophers at N = 12 (24-byte states, 531,441 of
 // them) take 18 to 40% less CPU time and 31.7 MiB instead of 129
-// (docs/engine.md, "Small tables inline, large ones on the side"). A
+// (docs/engine-log.md, "Small tables inline, large ones on the side"). A
 // variable: the tests lower it.
 var sideFrom = 1 << 17
 
@@ -505,7 +505,7 @@ var sideMoves atomic.Int64
 // collected at once. The collector is paced for speed (budget.TuneGC,
 // GOGC 400): in a large exploration it does not run again, and the old
 // table, garbage, would stay in the process's memory while the records
-// and the parent tree grow on into the peak (docs/engine.md, "Tables left
+// and the parent tree grow on into the peak (docs/engine-log.md, "Tables left
 // behind"). Collected, its pages take the next records.
 var bigOld = 16 << 20
 
@@ -611,7 +611,7 @@ func copySlot(dst, src unsafe.Pointer, n int) {
 // are prefetched before window w is looked up): stages over the whole
 // batch (some 2,400 strings, 4,800 lines) let the early lines leave the
 // L1 cache and the TLB before their lookup came, and were 10% slower on
-// the philosophers at N = 14 (docs/engine.md).
+// the philosophers at N = 14 (docs/engine-log.md).
 const window = 16
 
 // prefetchSlots prefetches the home slots of the strings k in [lo, hi) of

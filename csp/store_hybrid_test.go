@@ -265,7 +265,7 @@ func benchToSide(b *testing.B, n int) {
 // BenchmarkSideFrom explores the philosophers (24-byte states at N = 12)
 // with one worker, the store moved to the side set at 2^13 or 2^17
 // inline states (sideFrom), at the first batch (0), or never: where the
-// move pays (docs/engine.md, "Small tables inline, large ones on the
+// move pays (docs/engine-log.md, "Small tables inline, large ones on the
 // side"). It reports the CPU milliseconds of a search.
 //
 //	go test ./csp -run '^$' -bench SideFrom -count 6

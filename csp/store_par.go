@@ -142,7 +142,7 @@ type parSearch struct {
 	share0 int
 	preNs  int64
 	// Time spent in the serial phases and in all phases (wall), for the
-	// measurement of the serial fraction (docs/engine.md).
+	// measurement of the serial fraction (docs/engine-log.md).
 	serial, total int64
 	par           int64 // in the parallel phases
 	deferred      int   // strings looked up after the insert phase

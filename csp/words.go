@@ -7,7 +7,7 @@ import (
 	"github.com/quasar-verify/quasar/lts"
 )
 
-// Successors as packed words (issue 21, docs/engine.md "Successors as
+// Successors as packed words (issue 21, docs/engine-log.md "Successors as
 // packed words"). A state of 8 to 32 bytes whose values all fit a nibble
 // is pack32's two words (the store's packing at 4 bits a byte; their fold
 // is a 2-bit record). When every template of every component of such a

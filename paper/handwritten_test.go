@@ -21,7 +21,7 @@ import (
 // threads as the symmetry, an open-addressing set. It is an independent
 // oracle for the engine's state and transition counts of this model,
 // and BenchmarkHandWrittenSegQueue measures how fast code written for
-// the model explores it (docs/engine.md, "The short rows, fourth pass").
+// the model explores it (docs/engine-log.md, "The short rows, fourth pass").
 
 const (
 	hwK    = 2

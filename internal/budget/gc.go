@@ -27,7 +27,7 @@ const GCPercent = 400
 // growth leaves the smaller table behind) could stay up to four times the
 // live heap: the `linearizes` check of the segmented queue with four
 // segments peaked at 1.61 GB with GCPercent and at 1.35 GB at the default
-// pace, for the same CPU time (docs/engine.md, "Tables left behind").
+// pace, for the same CPU time (docs/engine-log.md, "Tables left behind").
 const BigHeap = 128 << 20
 
 // paceAt is the heap size at which Exceeded lowers the collector's pace

@@ -9,7 +9,7 @@
 // 2-core machine the engine is measured on (a sleeping thread is woken
 // through the kernel, and the Go scheduler spins before it sleeps), which
 // was 6% of the wall time at 2,048 states per worker and round and
-// forbade smaller rounds (docs/engine.md).
+// forbade smaller rounds (docs/engine-log.md).
 //
 // A Gang keeps its workers: worker 0 is the caller of Run, workers 1 to
 // W-1 are goroutines that live until Close. A waiting party (a worker

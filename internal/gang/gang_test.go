@@ -159,7 +159,7 @@ func BenchmarkHandOff(b *testing.B) {
 // one cache line between two threads (each waits for the other's store,
 // then stores), the cost of every line the parallel search's phases pass
 // from one core to the other. On the shared 2-vCPU machine of
-// docs/engine.md it is bimodal, about 110 ns in some runs and 520 ns in
+// docs/engine-log.md it is bimodal, about 110 ns in some runs and 520 ns in
 // others, as the host places the two virtual CPUs near each other or far
 // apart (the slowest two-worker searches came with the far placement).
 func BenchmarkPingPong(b *testing.B) {
