@@ -158,7 +158,8 @@
 // set per vector of values of its open threads, and the search fails when
 // one of those is empty (Covered, refine.Tagged); choose.T.a keeps the
 // states that agree with a. Reduced.SetChoose compresses a choice with the
-// responses after it. docs/linearizes.md has the design and the figures.
+// responses after it. docs/linearizes.md has the design,
+// docs/linearizes-log.md the figures.
 //
 // # Sets of states
 //
@@ -1059,7 +1060,7 @@ func (w *Wrapper) reduce(states []lts.State) []lts.State {
 // A before and untagged after); the other threads are unchanged. So it
 // relates c(s) and c(t) exactly when it relates s and t, and the union
 // of the steps of a reduced set is again a set with no two states
-// related. (docs/linearizes.md, "Why a pair costs three times as much".)
+// related. (docs/linearizes-log.md, "Why a pair costs three times as much".)
 func (w *Wrapper) KeepsReduced(e lts.Event) bool {
 	k := w.kind(e)
 	ok := k.err == nil && (k.inv && !k.choose || k.choose && k.then == 0)

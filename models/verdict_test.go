@@ -335,7 +335,8 @@ func BenchmarkLinearizes(b *testing.B) {
 
 // BenchmarkLinearizesValues is BenchmarkLinearizes at two segments with
 // 1, 2 and 3 values: where the cost of `linearizes` comes from
-// (docs/linearizes.md, "Cost"). A pending enqueue of ImplIR carries its
+// (docs/linearizes-log.md, "Where the gap comes from: the pending
+// argument"). A pending enqueue of ImplIR carries its
 // argument from the invocation to the CAS, so its states come in one copy
 // per value, where Impl chooses the value at the CAS. With one value the
 // two implementations have the same states. The catalogue starts at two
@@ -364,7 +365,8 @@ func BenchmarkLinearizesValues(b *testing.B) {
 
 // BenchmarkLinearizesInvokedAtCAS bounds what a reduction that takes an
 // enqueue's invocation later, past its own thread's steps that do not read
-// the argument, could save (docs/linearizes.md, "Cost"): it checks, at two
+// the argument, could save (docs/linearizes-log.md, "Where the gap comes
+// from: the pending argument"): it checks, at two
 // segments, ImplIR rewritten so that an enqueue's invocation is taken
 // together with its CAS (the pre-CAS steps run before it, without the
 // argument). That is another model, not the library's: it also moves

@@ -17,7 +17,7 @@ import (
 	"github.com/quasar-verify/quasar/relax"
 )
 
-// Arguments chosen late (on unless Options.NoLateArgs; docs/linearizes.md,
+// Arguments chosen late (on unless Options.NoLateArgs; docs/linearizes-log.md,
 // "Arguments chosen late, object states tagged").
 //
 // lateModel rewrites the implementations of a model's linearizes

@@ -426,7 +426,7 @@ Impl() = P0(0) ||| P1(1);
 
 // TestLateArgsKeepChoices: a plain choice of an argument chosen late
 // keeps a reduced set reduced (linearize.Wrapper.KeepsReduced; the
-// argument is in its comment and in docs/linearizes.md): on the random
+// argument is in its comment and in docs/linearizes-log.md): on the random
 // models of TestLateArgsRandom, with lazy and eager tags and with the
 // choices compressed with their responses and not (uncompressed, every
 // choice is plain), every set a plain choice made and the search
