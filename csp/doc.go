@@ -220,6 +220,7 @@
 // moved, and whether the step is local: linearize's partial-order
 // reduction) and UnreduceRenamed maps a path back state by state.
 //
-// Export writes the reachable graph of a small system as Graphviz DOT or
-// Aldebaran (.aut), refusing graphs above a size limit.
+// The reachable graph of a small system is written as Graphviz DOT or
+// Aldebaran (.aut) by lts.Export (package lts), which refuses graphs above a
+// size limit.
 package csp

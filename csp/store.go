@@ -44,10 +44,12 @@ import (
 // variable above 63 or a component code above 127 takes more bytes), and
 // all states when the width is above maxWidth, go to a side set
 // (sideSet): a table of fingerprint + location
-// (4-byte slots of fingerprint + rank while the records are dense), and the records in a dense array indexed by rank while they
-// all have one length (packed at 4 bits a byte while every byte is below
-// 16), else in an arena of [id][uvarint length][bytes] records (the
-// previous design). Their index entry is k<<1|1, k their rank in the side set
+// (4-byte slots of fingerprint + rank while the records are dense), and
+// the records in a dense array indexed by rank while they all have one
+// length (packed at 2 bits a byte while every byte is below 4 and the
+// length is 17 to 32, else at 4 bits while every byte is below 16), else
+// in an arena of [id][uvarint length][bytes] records (the previous
+// design). Their index entry is k<<1|1, k their rank in the side set
 // (inline entries keep h32 even); a store without a width has no index
 // (ranks are ids).
 //

@@ -243,6 +243,6 @@
 // those it would compute one at a time; only the impl's numbering of its
 // states may differ (a pair prepared and then skipped as dead), which no
 // result depends on. On the segmented queue's linearizes check this took
-// 14% of the CPU time off at three segments (docs/linearizes-log.md, "A
+// 13% of the CPU time off at three segments (docs/linearizes-log.md, "A
 // state's steps independent of the order; the batches merged").
 package refine
