@@ -429,6 +429,9 @@ func (s *store) toSide() {
 		bits++
 	}
 	oldTable := len(s.table)
+	// The new side set keeps 8-byte slots if the old one was told to
+	// (widen: BenchmarkParPhases' wide variants).
+	wide := s.side.wide
 	if s.inline == n && n > 0 && w > 0 {
 		// One length, the width (there is no side state): the records
 		// are written at their ids straight from the slots (their
@@ -438,6 +441,7 @@ func (s *store) toSide() {
 		s.side = sideSet{}
 		d := &s.side
 		d.init(s.seed, 4, false)
+		d.wide = wide // (rebuild then makes 8-byte slots)
 		if d.t4 != nil { // (4-byte slots unless a test says: slot4Off)
 			var or uint64
 			s.eachInline(func(_ uint32, b []byte) { or |= orBytes(b) })
@@ -461,6 +465,9 @@ func (s *store) toSide() {
 	}
 	s.side = sideSet{}
 	s.side.init(s.seed, bits+1, false)
+	if wide {
+		s.side.widen()
+	}
 	s.dropInline(0)
 	s.n, s.hashes = 0, s.hashes[:0]
 	ids := s.internAllSide(enc, ends, make([]uint32, 0, n))
@@ -469,7 +476,8 @@ func (s *store) toSide() {
 			panic(fmt.Sprintf("internal error: state %d is %d in the side set", i, id))
 		}
 	}
-	enc, ends = nil, nil
+	// (The batch buffers grew to n: the next batches allocate their own.)
+	enc, ends, s.hashes, s.packs = nil, nil, nil, nil
 	if oldTable >= 1<<20 {
 		debug.FreeOSMemory()
 	}

@@ -296,3 +296,44 @@ func BenchmarkSideFrom(b *testing.B) {
 		}
 	}
 }
+
+// TestMoveKeepsWide: a side set told to keep 8-byte slots (widen, as
+// BenchmarkParPhases' wide variants do) keeps them through the move to
+// the side set, on the fast path (every state of the width) and on the
+// slow one (states of another length too), and every state keeps its id.
+func TestMoveKeepsWide(t *testing.T) {
+	withSideFrom(100, func() {
+		for _, mixed := range []bool{false, true} {
+			s := newStore(24)
+			s.side.widen()
+			var keys [][]byte
+			for b := range 5 {
+				var enc []byte
+				var ends []int
+				for i := range 100 {
+					k := uint64(b*100 + i + 1)
+					key := storeKey(k*7919, 24)
+					if mixed && k%10 == 0 {
+						key = storeKey(k*7919, 20)
+					}
+					keys = append(keys, key)
+					enc = append(enc, key...)
+					ends = append(ends, len(enc))
+				}
+				s.InternAll(enc, ends, nil)
+			}
+			d := &s.side
+			if s.width >= 0 || !d.wide || d.t4 != nil || d.table == nil {
+				t.Fatalf("mixed %v: after the move: width %d, wide %v, 4-byte table %v, 8-byte table %v", mixed, s.width, d.wide, d.t4 != nil, d.table != nil)
+			}
+			for id, key := range keys {
+				if got, ok := s.Lookup(key); !ok || got != uint32(id) {
+					t.Fatalf("mixed %v: state %d is %d after the move", mixed, id, got)
+				}
+			}
+			if s.n != len(keys) {
+				t.Fatalf("mixed %v: %d states, want %d", mixed, s.n, len(keys))
+			}
+		}
+	})
+}

@@ -594,9 +594,9 @@ func (s *sideSet) growDense(to int, spare *[]byte) {
 		end := min(to-ci<<s.dbits, per) // records in chunk ci
 		need := end * s.plen
 		if need+denseSlack > cap(c) {
-			// The first chunk doubles up to its full size; a chunk
-			// short of its slack (a spare of another capacity) is
-			// reallocated here too.
+			// The first chunk doubles up to its full size (a later
+			// chunk, new or a spare, has it already: a spare is taken
+			// only at denseCap).
 			g := make([]byte, len(c), min(max(need, 2*(cap(c)-denseSlack)), s.denseChunk())+denseSlack)
 			copy(g, c)
 			c = g

@@ -1,6 +1,7 @@
 package csp
 
 import (
+	"slices"
 	"sync/atomic"
 
 	"github.com/quasar-verify/quasar/lang"
@@ -403,7 +404,14 @@ func (s *store) InternWords(enc []byte, ends []int, words []uint64, n int, ids [
 	if s.width >= 0 || d.recLen != n || d.pbits != 2 || d.withIDs {
 		return s.internWordsBytes(enc, ends, words, n, ids)
 	}
-	s.hashes, s.folds = s.hashes[:0], s.folds[:0]
+	// The hashes and folded words are written by index into the
+	// store's buffers, grown once (appends through s cost a load and a
+	// store of the slice header each).
+	m := len(ends)
+	hashes, folds := slices.Grow(s.hashes[:0], m)[:m], slices.Grow(s.folds[:0], m)[:m]
+	s.hashes, s.folds = hashes, folds
+	words = words[:2*m]
+	sh := d.f2sh
 	start := 0
 	for k, end := range ends {
 		w0, w1 := words[2*k], words[2*k+1]
@@ -418,14 +426,13 @@ func (s *store) InternWords(enc []byte, ends []int, words []uint64, n int, ids [
 			}
 		}
 		start = end
-		x, ok := fold2(w0, w1, d.f2sh)
+		x, ok := fold2(w0, w1, sh)
 		if !ok {
 			return s.internWordsBytes(enc, ends, words, n, ids)
 		}
-		s.hashes = append(s.hashes, d.hash2(w0, w1, n))
-		s.folds = append(s.folds, x)
+		hashes[k] = d.hash2(w0, w1, n)
+		folds[k] = x
 	}
-	m := len(ends)
 	s.sideSlots(0, min(2*window, m))
 	s.sideRecords(ends, 0, min(window, m))
 	for lo := 0; lo < m; lo += window {
@@ -433,7 +440,7 @@ func (s *store) InternWords(enc []byte, ends []int, words []uint64, n int, ids [
 		s.sideSlots(lo+2*window, min(hi+2*window, m))
 		s.sideRecords(ends, lo+window, min(hi+window, m))
 		for k := lo; k < hi; k++ {
-			ids = append(ids, s.internFolded(s.hashes[k], s.folds[k]))
+			ids = append(ids, s.internFolded(hashes[k], folds[k]))
 		}
 	}
 	return ids
