@@ -441,7 +441,7 @@ func (s *store) toSide() {
 		s.side = sideSet{}
 		d := &s.side
 		d.init(s.seed, 4, false)
-		d.wide = wide // (rebuild then makes 8-byte slots)
+		d.wide = wide    // (rebuild then makes 8-byte slots)
 		if d.t4 != nil { // (4-byte slots unless a test says: slot4Off)
 			var or uint64
 			s.eachInline(func(_ uint32, b []byte) { or |= orBytes(b) })
