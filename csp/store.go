@@ -85,6 +85,10 @@ type store struct {
 	// InternWords: the batch's 2-bit records, and the batch as strings
 	// when it cannot take them (words.go).
 	folds []uint64
+	// InternWords: for each string, 1 + the rank of the first record its
+	// probe run's fingerprint agreed with when its record was prefetched
+	// (0: none; recordCands).
+	cands []uint32
 	wenc  []byte
 	wends []int
 }

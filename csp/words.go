@@ -3,6 +3,7 @@ package csp
 import (
 	"slices"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/quasar-verify/quasar/lang"
 	"github.com/quasar-verify/quasar/lts"
@@ -433,17 +434,70 @@ func (s *store) InternWords(enc []byte, ends []int, words []uint64, n int, ids [
 		hashes[k] = d.hash2(w0, w1, n)
 		folds[k] = x
 	}
+	s.cands = slices.Grow(s.cands[:0], m)[:m]
+	cands := s.cands
 	s.sideSlots(0, min(2*window, m))
-	s.sideRecords(ends, 0, min(window, m))
+	s.recordCands(ends, 0, min(window, m))
+	pl, m2 := uintptr(d.plen), d.m2
 	for lo := 0; lo < m; lo += window {
 		hi := min(lo+window, m)
 		s.sideSlots(lo+2*window, min(hi+2*window, m))
-		s.sideRecords(ends, lo+window, min(hi+window, m))
+		s.recordCands(ends, lo+window, min(hi+window, m))
 		for k := lo; k < hi; k++ {
+			// The record found when it was prefetched is the string's
+			// if it holds it (ids are ranks; records never move): the
+			// probe run is not walked again. Otherwise (no candidate,
+			// another string, or a string added since) internFolded.
+			if c := cands[k]; c != 0 && at2(d.dense, d.dbits, pl, m2, uint64(c-1)) == folds[k] {
+				ids = append(ids, c-1)
+				continue
+			}
 			ids = append(ids, s.internFolded(hashes[k], folds[k]))
 		}
 	}
 	return ids
+}
+
+// recordCands is sideRecords for InternWords' strings k in [lo, hi),
+// which also notes in cands[k] the rank+1 of the record each is compared
+// with first (0: none, or a table of 8-byte slots).
+func (s *store) recordCands(ends []int, lo, hi int) {
+	if lo >= hi {
+		return
+	}
+	d := &s.side
+	t := d.t4
+	if t == nil || d.recLen <= 0 {
+		clear(s.cands[lo:hi])
+		s.sideRecords(ends, lo, hi)
+		return
+	}
+	cands := s.cands[lo:hi]
+	dense, dbits, rl, rw := d.dense, d.dbits, uintptr(d.plen), d.readLen()
+	dmask := uint64(1)<<dbits - 1
+	rm, mask, shift := d.rmask, d.mask, d.shift
+	s.addrs = s.addrs[:0]
+	for j, h := range s.hashes[lo:hi] {
+		f := d.fp4(h)
+		cands[j] = 0
+		for i := h >> shift; ; i = (i + 1) & mask {
+			v := t[i]
+			if v == 0 {
+				break
+			}
+			if v&^rm == f {
+				r := uint64(v&rm - 1)
+				cands[j] = uint32(r + 1)
+				p := uintptr(unsafe.Pointer(unsafe.SliceData(dense[r>>dbits]))) + uintptr(r&dmask)*rl
+				s.addrs = append(s.addrs, p)
+				if last := p + rw - 1; last&^63 != p&^63 {
+					s.addrs = append(s.addrs, last)
+				}
+				break
+			}
+		}
+	}
+	prefetch(s.addrs)
 }
 
 // internFolded looks up the 2-bit record x (hash h) and adds it if new;
