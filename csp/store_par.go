@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/bits"
 	"runtime"
+	"slices"
 	"time"
 	"unsafe"
 
@@ -227,6 +228,7 @@ type parPart struct {
 	nside    int      // side states in news
 	nbytes   int      // the bytes of their records
 	addrs    []uintptr
+	cands    []uint32           // insertFolded4: insRecords' first record (rank+1) of each string
 	bits     []uint64           // the keys of news (markNews)
 	_        [cacheLinePad]byte // as parWorker's
 }
@@ -1035,11 +1037,11 @@ func (r *parSearch) insertPart(q int) {
 		// prefetched before window b is looked up (as in
 		// store.InternAll).
 		r.insSlots(pt, wk, idxs, 0, min(2*window, len(idxs)))
-		r.insRecords(pt, wk, idxs, 0, min(window, len(idxs)), sHi)
+		r.insRecords(pt, wk, idxs, 0, min(window, len(idxs)), sHi, nil)
 		for b0 := 0; b0 < len(idxs); b0 += window {
 			batch := idxs[b0:min(b0+window, len(idxs))]
 			r.insSlots(pt, wk, idxs, b0+2*window, min(b0+3*window, len(idxs)))
-			r.insRecords(pt, wk, idxs, b0+window, min(b0+2*window, len(idxs)), sHi)
+			r.insRecords(pt, wk, idxs, b0+window, min(b0+2*window, len(idxs)), sHi, nil)
 			for jb, i := range batch {
 				key := uint32(r.base[w] + int(i))
 				start := 0
@@ -1104,11 +1106,11 @@ func (r *parSearch) insertFolded(q int, pt *parPart, sHi uint64) {
 		hs, packs := wk.hs, wk.packs
 		base := uint32(r.base[w])
 		r.insSideSlots(pt, wk, idxs, 0, min(2*window, len(idxs)))
-		r.insRecords(pt, wk, idxs, 0, min(window, len(idxs)), sHi)
+		r.insRecords(pt, wk, idxs, 0, min(window, len(idxs)), sHi, nil)
 		for b0 := 0; b0 < len(idxs); b0 += window {
 			batch := idxs[b0:min(b0+window, len(idxs))]
 			r.insSideSlots(pt, wk, idxs, b0+2*window, min(b0+3*window, len(idxs)))
-			r.insRecords(pt, wk, idxs, b0+window, min(b0+2*window, len(idxs)), sHi)
+			r.insRecords(pt, wk, idxs, b0+window, min(b0+2*window, len(idxs)), sHi, nil)
 			for jb, i := range batch {
 				key := base + uint32(i)
 				h := hs[i]
@@ -1210,7 +1212,7 @@ func (r *parSearch) insSlots(pt *parPart, wk *parWorker, idxs []int32, lo, hi in
 
 // insRecords prefetches the side records that the side strings among
 // idxs[lo:hi] will be compared with first (insertPart's second stage).
-func (r *parSearch) insRecords(pt *parPart, wk *parWorker, idxs []int32, lo, hi int, sHi uint64) {
+func (r *parSearch) insRecords(pt *parPart, wk *parWorker, idxs []int32, lo, hi int, sHi uint64, cands []uint32) {
 	if lo >= hi {
 		return
 	}
@@ -1224,9 +1226,12 @@ func (r *parSearch) insRecords(pt *parPart, wk *parWorker, idxs []int32, lo, hi 
 		shift, rb, rm, pb := d.shift, d.rbits, d.rmask, r.pbase
 		dense, dbits, rl, rw := d.dense, d.dbits, uintptr(d.plen), d.readLen()
 		dmask := uint64(1)<<dbits - 1
-		for _, i := range idxs[lo:hi] {
+		for p, i := range idxs[lo:hi] {
 			h := wk.hs[i]
 			f := uint32(h>>32) << rb
+			if cands != nil {
+				cands[lo+p] = 0
+			}
 			for j := h >> shift; j < sHi; j++ {
 				v := t4[j]
 				if v == 0 {
@@ -1234,6 +1239,9 @@ func (r *parSearch) insRecords(pt *parPart, wk *parWorker, idxs []int32, lo, hi 
 				}
 				if v&^rm == f && v&rm <= pb {
 					r := uint64(v&rm - 1)
+					if cands != nil {
+						cands[lo+p] = uint32(r + 1)
+					}
 					p := uintptr(unsafe.Pointer(unsafe.SliceData(dense[r>>dbits]))) + uintptr(r&dmask)*rl
 					pt.addrs = append(pt.addrs, p)
 					if last := p + rw - 1; last&^63 != p&^63 {
@@ -2113,11 +2121,13 @@ func (r *parSearch) insertFolded4(q int, pt *parPart, sHi uint64) {
 		hs, packs := wk.hs, wk.packs
 		base := uint32(r.base[w])
 		r.insSideSlots(pt, wk, idxs, 0, min(2*window, len(idxs)))
-		r.insRecords(pt, wk, idxs, 0, min(window, len(idxs)), sHi)
+		cands := slices.Grow(pt.cands[:0], len(idxs))[:len(idxs)]
+		pt.cands = cands
+		r.insRecords(pt, wk, idxs, 0, min(window, len(idxs)), sHi, cands)
 		for b0 := 0; b0 < len(idxs); b0 += window {
 			batch := idxs[b0:min(b0+window, len(idxs))]
 			r.insSideSlots(pt, wk, idxs, b0+2*window, min(b0+3*window, len(idxs)))
-			r.insRecords(pt, wk, idxs, b0+window, min(b0+2*window, len(idxs)), sHi)
+			r.insRecords(pt, wk, idxs, b0+window, min(b0+2*window, len(idxs)), sHi, cands)
 			for jb, i := range batch {
 				key := base + uint32(i)
 				h := hs[i]
@@ -2134,6 +2144,15 @@ func (r *parSearch) insertFolded4(q int, pt *parPart, sHi uint64) {
 					}
 					res[b0+jb] = t
 					continue
+				}
+				// The stored record insRecords found first (as
+				// InternWords' recordCands): if it holds x, that is its
+				// id, and the probe run is not walked again.
+				if c := cands[b0+jb]; c != 0 {
+					if k := uint64(c - 1); at2(dense, dbits, pl, m2, k) == x {
+						res[b0+jb] = d.denseID(k)
+						continue
+					}
 				}
 				f := uint32(h>>32) << rb
 				j := h >> shift
