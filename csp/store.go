@@ -1024,7 +1024,12 @@ func (s *store) sideSlots(lo, hi int) {
 
 // sideRecords prefetches the records that the side strings k in [lo, hi)
 // will be compared with first.
-func (s *store) sideRecords(ends []int, lo, hi int) {
+func (s *store) sideRecords(ends []int, lo, hi int) { s.sideRecordsTo(ends, lo, hi, nil) }
+
+// sideRecordsTo is sideRecords which, with 4-byte slots and dense
+// records, also notes in cands[k-lo] (if cands is not nil) the rank+1 of
+// the record string k is compared with first (recordCands).
+func (s *store) sideRecordsTo(ends []int, lo, hi int, cands []uint32) {
 	if lo >= hi {
 		return
 	}
@@ -1040,7 +1045,7 @@ func (s *store) sideRecords(ends []int, lo, hi int) {
 		dense, dbits, rl, rw := d.dense, d.dbits, uintptr(d.plen), d.readLen()
 		dmask := uint64(1)<<dbits - 1
 		rm := d.rmask
-		for _, h := range s.hashes[lo:hi] {
+		for j, h := range s.hashes[lo:hi] {
 			f := d.fp4(h)
 			for i := h >> shift; ; i = (i + 1) & mask {
 				v := t[i]
@@ -1049,6 +1054,9 @@ func (s *store) sideRecords(ends []int, lo, hi int) {
 				}
 				if v&^rm == f {
 					r := uint64(v&rm - 1)
+					if cands != nil {
+						cands[j] = uint32(r + 1)
+					}
 					p := uintptr(unsafe.Pointer(unsafe.SliceData(dense[r>>dbits]))) + uintptr(r&dmask)*rl
 					s.addrs = append(s.addrs, p)
 					if last := p + rw - 1; last&^63 != p&^63 {

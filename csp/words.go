@@ -3,7 +3,6 @@ package csp
 import (
 	"slices"
 	"sync/atomic"
-	"unsafe"
 
 	"github.com/quasar-verify/quasar/lang"
 	"github.com/quasar-verify/quasar/lts"
@@ -465,39 +464,8 @@ func (s *store) recordCands(ends []int, lo, hi int) {
 	if lo >= hi {
 		return
 	}
-	d := &s.side
-	t := d.t4
-	if t == nil || d.recLen <= 0 {
-		clear(s.cands[lo:hi])
-		s.sideRecords(ends, lo, hi)
-		return
-	}
-	cands := s.cands[lo:hi]
-	dense, dbits, rl, rw := d.dense, d.dbits, uintptr(d.plen), d.readLen()
-	dmask := uint64(1)<<dbits - 1
-	rm, mask, shift := d.rmask, d.mask, d.shift
-	s.addrs = s.addrs[:0]
-	for j, h := range s.hashes[lo:hi] {
-		f := d.fp4(h)
-		cands[j] = 0
-		for i := h >> shift; ; i = (i + 1) & mask {
-			v := t[i]
-			if v == 0 {
-				break
-			}
-			if v&^rm == f {
-				r := uint64(v&rm - 1)
-				cands[j] = uint32(r + 1)
-				p := uintptr(unsafe.Pointer(unsafe.SliceData(dense[r>>dbits]))) + uintptr(r&dmask)*rl
-				s.addrs = append(s.addrs, p)
-				if last := p + rw - 1; last&^63 != p&^63 {
-					s.addrs = append(s.addrs, last)
-				}
-				break
-			}
-		}
-	}
-	prefetch(s.addrs)
+	clear(s.cands[lo:hi])
+	s.sideRecordsTo(ends, lo, hi, s.cands[lo:hi])
 }
 
 // internFolded looks up the 2-bit record x (hash h) and adds it if new;
