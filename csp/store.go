@@ -1047,6 +1047,9 @@ func (s *store) sideRecordsTo(ends []int, lo, hi int, cands []uint32) {
 		rm := d.rmask
 		for j, h := range s.hashes[lo:hi] {
 			f := d.fp4(h)
+			if cands != nil {
+				cands[j] = 0
+			}
 			for i := h >> shift; ; i = (i + 1) & mask {
 				v := t[i]
 				if v == 0 {
@@ -1069,6 +1072,7 @@ func (s *store) sideRecordsTo(ends []int, lo, hi int, cands []uint32) {
 		prefetch(s.addrs)
 		return
 	}
+	clear(cands) // (no candidates below)
 	if d.t4 != nil {
 		for k := lo; k < hi; k++ {
 			s.addrs = d.recordAddrs(s.hashes[k], ends[k]-start, s.addrs)

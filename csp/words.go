@@ -464,7 +464,6 @@ func (s *store) recordCands(ends []int, lo, hi int) {
 	if lo >= hi {
 		return
 	}
-	clear(s.cands[lo:hi])
 	s.sideRecordsTo(ends, lo, hi, s.cands[lo:hi])
 }
 
